@@ -1,0 +1,135 @@
+// Package class gives locks their identity: a class shared by every lock
+// created under one name, a unique id per lock instance, and the instance's
+// current holder.
+//
+// Ids come from one counter and are never reused, so a dead lock's id can
+// never be confused with a new one, whatever address the new one has.
+package class
+
+import (
+	"fmt"
+	"sync"
+	"sync/atomic"
+)
+
+var nextID atomic.Uint64
+
+// NewID returns a fresh id, never returned before.
+func NewID() uint64 { return nextID.Add(1) }
+
+// Class is a set of locks that share ordering rules, as lockdep's lock
+// classes do: an order seen between two members of classes A and B is
+// assumed for every member.
+type Class struct {
+	ID   uint64
+	Name string
+	// Named is set for classes created by name (NewMutex("store")); an
+	// anonymous class belongs to a single zero-value lock.
+	Named   bool
+	written atomic.Bool
+}
+
+// Written reports whether some lock of the class was ever acquired for
+// writing. A read acquisition can only block on a class that has writers.
+func (c *Class) Written() bool { return c.written.Load() }
+
+// MarkWritten records a write acquisition. It reports whether this was the
+// first.
+func (c *Class) MarkWritten() bool { return !c.written.Swap(true) }
+
+var (
+	namedMu sync.Mutex
+	named   = map[string]*Class{}
+)
+
+// Named returns the class called name, creating it on first use. Named
+// classes live as long as the process: programs have a fixed set of names.
+func Named(name string) *Class {
+	namedMu.Lock()
+	defer namedMu.Unlock()
+	c := named[name]
+	if c == nil {
+		c = &Class{ID: NewID(), Name: name, Named: true}
+		named[name] = c
+	}
+	return c
+}
+
+// Lock is the identity of one lock instance.
+type Lock struct {
+	ID    uint64
+	Class *Class
+	// Kind is "Mutex" or "RWMutex", for names.
+	Kind string
+	// Seq numbers the instances of a named class, for names ("store#2").
+	Seq uint64
+
+	holder  atomic.Int64  // goroutine that last acquired it for writing; 0 after a release by another goroutine
+	rgen    atomic.Uint32 // bumped when a read hold is released by a goroutine that does not hold it
+	tracked atomic.Bool
+	addr    uintptr
+}
+
+var seqMu sync.Mutex
+var seqs = map[*Class]uint64{}
+
+// New returns the identity of a new lock in class c, or in a class of its
+// own when c is nil. addr is the lock's address, used in its name.
+func New(c *Class, kind string, addr uintptr) *Lock {
+	l := &Lock{ID: NewID(), Class: c, Kind: kind, addr: addr}
+	if c == nil {
+		l.Class = &Class{ID: NewID()}
+	} else {
+		seqMu.Lock()
+		seqs[c]++
+		l.Seq = seqs[c]
+		seqMu.Unlock()
+	}
+	return l
+}
+
+// Name returns a human name: the class name and instance number for named
+// classes, the kind and address otherwise.
+func (l *Lock) Name() string {
+	if l.Class.Named {
+		return fmt.Sprintf("%s#%d", l.Class.Name, l.Seq)
+	}
+	return fmt.Sprintf("%s@%#x", l.Kind, l.addr)
+}
+
+// ClassName returns the class's name, or the lock's own name for an
+// anonymous class.
+func (l *Lock) ClassName() string {
+	if l.Class.Named {
+		return l.Class.Name
+	}
+	return l.Name()
+}
+
+// SetHolder records goroutine gid as the writer holding l.
+func (l *Lock) SetHolder(gid int64) { l.holder.Store(gid) }
+
+// Holder returns the goroutine recorded as holding l for writing, or 0.
+// The value is the last writer to acquire l; it is meaningful while l is
+// write-locked.
+func (l *Lock) Holder() int64 { return l.holder.Load() }
+
+// ClearHolder forgets the holder, so that the goroutine which acquired l no
+// longer counts as holding it (l was released by someone else).
+func (l *Lock) ClearHolder() {
+	if l.holder.Load() != 0 {
+		l.holder.Store(0)
+	}
+}
+
+// ReadGen returns the read-release generation; see BumpReadGen.
+func (l *Lock) ReadGen() uint32 { return l.rgen.Load() }
+
+// BumpReadGen invalidates every goroutine's record of a read hold of l. It
+// is called when a read hold is released by a goroutine that does not hold
+// it: we cannot tell whose hold ended, so none is trusted any more.
+func (l *Lock) BumpReadGen() { l.rgen.Add(1) }
+
+// Track reports whether this is the first call for l: the caller then
+// arranges for l's graph nodes to be dropped once l is unreachable.
+func (l *Lock) Track() bool { return !l.tracked.Swap(true) }

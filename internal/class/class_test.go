@@ -1,0 +1,61 @@
+package class_test
+
+import (
+	"testing"
+
+	"github.com/syncwatch/syncwatch/internal/class"
+)
+
+func TestNamedClassesAreShared(t *testing.T) {
+	a, b := class.Named("store"), class.Named("store")
+	if a != b || !a.Named || a.Name != "store" {
+		t.Fatalf("Named returned %p and %p", a, b)
+	}
+	if class.Named("replica") == a {
+		t.Fatal("different names share a class")
+	}
+	l1, l2 := class.New(a, "Mutex", 0x10), class.New(a, "Mutex", 0x20)
+	if l1.ID == l2.ID || l1.Class != l2.Class || l2.Seq != l1.Seq+1 {
+		t.Fatalf("instances: %+v %+v", l1, l2)
+	}
+	if l1.Name() != "store#1" || l1.ClassName() != "store" {
+		t.Fatalf("names %q %q", l1.Name(), l1.ClassName())
+	}
+}
+
+func TestAnonymousLockHasOwnClass(t *testing.T) {
+	l1, l2 := class.New(nil, "Mutex", 0xc000), class.New(nil, "RWMutex", 0xd000)
+	if l1.Class == l2.Class || l1.Class.Named {
+		t.Fatal("anonymous locks share a class")
+	}
+	if l1.Name() != "Mutex@0xc000" || l2.ClassName() != "RWMutex@0xd000" {
+		t.Fatalf("names %q %q", l1.Name(), l2.ClassName())
+	}
+}
+
+func TestHolderAndReadGen(t *testing.T) {
+	l := class.New(nil, "Mutex", 1)
+	if l.Holder() != 0 {
+		t.Fatal("new lock has a holder")
+	}
+	l.SetHolder(7)
+	if l.Holder() != 7 {
+		t.Fatal("holder not recorded")
+	}
+	l.ClearHolder()
+	if l.Holder() != 0 {
+		t.Fatal("holder not cleared")
+	}
+	g := l.ReadGen()
+	l.BumpReadGen()
+	if l.ReadGen() == g {
+		t.Fatal("read generation unchanged")
+	}
+	if !l.Track() || l.Track() {
+		t.Fatal("Track must be true exactly once")
+	}
+	c := class.Named("written-test")
+	if c.Written() || !c.MarkWritten() || c.MarkWritten() || !c.Written() {
+		t.Fatal("MarkWritten must report the first write once")
+	}
+}

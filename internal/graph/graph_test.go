@@ -1,0 +1,167 @@
+package graph_test
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/syncwatch/syncwatch/internal/graph"
+)
+
+func obs(gate ...graph.NodeID) graph.Observation { return graph.Observation{Gate: gate} }
+
+func ids(c graph.Cycle) []graph.NodeID {
+	var out []graph.NodeID
+	for _, e := range c {
+		out = append(out, e.From)
+	}
+	return out
+}
+
+func TestTwoAndThreeCycles(t *testing.T) {
+	var g graph.Graph
+	if _, isNew, c := g.Add(1, 2, obs(), nil); !isNew || c != nil {
+		t.Fatal("first edge")
+	}
+	if _, isNew, c := g.Add(1, 2, obs(), nil); isNew || c != nil {
+		t.Fatal("repeated edge is new or cyclic")
+	}
+	_, _, c := g.Add(2, 1, obs(), nil)
+	if got := ids(c); !slices.Equal(got, []graph.NodeID{2, 1}) {
+		t.Fatalf("ABBA cycle = %v", got)
+	}
+
+	var h graph.Graph
+	h.Add(10, 20, obs(), nil)
+	h.Add(20, 30, obs(), nil)
+	_, _, c = h.Add(30, 10, obs(), nil)
+	if got := ids(c); !slices.Equal(got, []graph.NodeID{30, 10, 20}) {
+		t.Fatalf("3-cycle = %v", got)
+	}
+	if k := c.Key(); !slices.Equal(k, []graph.NodeID{10, 20, 30}) {
+		t.Fatalf("Key = %v", k)
+	}
+}
+
+func TestCyclesFoundAfterFirst(t *testing.T) {
+	var g graph.Graph
+	g.Add(1, 2, obs(), nil)
+	if _, _, c := g.Add(2, 1, obs(), nil); c == nil {
+		t.Fatal("first cycle missed")
+	}
+	g.Add(2, 3, obs(), nil)
+	if _, _, c := g.Add(3, 1, obs(), nil); len(c) != 3 {
+		t.Fatalf("second cycle = %v", ids(c))
+	}
+}
+
+func TestGateSuppressesThenLosesGate(t *testing.T) {
+	var g graph.Graph
+	const G = 99
+	g.Add(1, 2, obs(G), nil)
+	if _, _, c := g.Add(2, 1, obs(G), nil); c != nil {
+		t.Fatalf("gated cycle reported: %v", ids(c))
+	}
+	// A different common gate on each edge does not protect.
+	var h graph.Graph
+	h.Add(1, 2, obs(98), nil)
+	if _, _, c := h.Add(2, 1, obs(99), nil); c == nil {
+		t.Fatal("cycle under different gates missed")
+	}
+	// The gated edge is later seen without its gate: now it can deadlock.
+	if _, _, c := g.Add(2, 1, obs(), nil); c == nil {
+		t.Fatal("cycle missed once the gate was lost")
+	}
+}
+
+func TestCanBlock(t *testing.T) {
+	var g graph.Graph
+	never := func(e *graph.Edge) bool { return e.ToWrite }
+	g.Add(1, 2, graph.Observation{ToRead: true}, never)
+	if _, _, c := g.Add(2, 1, graph.Observation{ToRead: true}, never); c != nil {
+		t.Fatal("read-only cycle reported though canBlock says no")
+	}
+	if _, _, c := g.Add(2, 1, graph.Observation{}, never); c != nil {
+		t.Fatal("1->2 still cannot block")
+	}
+	if _, _, c := g.Add(1, 2, graph.Observation{}, never); c == nil {
+		t.Fatal("cycle missed once both edges can block")
+	}
+}
+
+func TestRandomDAGHasNoFalseCycleAndClosingEdgeFound(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	const nodes, edges = 300, 3000
+	perm := r.Perm(nodes) // topological position of each node
+	var g graph.Graph
+	for range edges {
+		a, b := r.IntN(nodes), r.IntN(nodes)
+		if a == b {
+			continue
+		}
+		if perm[a] > perm[b] {
+			a, b = b, a
+		}
+		if _, _, c := g.Add(graph.NodeID(a), graph.NodeID(b), obs(), nil); c != nil {
+			t.Fatalf("false cycle %v in a DAG", ids(c))
+		}
+	}
+	// Build a long path and close it.
+	order := make([]int, nodes)
+	for n, pos := range perm {
+		order[pos] = n
+	}
+	for i := 0; i+1 < 10; i++ {
+		g.Add(graph.NodeID(order[i]), graph.NodeID(order[i+1]), obs(), nil)
+	}
+	_, _, c := g.Add(graph.NodeID(order[9]), graph.NodeID(order[0]), obs(), nil)
+	if c == nil {
+		t.Fatal("closing edge not detected")
+	}
+	for i, e := range c {
+		if next := c[(i+1)%len(c)]; e.To != next.From {
+			t.Fatalf("cycle not connected: %v", ids(c))
+		}
+	}
+}
+
+func TestRemoveRestoresOrder(t *testing.T) {
+	var g graph.Graph
+	g.Add(1, 2, obs(), nil)
+	g.Add(2, 3, obs(), nil)
+	if _, _, c := g.Add(3, 1, obs(), nil); c == nil {
+		t.Fatal("cycle missed")
+	}
+	g.Remove(2)
+	if g.Len() != 2 || g.Edges() != 1 {
+		t.Fatalf("after Remove: %d nodes %d edges", g.Len(), g.Edges())
+	}
+	if g.Edge(1, 2) != nil || g.Lookup(2) != nil {
+		t.Fatal("node 2 still present")
+	}
+	// Acyclic again: 1->3 is a fresh edge that closes 3->1.
+	if _, _, c := g.Add(1, 3, obs(), nil); c == nil {
+		t.Fatal("cycle after removal missed")
+	}
+	g.Reset()
+	if g.Len() != 0 || g.Edges() != 0 {
+		t.Fatal("Reset kept nodes")
+	}
+}
+
+func BenchmarkAddAcyclic(b *testing.B) {
+	r := rand.New(rand.NewPCG(3, 4))
+	const nodes = 10000
+	perm := r.Perm(nodes)
+	var g graph.Graph
+	for b.Loop() {
+		a, c := r.IntN(nodes), r.IntN(nodes)
+		if a == c {
+			continue
+		}
+		if perm[a] > perm[c] {
+			a, c = c, a
+		}
+		g.Add(graph.NodeID(a), graph.NodeID(c), obs(), nil)
+	}
+}

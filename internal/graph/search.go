@@ -1,0 +1,236 @@
+package graph
+
+import (
+	"slices"
+	"sort"
+	"strings"
+)
+
+func (g *Graph) maxSearch() int {
+	if g.MaxSearch > 0 {
+		return g.MaxSearch
+	}
+	return 1 << 20
+}
+
+// reorder restores the topological order after adding fn->tn with
+// fn.rank > tn.rank (Pearce-Kelly). It returns false, changing nothing, if
+// tn reaches fn (the edge closes a cycle) or the search hit its bound.
+func (g *Graph) reorder(fn, tn *Node) bool {
+	lb, ub := tn.rank, fn.rank
+	g.epoch++
+	fwdMark := g.epoch
+	g.epoch++
+	bwdMark := g.epoch
+	budget := g.maxSearch()
+
+	var fwd []*Node
+	stack := []*Node{tn}
+	tn.mark = fwdMark
+	for len(stack) > 0 {
+		n := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		fwd = append(fwd, n)
+		if budget--; budget < 0 {
+			return false
+		}
+		for id := range n.out {
+			m := g.nodes[id]
+			if m == fn {
+				return false
+			}
+			if m.mark != fwdMark && m.rank < ub {
+				m.mark = fwdMark
+				stack = append(stack, m)
+			}
+		}
+	}
+	var bwd []*Node
+	stack = append(stack[:0], fn)
+	fn.mark = bwdMark
+	for len(stack) > 0 {
+		n := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		bwd = append(bwd, n)
+		for id := range n.in {
+			m := g.nodes[id]
+			if m.mark != bwdMark && m.rank > lb {
+				m.mark = bwdMark
+				stack = append(stack, m)
+			}
+		}
+	}
+	byRank := func(a, b *Node) int { return a.rank - b.rank }
+	slices.SortFunc(fwd, byRank)
+	slices.SortFunc(bwd, byRank)
+	ranks := make([]int, 0, len(fwd)+len(bwd))
+	for _, n := range bwd {
+		ranks = append(ranks, n.rank)
+	}
+	for _, n := range fwd {
+		ranks = append(ranks, n.rank)
+	}
+	sort.Ints(ranks)
+	i := 0
+	for _, n := range bwd {
+		n.rank = ranks[i]
+		i++
+	}
+	for _, n := range fwd {
+		n.rank = ranks[i]
+		i++
+	}
+	return true
+}
+
+// state is a node reached with the set of gate locks common to every edge
+// of the path so far.
+type state struct {
+	id   NodeID
+	gate string
+}
+
+type step struct {
+	prev state
+	edge *Edge
+}
+
+func gateKey(ids []NodeID) string {
+	if len(ids) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	for _, id := range ids {
+		for i := 0; i < 8; i++ {
+			b.WriteByte(byte(id >> (8 * i)))
+		}
+	}
+	return b.String()
+}
+
+func intersect(a, b []NodeID) []NodeID {
+	var out []NodeID
+	for _, id := range a {
+		if _, ok := slices.BinarySearch(b, id); ok {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// search looks for a path e.To ->* e.From that, with e, forms a cycle that
+// can deadlock: every edge can block and no gate is common to all edges.
+// It returns the shortest such cycle, starting with e, or nil.
+func (g *Graph) search(e *Edge, canBlock func(*Edge) bool) Cycle {
+	if canBlock != nil && !canBlock(e) {
+		return nil
+	}
+	start := state{id: e.To, gate: gateKey(e.Gate)}
+	gates := map[string][]NodeID{start.gate: e.Gate}
+	parent := map[state]step{start: {}}
+	queue := []state{start}
+	budget := g.maxSearch()
+	for len(queue) > 0 && budget > 0 {
+		cur := queue[0]
+		queue = queue[1:]
+		budget--
+		n := g.nodes[cur.id]
+		if n == nil {
+			continue
+		}
+		curGate := gates[cur.gate]
+		for _, next := range sortedOut(n) {
+			if canBlock != nil && !canBlock(next) {
+				continue
+			}
+			ng := curGate
+			if len(ng) > 0 {
+				ng = intersect(ng, next.Gate)
+			}
+			ns := state{id: next.To, gate: gateKey(ng)}
+			if _, seen := parent[ns]; seen {
+				continue
+			}
+			gates[ns.gate] = ng
+			parent[ns] = step{prev: cur, edge: next}
+			if ns.id == e.From && len(ng) == 0 {
+				return buildCycle(e, parent, ns, start)
+			}
+			if ns.id != e.From {
+				queue = append(queue, ns)
+			}
+		}
+	}
+	return nil
+}
+
+// sortedOut returns n's out edges in node-id order, so that searches and
+// the reports built from them are deterministic.
+func sortedOut(n *Node) []*Edge {
+	out := make([]*Edge, 0, len(n.out))
+	for _, e := range n.out {
+		out = append(out, e)
+	}
+	slices.SortFunc(out, func(a, b *Edge) int {
+		switch {
+		case a.To < b.To:
+			return -1
+		case a.To > b.To:
+			return 1
+		}
+		return 0
+	})
+	return out
+}
+
+func buildCycle(e *Edge, parent map[state]step, end, start state) Cycle {
+	var path []*Edge
+	for s := end; s != start; {
+		st := parent[s]
+		path = append(path, st.edge)
+		s = st.prev
+	}
+	slices.Reverse(path)
+	return append(Cycle{e}, path...)
+}
+
+// retopo recomputes the topological order after edges were removed. If the
+// graph is acyclic again, searches go back to the incremental order.
+func (g *Graph) retopo() {
+	indeg := make(map[NodeID]int, len(g.nodes))
+	for id, n := range g.nodes {
+		indeg[id] += 0
+		for to := range n.out {
+			indeg[to]++
+		}
+	}
+	var ready, order []NodeID
+	for id, d := range indeg {
+		if d == 0 {
+			ready = append(ready, id)
+		}
+	}
+	for len(ready) > 0 {
+		id := ready[len(ready)-1]
+		ready = ready[:len(ready)-1]
+		order = append(order, id)
+		for to := range g.nodes[id].out {
+			if indeg[to]--; indeg[to] == 0 {
+				ready = append(ready, to)
+			}
+		}
+	}
+	if len(order) != len(g.nodes) {
+		return
+	}
+	for i, id := range order {
+		n := g.nodes[id]
+		n.rank = i
+		for _, e := range n.out {
+			e.cyclic = false
+		}
+	}
+	g.nextRank = len(order)
+	g.cyclic = 0
+	g.ranksValid = true
+}

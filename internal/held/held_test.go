@@ -1,0 +1,106 @@
+package held_test
+
+import (
+	"sync"
+	"testing"
+
+	"github.com/syncwatch/syncwatch/internal/class"
+	"github.com/syncwatch/syncwatch/internal/goid"
+	"github.com/syncwatch/syncwatch/internal/held"
+)
+
+func TestCurrentIsPerGoroutine(t *testing.T) {
+	g := held.Current()
+	if g.ID() != goid.ID() || held.Current() != g || held.Mine() != g {
+		t.Fatal("Current is not stable for one goroutine")
+	}
+	var other *held.G
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if held.Mine() != nil {
+			t.Error("fresh goroutine already has state")
+		}
+		other = held.Current()
+	}()
+	<-done
+	if other == g || other.ID() == g.ID() {
+		t.Fatal("two goroutines share state")
+	}
+}
+
+func TestPushFindRemoveRekey(t *testing.T) {
+	g := held.Current()
+	a, b, c := class.New(nil, "Mutex", 1), class.New(nil, "Mutex", 2), class.New(nil, "Mutex", 3)
+	for _, l := range []*class.Lock{a, b, c} {
+		l.SetHolder(g.ID())
+		var k uint64 = l.ID
+		g.Push(held.Entry{Lock: l, Elem: k})
+	}
+	t.Cleanup(func() {
+		for g.Len() > 0 {
+			g.Pop()
+		}
+	})
+	if g.Find(b) != 1 || g.Find(class.New(nil, "Mutex", 4)) != -1 {
+		t.Fatal("Find")
+	}
+	g.Remove(1)
+	if g.Len() != 2 || g.Entries()[1].Lock != c {
+		t.Fatal("Remove")
+	}
+	if g.Entries()[1].Chain == 0 || g.Entries()[1].Chain == g.Entries()[0].Chain {
+		t.Fatal("chain keys not recomputed")
+	}
+	// c released by another goroutine: no longer valid, pruned.
+	c.ClearHolder()
+	if g.Valid(&g.Entries()[1]) || !g.Prune() || g.Len() != 1 || g.Top().Lock != a {
+		t.Fatal("stale entry not pruned")
+	}
+}
+
+func TestSweepFreesDeadGoroutines(t *testing.T) {
+	me := held.Current()
+	before, _, _ := held.Stats()
+	var wg sync.WaitGroup
+	for range 200 {
+		wg.Go(func() { held.Current() })
+	}
+	wg.Wait()
+	mid, _, _ := held.Stats()
+	if mid < before+200 {
+		t.Fatalf("claimed %d -> %d, want +200", before, mid)
+	}
+	held.Sweep()
+	after, _, sweeps := held.Stats()
+	if after > before+1 || sweeps == 0 {
+		t.Fatalf("after sweep %d slots claimed, started with %d", after, before)
+	}
+	// The live goroutine keeps its state.
+	if held.Mine() != me {
+		t.Fatal("sweep freed a live goroutine")
+	}
+}
+
+func TestTableStaysBounded(t *testing.T) {
+	// Many more short-lived goroutines than slots: sweeps keep it bounded.
+	for round := range 6 {
+		var wg sync.WaitGroup
+		for range 4000 {
+			wg.Go(func() { held.Current() })
+		}
+		wg.Wait()
+		_ = round
+	}
+	claimed, over, _ := held.Stats()
+	if claimed+over > 1<<13+8000 {
+		t.Fatalf("%d states for ~%d live goroutines", claimed+over, 4)
+	}
+}
+
+func BenchmarkCurrent(b *testing.B) {
+	held.Current()
+	for b.Loop() {
+		held.Current()
+	}
+}

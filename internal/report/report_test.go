@@ -1,0 +1,41 @@
+package report_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/syncwatch/syncwatch/internal/report"
+)
+
+func TestDedupeAndBound(t *testing.T) {
+	var s report.Store[string]
+	if !s.Add("a", "first", nil) || s.Add("a", "again", nil) || !s.Add("b", "second", nil) {
+		t.Fatal("dedupe")
+	}
+	if got := s.All(); len(got) != 2 || got[0] != "first" || got[1] != "second" {
+		t.Fatalf("All = %v", got)
+	}
+	s.SetMax(3)
+	for i := range 10 {
+		s.Add(fmt.Sprint(i), "x", nil)
+	}
+	if len(s.All()) != 3 || s.Dropped() != 9 {
+		t.Fatalf("kept %d dropped %d", len(s.All()), s.Dropped())
+	}
+	s.Reset()
+	if len(s.All()) != 0 || s.Dropped() != 0 || !s.Add("a", "after reset", nil) {
+		t.Fatal("Reset")
+	}
+}
+
+func TestNumberCalledForKeptAndDropped(t *testing.T) {
+	var s report.Store[int]
+	n := 0
+	number := func(v *int) { n++; *v = n }
+	s.Add("x", 0, number)
+	s.Add("x", 0, number)
+	s.Add("y", 0, number)
+	if got := s.All(); len(got) != 2 || got[0] != 1 || got[1] != 2 {
+		t.Fatalf("numbers %v", got)
+	}
+}

@@ -1,0 +1,237 @@
+// Package stack captures call stacks, stores each distinct one once, and
+// symbolizes them with runtime.CallersFrames so that inlined calls are shown
+// correctly. Frames of syncwatch's own machinery are left out, so a stack
+// starts at the user's call to Lock, Await or Apply.
+package stack
+
+import (
+	"fmt"
+	"runtime"
+	"strings"
+	"sync"
+)
+
+// MaxDepth is the number of frames kept per stack.
+const MaxDepth = 32
+
+// ID names an interned stack. The zero ID is "no stack".
+type ID uint32
+
+// Frame is one symbolized call site.
+type Frame struct {
+	Function string
+	File     string
+	Line     int
+}
+
+// String formats f as "function (file:line)".
+func (f Frame) String() string { return fmt.Sprintf("%s (%s:%d)", f.Function, f.File, f.Line) }
+
+// internal lists the function-name prefixes of syncwatch machinery. A frame
+// whose function starts with one of them is not shown.
+var internal = []string{
+	"github.com/syncwatch/syncwatch/lockorder.",
+	"github.com/syncwatch/syncwatch/internal/",
+	"runtime.",
+}
+
+// isInternal reports whether fn belongs to syncwatch's machinery or the runtime.
+func isInternal(fn string) bool {
+	for _, p := range internal {
+		if strings.HasPrefix(fn, p) {
+			return !strings.HasSuffix(pkgPath(fn), "_test")
+		}
+	}
+	return false
+}
+
+// pkgPath returns the import path part of a fully qualified function name.
+func pkgPath(fn string) string {
+	slash := strings.LastIndexByte(fn, '/')
+	if dot := strings.IndexByte(fn[slash+1:], '.'); dot >= 0 {
+		return fn[:slash+1+dot]
+	}
+	return fn
+}
+
+// Capture records the calling goroutine's stack, skipping syncwatch's own
+// frames, and returns its interned id. It allocates only the first time a
+// given stack is seen.
+func Capture() ID {
+	var pcs [MaxDepth + 8]uintptr
+	n := runtime.Callers(2, pcs[:])
+	return defaultTable.intern(pcs[:n])
+}
+
+// Frames returns the symbolized frames of id, outermost syncwatch frames
+// removed. It returns nil for the zero ID or an unknown id.
+func Frames(id ID) []Frame { return defaultTable.frames(id) }
+
+// Format returns the frames of id, one "function\n\tfile:line" pair per
+// frame, each line prefixed with indent.
+func Format(id ID, indent string) string {
+	var b strings.Builder
+	for _, f := range Frames(id) {
+		fmt.Fprintf(&b, "%s%s\n%s\t%s:%d\n", indent, f.Function, indent, f.File, f.Line)
+	}
+	return b.String()
+}
+
+// Top returns the first user frame of id, or a zero Frame.
+func Top(id ID) Frame {
+	if fs := Frames(id); len(fs) > 0 {
+		return fs[0]
+	}
+	return Frame{}
+}
+
+// Len returns the number of distinct stacks stored.
+func Len() int { return defaultTable.len() }
+
+// table interns stacks by their program counters.
+type table struct {
+	mu     sync.Mutex
+	byKey  map[string]ID
+	stacks [][]Frame
+}
+
+var defaultTable = &table{byKey: make(map[string]ID)}
+
+// maxStacks bounds the table: a program has a bounded number of distinct
+// call paths, but a pathological one (deep recursion with varying depth)
+// must not grow it without end. Past the bound, new stacks map to overflow.
+const maxStacks = 1 << 16
+
+func (t *table) intern(pcs []uintptr) ID {
+	key := pcKey(pcs)
+	t.mu.Lock()
+	if id, ok := t.byKey[key]; ok {
+		t.mu.Unlock()
+		return id
+	}
+	t.mu.Unlock()
+	// Symbolize outside the table lock: it is the slow part.
+	frames := symbolize(pcs)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if id, ok := t.byKey[key]; ok {
+		return id
+	}
+	if len(t.stacks) >= maxStacks {
+		return 0
+	}
+	t.stacks = append(t.stacks, frames)
+	id := ID(len(t.stacks))
+	t.byKey[key] = id
+	return id
+}
+
+func (t *table) frames(id ID) []Frame {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if id == 0 || int(id) > len(t.stacks) {
+		return nil
+	}
+	return t.stacks[id-1]
+}
+
+func (t *table) len() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.stacks)
+}
+
+// pcKey turns a pc slice into a map key without hashing collisions.
+func pcKey(pcs []uintptr) string {
+	var b strings.Builder
+	b.Grow(len(pcs) * 8)
+	for _, pc := range pcs {
+		for i := 0; i < 8; i++ {
+			b.WriteByte(byte(pc >> (8 * i)))
+		}
+	}
+	return b.String()
+}
+
+// symbolize turns pcs into frames, dropping syncwatch's leading frames and
+// runtime frames, and keeping at most MaxDepth.
+func symbolize(pcs []uintptr) []Frame {
+	frames := runtime.CallersFrames(pcs)
+	var out []Frame
+	leading := true
+	for {
+		f, more := frames.Next()
+		if f.Function != "" {
+			skip := isInternal(f.Function)
+			if leading && !skip {
+				leading = false
+			}
+			if !skip && len(out) < MaxDepth {
+				out = append(out, Frame{Function: f.Function, File: f.File, Line: f.Line})
+			}
+		}
+		if !more {
+			break
+		}
+	}
+	return out
+}
+
+// Goroutine returns the current stack of goroutine id as the runtime
+// prints it ("goroutine 7 [chan receive]:" and its frames), or "" if there
+// is no such goroutine. It stops the world briefly: call it only on slow
+// paths such as a timed-out wait.
+func Goroutine(id int64) string {
+	buf := make([]byte, 1<<16)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			buf = buf[:n]
+			break
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+	head := fmt.Sprintf("goroutine %d [", id)
+	s := string(buf)
+	i := strings.Index(s, head)
+	if i < 0 {
+		return ""
+	}
+	s = s[i:]
+	if j := strings.Index(s, "\n\n"); j >= 0 {
+		s = s[:j]
+	}
+	return strings.TrimRight(s, "\n")
+}
+
+// ParseGoroutine turns the text of one goroutine from runtime.Stack into
+// frames, leaving out syncwatch's machinery and the runtime, as Frames does.
+// The header line is returned separately.
+func ParseGoroutine(text string) (header string, frames []Frame) {
+	lines := strings.Split(text, "\n")
+	if len(lines) == 0 {
+		return "", nil
+	}
+	header = lines[0]
+	for i := 1; i+1 < len(lines); i += 2 {
+		fn := lines[i]
+		if p := strings.LastIndexByte(fn, '('); p > 0 {
+			fn = fn[:p]
+		}
+		fn = strings.TrimPrefix(fn, "created by ")
+		loc := strings.TrimSpace(lines[i+1])
+		if sp := strings.LastIndexByte(loc, ' '); sp > 0 {
+			loc = loc[:sp]
+		}
+		file, line := loc, 0
+		if c := strings.LastIndexByte(loc, ':'); c > 0 {
+			file = loc[:c]
+			fmt.Sscan(loc[c+1:], &line)
+		}
+		if isInternal(fn) || strings.HasPrefix(lines[i], "created by ") {
+			continue
+		}
+		frames = append(frames, Frame{Function: fn, File: file, Line: line})
+	}
+	return header, frames
+}

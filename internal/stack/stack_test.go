@@ -1,0 +1,95 @@
+package stack_test
+
+import (
+	"fmt"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/syncwatch/syncwatch/internal/stack"
+)
+
+//go:noinline
+func captureHere() stack.ID { return stack.Capture() }
+
+func TestCaptureStartsAtCaller(t *testing.T) {
+	id := captureHere()
+	if id == 0 {
+		t.Fatal("Capture returned the zero ID")
+	}
+	fs := stack.Frames(id)
+	if len(fs) == 0 {
+		t.Fatal("no frames")
+	}
+	// Frames of internal/ packages are dropped, so the first frame is the
+	// test's own helper... which lives in package stack_test, not internal.
+	if !strings.HasSuffix(fs[0].Function, "stack_test.captureHere") {
+		t.Fatalf("first frame %q, want captureHere", fs[0].Function)
+	}
+	if !strings.HasSuffix(fs[0].File, "stack_test.go") || fs[0].Line == 0 {
+		t.Fatalf("first frame at %s:%d", fs[0].File, fs[0].Line)
+	}
+	for _, f := range fs {
+		if strings.HasPrefix(f.Function, "runtime.") {
+			t.Errorf("runtime frame kept: %s", f.Function)
+		}
+	}
+	if !strings.Contains(stack.Format(id, "  "), "TestCaptureStartsAtCaller") {
+		t.Errorf("Format lacks the test function:\n%s", stack.Format(id, "  "))
+	}
+}
+
+func TestInternedOnce(t *testing.T) {
+	var ids []stack.ID
+	for range 3 {
+		ids = append(ids, captureHere())
+	}
+	if ids[0] != ids[1] || ids[1] != ids[2] {
+		t.Fatalf("same call site gave ids %v", ids)
+	}
+	other := stack.Capture()
+	if other == ids[0] {
+		t.Fatal("different call sites share an id")
+	}
+	if stack.Frames(0) != nil || stack.Top(0) != (stack.Frame{}) {
+		t.Fatal("zero ID has frames")
+	}
+}
+
+func TestGoroutineOfAnother(t *testing.T) {
+	started, release := make(chan int64), make(chan struct{})
+	go func() {
+		started <- idOfSelf()
+		parkHere(release)
+	}()
+	id := <-started
+	defer close(release)
+	var text string
+	for range 1000 { // wait until it is parked
+		if text = stack.Goroutine(id); strings.Contains(text, "parkHere") {
+			break
+		}
+		runtime.Gosched()
+	}
+	header, frames := stack.ParseGoroutine(text)
+	if !strings.HasPrefix(header, "goroutine ") || len(frames) == 0 {
+		t.Fatalf("header %q frames %v\n%s", header, frames, text)
+	}
+	if !strings.HasSuffix(frames[0].Function, "stack_test.parkHere") || frames[0].Line == 0 {
+		t.Fatalf("top frame %+v", frames[0])
+	}
+	if stack.Goroutine(1<<60) != "" {
+		t.Fatal("found a goroutine that does not exist")
+	}
+}
+
+//go:noinline
+func parkHere(c chan struct{}) { <-c }
+
+func idOfSelf() int64 {
+	var b [64]byte
+	n := runtime.Stack(b[:], false)
+	var id int64
+	fmt.Sscanf(string(b[:n]), "goroutine %d ", &id)
+	return id
+}

@@ -1,0 +1,144 @@
+package lockorder
+
+import (
+	"fmt"
+	"os"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
+)
+
+// config is the process-wide configuration. It is replaced, never mutated,
+// so readers load it without locking.
+type config struct {
+	handler        func(Violation)
+	tracerProvider trace.TracerProvider
+	meterProvider  metric.MeterProvider
+	waitThreshold  time.Duration
+}
+
+var (
+	cfg        atomic.Pointer[config]
+	configMu   sync.Mutex // serializes Configure
+	modeWord   atomic.Uint32
+	defaultCfg = config{waitThreshold: 10 * time.Millisecond}
+)
+
+// modeWord packs the mode (low 2 bits) with a counter bumped on every mode
+// change, so per-goroutine state recorded under an older mode is dropped.
+func loadMode() Mode { return Mode(modeWord.Load() & 3) }
+
+func setMode(m Mode) {
+	for {
+		old := modeWord.Load()
+		if Mode(old&3) == m {
+			return
+		}
+		if modeWord.CompareAndSwap(old, (old+4)&^3|uint32(m)) {
+			return
+		}
+	}
+}
+
+func init() {
+	c := defaultCfg
+	cfg.Store(&c)
+	setMode(defaultMode(os.Getenv("SYNCWATCH_MODE"), testing.Testing()))
+}
+
+// defaultMode picks the mode from the environment: SYNCWATCH_MODE if it is
+// set and valid, else check under go test and trace elsewhere.
+func defaultMode(env string, underTest bool) Mode {
+	if env != "" {
+		m, err := ParseMode(env)
+		if err == nil {
+			return m
+		}
+		fmt.Fprintf(os.Stderr, "lockorder: ignoring %v\n", err)
+	}
+	if underTest {
+		return ModeCheck
+	}
+	return ModeTrace
+}
+
+// Configure applies opts on top of the current process-wide configuration.
+// It is safe to call at any time, from any goroutine; locks taken before a
+// mode change are still released correctly after it.
+func Configure(opts ...Option) {
+	configMu.Lock()
+	defer configMu.Unlock()
+	c := *cfg.Load()
+	var m *Mode
+	for _, o := range opts {
+		if o != nil {
+			o.apply(&c, &m)
+		}
+	}
+	cfg.Store(&c)
+	if m != nil {
+		setMode(*m)
+	}
+}
+
+// An Option changes the configuration; see [Configure].
+type Option interface {
+	apply(c *config, mode **Mode)
+}
+
+type optionFunc func(c *config, mode **Mode)
+
+func (f optionFunc) apply(c *config, mode **Mode) { f(c, mode) }
+
+// WithMode sets the mode. An unknown Mode panics.
+func WithMode(m Mode) Option {
+	if m != ModeOff && m != ModeTrace && m != ModeCheck {
+		panic(fmt.Sprintf("lockorder: unknown Mode %d", int(m)))
+	}
+	return optionFunc(func(_ *config, mode **Mode) { *mode = &m })
+}
+
+// WithHandler sets the function called once for each distinct violation,
+// from the goroutine that caused it, with no syncwatch lock held. A handler
+// may lock lockorder mutexes and may panic: the panic reaches the caller of
+// the Lock (or Await, Apply...) that found the violation, whose state is
+// left consistent. A nil handler restores the default, which writes the
+// report to standard error.
+func WithHandler(h func(Violation)) Option {
+	return optionFunc(func(c *config, _ **Mode) { c.handler = h })
+}
+
+// WithTracerProvider sets the provider of the tracer used for violation and
+// lock-wait spans. The default is the global provider (otel.GetTracerProvider).
+// A nil provider is ignored.
+func WithTracerProvider(tp trace.TracerProvider) Option {
+	return optionFunc(func(c *config, _ **Mode) {
+		if tp != nil {
+			c.tracerProvider = tp
+		}
+	})
+}
+
+// WithMeterProvider sets the provider of the meter used for lock-wait
+// metrics. The default is the global provider. A nil provider is ignored.
+func WithMeterProvider(mp metric.MeterProvider) Option {
+	return optionFunc(func(c *config, _ **Mode) {
+		if mp != nil {
+			c.meterProvider = mp
+		}
+	})
+}
+
+// WithWaitThreshold sets how long a lock wait must last before it is traced
+// (a "lock wait" span, in trace and check modes). The default is 10ms.
+// A negative duration panics.
+func WithWaitThreshold(d time.Duration) Option {
+	if d < 0 {
+		panic("lockorder: negative wait threshold")
+	}
+	return optionFunc(func(c *config, _ **Mode) { c.waitThreshold = d })
+}

@@ -1,0 +1,398 @@
+//go:build !syncwatch_off
+
+package lockorder
+
+import (
+	"fmt"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/syncwatch/syncwatch/internal/chain"
+	"github.com/syncwatch/syncwatch/internal/class"
+	"github.com/syncwatch/syncwatch/internal/graph"
+	"github.com/syncwatch/syncwatch/internal/held"
+	"github.com/syncwatch/syncwatch/internal/stack"
+)
+
+// The checking engine. Its hot path (a lock sequence seen before) touches
+// only the calling goroutine's held stack and the lock-free chain cache.
+// Everything under eng.mu is slow-path work: recording new edges, searching
+// for cycles, dropping dead locks. No user code runs under eng.mu.
+var (
+	chains chain.Set
+	eng    struct {
+		mu    sync.Mutex
+		graph graph.Graph
+		nodes map[graph.NodeID]nodeInfo
+	}
+)
+
+type nodeInfo struct {
+	cls *class.Class
+	ref LockRef
+}
+
+const (
+	elemRead = 1 << iota
+	elemTry
+)
+
+func elemOf(id uint64, read, try bool) uint64 {
+	e := id << 2
+	if read {
+		e |= elemRead
+	}
+	if try {
+		e |= elemTry
+	}
+	return e
+}
+
+// current returns the calling goroutine's state under mode word w.
+func current(w uint32) *held.G {
+	gs := held.Current()
+	gs.Retag(w)
+	return gs
+}
+
+// prepare runs before a blocking acquisition of l by gs: it reports a
+// recursive acquisition, records the order edges the acquisition adds and
+// reports the cycles they close, all before the caller can block. It
+// returns the entry to push once l is acquired.
+func prepare(gs *held.G, l *class.Lock, read bool) held.Entry {
+	e := held.Entry{Lock: l, Read: read, Elem: elemOf(l.Class.ID, read, false)}
+	if gs.Len() == 0 {
+		e.Chain = chain.Extend(0, e.Elem)
+		return e
+	}
+	return prepareNested(gs, e)
+}
+
+func prepareNested(gs *held.G, e held.Entry) held.Entry {
+	l := e.Lock
+	var again *held.Entry
+	sameClass, stale := false, false
+	ents := gs.Entries()
+	for i := range ents {
+		h := &ents[i]
+		switch {
+		case h.Lock == l:
+			if !gs.Valid(h) {
+				stale = true
+			} else if again == nil || !h.Read {
+				c := *h
+				again = &c
+			}
+		case h.Lock.Class == l.Class:
+			sameClass = true
+		}
+	}
+	if stale {
+		gs.Prune()
+	}
+	if sameClass {
+		// Two locks of one class: order them by instance, so that taking
+		// store#1 then store#2 and later store#2 then store#1 is a cycle,
+		// while a canonical order over many instances is not.
+		e.Elem = elemOf(l.ID, e.Read, false)
+	}
+	var prev chain.Key
+	if gs.Len() > 0 {
+		prev = gs.Top().Chain
+	}
+	e.Chain = chain.Extend(prev, e.Elem)
+	if again != nil {
+		e.Again = true
+		reportRecursive(gs, l, again.Read, e.Read)
+		return e
+	}
+	if gs.Len() > 0 && !chains.Contains(e.Chain) {
+		recordEdges(gs, e)
+	}
+	return e
+}
+
+// acquired pushes e once its lock is held.
+func acquired(gs *held.G, e held.Entry) {
+	l := e.Lock
+	if e.Read {
+		e.Gen = l.ReadGen()
+	} else {
+		l.SetHolder(gs.ID())
+		if !l.Class.Written() {
+			l.Class.MarkWritten()
+		}
+		if e.Again {
+			// The older entry is stale: the lock was released by
+			// another goroutine before we could take it again.
+			for i := gs.Find(l); i >= 0; i = gs.Find(l) {
+				gs.Remove(i)
+			}
+		}
+	}
+	gs.Push(e)
+}
+
+// tryAcquired pushes a lock taken by a successful TryLock or TryRLock. It
+// adds no edge into the lock (a try cannot block), but the lock is a
+// predecessor of what is taken while it is held.
+func tryAcquired(gs *held.G, l *class.Lock, read bool) {
+	e := held.Entry{Lock: l, Read: read, Try: true, Elem: elemOf(l.Class.ID, read, true)}
+	var prev chain.Key
+	if gs.Len() > 0 {
+		prev = gs.Top().Chain
+	}
+	e.Chain = chain.Extend(prev, e.Elem)
+	acquired(gs, e)
+}
+
+// releaseOwn pops l from the calling goroutine's stack. It reports false
+// if the goroutine does not hold l: the release is on behalf of another
+// goroutine, or a bad unlock.
+func releaseOwn(w uint32, l *class.Lock, read bool) bool {
+	gs := held.Mine()
+	if gs == nil || gs.Len() == 0 || gs.Tag() != w {
+		return false
+	}
+	if top := gs.Top(); top.Lock == l && top.Read == read && gs.Valid(top) {
+		gs.Pop()
+		return true
+	}
+	return releaseDeep(gs, l, read)
+}
+
+func releaseDeep(gs *held.G, l *class.Lock, read bool) bool {
+	ents := gs.Entries()
+	for i := len(ents) - 1; i >= 0; i-- {
+		if h := &ents[i]; h.Lock == l && h.Read == read {
+			valid := gs.Valid(h)
+			gs.Remove(i)
+			return valid
+		}
+	}
+	return false
+}
+
+// heldBy reports whether gs holds l validly, for writing unless readOK.
+func heldBy(gs *held.G, w uint32, l *class.Lock, readOK bool) bool {
+	if gs == nil || gs.Tag() != w {
+		return false
+	}
+	ents := gs.Entries()
+	for i := len(ents) - 1; i >= 0; i-- {
+		if h := &ents[i]; h.Lock == l && (readOK || !h.Read) && gs.Valid(h) {
+			return true
+		}
+	}
+	return false
+}
+
+// recordEdges adds an edge from every lock gs holds to e's lock and reports
+// the cycles they close. It runs once per new lock chain.
+func recordEdges(gs *held.G, e held.Entry) {
+	st := stack.Capture()
+	now := time.Now()
+	var found []graph.Cycle
+	eng.mu.Lock()
+	ents := gs.Entries()
+	for i := range ents {
+		h := &ents[i]
+		if h.Lock == e.Lock {
+			continue
+		}
+		same := h.Lock.Class == e.Lock.Class
+		from, to := node(h.Lock, same), node(e.Lock, same)
+		if from == to {
+			continue
+		}
+		o := graph.Observation{
+			Gate:      gate(ents, h.Lock, e.Lock),
+			FromRead:  h.Read,
+			ToRead:    e.Read,
+			Goroutine: gs.ID(),
+			Stack:     uint32(st),
+			Time:      now,
+		}
+		if _, _, c := eng.graph.Add(from, to, o, canBlock); c != nil {
+			found = append(found, c)
+		}
+	}
+	chains.Add(e.Chain)
+	vs := make([]Violation, 0, len(found))
+	for _, c := range found {
+		vs = append(vs, cycleViolation(c, gs.ID(), st))
+	}
+	eng.mu.Unlock()
+	for _, v := range vs {
+		publish(v)
+	}
+}
+
+// gate returns the ids of the locks held for writing other than a and b:
+// the locks that serialize every goroutine taking this edge.
+func gate(ents []held.Entry, a, b *class.Lock) []graph.NodeID {
+	var g []graph.NodeID
+	for i := range ents {
+		if h := &ents[i]; !h.Read && h.Lock != a && h.Lock != b {
+			g = append(g, graph.NodeID(h.Lock.ID))
+		}
+	}
+	slices.Sort(g)
+	return slices.Compact(g)
+}
+
+// canBlock reports whether the acquisition along e can block: a write
+// acquisition always can; a read acquisition only if the lock has writers,
+// since Go's RWMutex blocks new readers behind a waiting writer.
+func canBlock(e *graph.Edge) bool {
+	if e.ToWrite {
+		return true
+	}
+	n, ok := eng.nodes[e.To]
+	return !ok || n.cls.Written()
+}
+
+// node returns l's graph node, its instance node when instance is set,
+// creating it. Called with eng.mu held.
+func node(l *class.Lock, instance bool) graph.NodeID {
+	id, ref := graph.NodeID(l.Class.ID), LockRef{Name: l.ClassName(), Class: l.ClassName(), ID: l.Class.ID}
+	if instance {
+		id, ref = graph.NodeID(l.ID), LockRef{Name: l.Name(), Class: l.ClassName(), ID: l.ID}
+	}
+	if eng.nodes == nil {
+		eng.nodes = make(map[graph.NodeID]nodeInfo)
+	}
+	if _, ok := eng.nodes[id]; !ok {
+		eng.nodes[id] = nodeInfo{cls: l.Class, ref: ref}
+		eng.graph.Node(id, ref.Name)
+		if (instance || !l.Class.Named) && l.Track() {
+			// Drop the lock's nodes when it becomes unreachable, so that
+			// programs creating many short-lived locks stay bounded.
+			runtime.AddCleanup(l, forget, [2]graph.NodeID{graph.NodeID(l.ID), graph.NodeID(l.Class.ID)})
+		}
+	}
+	return id
+}
+
+// forget removes a dead lock's nodes. Named classes are never removed.
+func forget(ids [2]graph.NodeID) {
+	eng.mu.Lock()
+	defer eng.mu.Unlock()
+	for _, id := range ids {
+		if n, ok := eng.nodes[id]; ok && (graph.NodeID(n.cls.ID) != id || !n.cls.Named) {
+			eng.graph.Remove(id)
+			delete(eng.nodes, id)
+		}
+	}
+}
+
+// cycleViolation builds the report of c. Called with eng.mu held.
+func cycleViolation(c graph.Cycle, gid int64, st stack.ID) Violation {
+	v := Violation{
+		Kind:      KindCycle,
+		Time:      time.Now(),
+		Goroutine: gid,
+		Stack:     frames(st),
+	}
+	var names, key []string
+	for _, e := range c {
+		from, to := eng.nodes[e.From].ref, eng.nodes[e.To].ref
+		v.Locks = append(v.Locks, from)
+		names = append(names, from.Name)
+		v.Cycle = append(v.Cycle, Edge{
+			From: from.Name, To: to.Name,
+			FromRead: !e.FromWrite, ToRead: !e.ToWrite,
+			Goroutine: e.First.Goroutine,
+			Stack:     frames(stack.ID(e.First.Stack)),
+			Time:      e.First.Time,
+		})
+	}
+	for _, id := range c.Key() {
+		key = append(key, fmt.Sprint(uint64(id)))
+	}
+	v.key = string(KindCycle) + ":" + strings.Join(key, ",")
+	v.Message = fmt.Sprintf("cycle of %d locks: %s -> %s", len(c), strings.Join(names, " -> "), names[0])
+	return v
+}
+
+func frames(id stack.ID) Stack {
+	fs := stack.Frames(id)
+	if len(fs) == 0 {
+		return nil
+	}
+	out := make(Stack, len(fs))
+	for i, f := range fs {
+		out[i] = Frame(f)
+	}
+	return out
+}
+
+func ref(l *class.Lock) LockRef {
+	return LockRef{Name: l.Name(), Class: l.ClassName(), ID: l.ID}
+}
+
+func reportRecursive(gs *held.G, l *class.Lock, heldRead, read bool) {
+	st := stack.Capture()
+	kind, what := KindRecursiveLock, "locks"
+	switch {
+	case heldRead && read:
+		kind, what = KindRecursiveRLock, "read-locks"
+	case read:
+		what = "read-locks"
+	}
+	how := "for writing"
+	if heldRead {
+		how = "for reading"
+	}
+	publish(Violation{
+		Kind:      kind,
+		Message:   fmt.Sprintf("goroutine %d %s %s, which it already holds %s", gs.ID(), what, l.Name(), how),
+		Time:      time.Now(),
+		Goroutine: gs.ID(),
+		Stack:     frames(st),
+		Locks:     []LockRef{ref(l)},
+		key:       fmt.Sprintf("%s:%d:%d", kind, l.Class.ID, st),
+	})
+}
+
+func reportBadUnlock(gid int64, l *class.Lock, msg string) {
+	st := stack.Capture()
+	publish(Violation{
+		Kind:      KindBadUnlock,
+		Message:   fmt.Sprintf("%s %s", msg, l.Name()),
+		Time:      time.Now(),
+		Goroutine: gid,
+		Stack:     frames(st),
+		Locks:     []LockRef{ref(l)},
+		key:       fmt.Sprintf("%s:%d:%d", KindBadUnlock, l.Class.ID, st),
+	})
+}
+
+func reportNotHeld(gid int64, l *class.Lock, read bool) {
+	st := stack.Capture()
+	what := "AssertHeld"
+	if read {
+		what = "AssertRHeld"
+	}
+	publish(Violation{
+		Kind:      KindNotHeld,
+		Message:   fmt.Sprintf("%s: goroutine %d does not hold %s", what, gid, l.Name()),
+		Time:      time.Now(),
+		Goroutine: gid,
+		Stack:     frames(st),
+		Locks:     []LockRef{ref(l)},
+		key:       fmt.Sprintf("%s:%d:%d", KindNotHeld, l.Class.ID, st),
+	})
+}
+
+// resetEngine forgets the graph and the chain cache.
+func resetEngine() {
+	eng.mu.Lock()
+	eng.graph.Reset()
+	eng.nodes = nil
+	chains.Clear()
+	eng.mu.Unlock()
+}

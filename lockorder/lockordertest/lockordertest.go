@@ -1,0 +1,155 @@
+// Package lockordertest turns lockorder's reports into test failures, the
+// way go.uber.org/goleak does for leaked goroutines.
+//
+//	func TestTransfer(t *testing.T) {
+//		defer lockordertest.VerifyNone(t)
+//		...
+//	}
+//
+// or, for a whole package:
+//
+//	func TestMain(m *testing.M) {
+//		lockordertest.VerifyTestMain(m)
+//	}
+//
+// Under go test lockorder runs in ModeCheck by default, so every lock-order
+// cycle, recursive lock, bad unlock, failed AssertHeld and abandoned
+// bounded wait seen while the tests ran is a failure. Violations a program
+// is built to handle (marked Expected, such as a rejected stale gradient)
+// are ignored unless [IncludeExpected] is given.
+package lockordertest
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/syncwatch/syncwatch/lockorder"
+)
+
+// TestingT is the part of *testing.T that VerifyNone uses.
+type TestingT interface {
+	Error(args ...any)
+}
+
+// TestingM is the part of *testing.M that VerifyTestMain uses.
+type TestingM interface {
+	Run() int
+}
+
+// An Option changes which violations count.
+type Option interface {
+	apply(*options)
+}
+
+type options struct {
+	kinds    []lockorder.Kind
+	classes  []string
+	expected bool
+	all      bool
+}
+
+type optionFunc func(*options)
+
+func (f optionFunc) apply(o *options) { f(o) }
+
+// IgnoreKind ignores violations of the given kinds.
+func IgnoreKind(kinds ...lockorder.Kind) Option {
+	return optionFunc(func(o *options) { o.kinds = append(o.kinds, kinds...) })
+}
+
+// IgnoreClass ignores violations that involve a lock of one of the given
+// classes (the class names given to NewMutex, or a zero-value lock's name).
+func IgnoreClass(classes ...string) Option {
+	return optionFunc(func(o *options) { o.classes = append(o.classes, classes...) })
+}
+
+// IncludeExpected counts violations marked Expected too.
+func IncludeExpected() Option {
+	return optionFunc(func(o *options) { o.expected = true })
+}
+
+// IncludeReported counts violations that an earlier VerifyNone or Find
+// already returned. By default each violation fails one check only, so
+// that one bad test does not fail every test after it.
+func IncludeReported() Option {
+	return optionFunc(func(o *options) { o.all = true })
+}
+
+var (
+	mu       sync.Mutex
+	reported uint64 // highest violation ID already returned by Find
+)
+
+// Find returns an error describing every violation that counts, or nil.
+// The error lists the full reports.
+func Find(opts ...Option) error {
+	var o options
+	for _, opt := range opts {
+		if opt != nil {
+			opt.apply(&o)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	var found []lockorder.Violation
+	for _, v := range lockorder.Violations() {
+		if (o.all || v.ID > reported) && o.counts(v) {
+			found = append(found, v)
+		}
+		reported = max(reported, v.ID)
+	}
+	if len(found) == 0 {
+		return nil
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "lockordertest: found %d violation(s):\n", len(found))
+	for _, v := range found {
+		b.WriteString("\n")
+		b.WriteString(v.String())
+	}
+	return errors.New(b.String())
+}
+
+func (o *options) counts(v lockorder.Violation) bool {
+	if v.Expected && !o.expected {
+		return false
+	}
+	if slices.Contains(o.kinds, v.Kind) {
+		return false
+	}
+	for _, l := range v.Locks {
+		if slices.Contains(o.classes, l.Class) {
+			return false
+		}
+	}
+	return true
+}
+
+// VerifyNone fails t if a violation that counts was recorded and not yet
+// returned by an earlier check. Call it at the end of a test, typically
+// with defer.
+func VerifyNone(t TestingT, opts ...Option) {
+	if h, ok := t.(interface{ Helper() }); ok {
+		h.Helper()
+	}
+	if err := Find(opts...); err != nil {
+		t.Error(err)
+	}
+}
+
+// VerifyTestMain runs the tests and then fails the run (exit code 1) if a
+// violation that counts was recorded. It calls os.Exit.
+func VerifyTestMain(m TestingM, opts ...Option) {
+	code := m.Run()
+	if code == 0 {
+		if err := Find(opts...); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			code = 1
+		}
+	}
+	os.Exit(code)
+}

@@ -1,0 +1,158 @@
+//go:build !syncwatch_off
+
+package lockorder
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/syncwatch/syncwatch/internal/class"
+	"github.com/syncwatch/syncwatch/internal/goid"
+	"github.com/syncwatch/syncwatch/internal/held"
+)
+
+// A Mutex is a mutual exclusion lock that checks how it is used.
+// It is a drop-in replacement for [sync.Mutex]: the zero value is an
+// unlocked mutex, the methods have sync's names and meanings, and a Mutex
+// may be unlocked by a goroutine other than the one that locked it.
+//
+// In ModeCheck every Lock is checked against the lock-order graph before it
+// blocks; see the package documentation for what is reported and what it
+// costs. A zero-value Mutex is its own lock class; use [NewMutex] to put
+// many mutexes in one class.
+//
+// A Mutex must not be copied after first use.
+type Mutex struct {
+	mu sync.Mutex
+	l  atomic.Pointer[class.Lock]
+}
+
+// NewMutex returns an unlocked mutex in the lock class called class. All
+// mutexes created with the same class name share ordering rules: if a
+// goroutine takes store#1 then replica#1, and another later takes replica#2
+// then store#2, that is a cycle.
+func NewMutex(class string) *Mutex {
+	m := new(Mutex)
+	m.l.Store(newLock(class, "Mutex", unsafe.Pointer(m)))
+	return m
+}
+
+func newLock(name, kind string, p unsafe.Pointer) *class.Lock {
+	return class.New(class.Named(name), kind, uintptr(p))
+}
+
+// CurrentMode returns the mode in force.
+func CurrentMode() Mode { return loadMode() }
+
+// lock returns m's identity, creating it on first use.
+func (m *Mutex) lock() *class.Lock {
+	if l := m.l.Load(); l != nil {
+		return l
+	}
+	l := class.New(nil, "Mutex", uintptr(unsafe.Pointer(m)))
+	if m.l.CompareAndSwap(nil, l) {
+		return l
+	}
+	return m.l.Load()
+}
+
+// Lock locks m. If m is already locked, Lock blocks until it is available.
+// In ModeCheck a lock-order cycle or a recursive Lock is reported before
+// Lock blocks.
+func (m *Mutex) Lock() {
+	w := modeWord.Load()
+	switch Mode(w & 3) {
+	case ModeOff:
+		m.mu.Lock()
+		return
+	case ModeTrace:
+		if !m.mu.TryLock() {
+			traceWait(m.lock(), &m.mu)
+		}
+		return
+	}
+	l := m.lock()
+	gs := current(w)
+	e := prepare(gs, l, false)
+	if !m.mu.TryLock() {
+		checkWait(gs, l, "lock", &m.mu)
+	}
+	acquired(gs, e)
+}
+
+// TryLock tries to lock m and reports whether it succeeded. A successful
+// TryLock adds no order edge into m (it cannot block), but m counts as held
+// for what is locked after it.
+func (m *Mutex) TryLock() bool {
+	if !m.mu.TryLock() {
+		return false
+	}
+	if w := modeWord.Load(); Mode(w&3) == ModeCheck {
+		tryAcquired(current(w), m.lock(), false)
+	}
+	return true
+}
+
+// Unlock unlocks m. As with sync.Mutex, it is a run-time error if m is not
+// locked on entry; in ModeCheck the bad unlock is reported, with its stack,
+// before that error.
+func (m *Mutex) Unlock() {
+	if w := modeWord.Load(); Mode(w&3) == ModeCheck {
+		if l := m.lock(); !releaseOwn(w, l, false) {
+			m.unlockOther(l)
+		}
+	}
+	m.mu.Unlock()
+}
+
+// unlockOther handles an Unlock by a goroutine that does not hold m.
+func (m *Mutex) unlockOther(l *class.Lock) {
+	if m.mu.TryLock() {
+		m.mu.Unlock()
+		reportBadUnlock(goid.ID(), l, "Unlock of unlocked")
+		return
+	}
+	// Locked by another goroutine, released on its behalf: legal.
+	l.ClearHolder()
+}
+
+// LockContext locks m, waiting at most until ctx is done. If it gives up it
+// returns a *[WaitError] that wraps ctx.Err() (so errors.Is(err,
+// context.DeadlineExceeded) works), m is left as it was, and, when the
+// deadline passed, a wait-timeout violation names the holder. Like
+// x/sync's semaphore, it may succeed without blocking even if ctx is done.
+func (m *Mutex) LockContext(ctx context.Context) error {
+	if ctx == nil {
+		panic("lockorder: LockContext with nil Context")
+	}
+	w := modeWord.Load()
+	if Mode(w&3) != ModeCheck {
+		if m.mu.TryLock() {
+			return nil
+		}
+		return waitContext(ctx, nil, m.lock(), false, &m.mu, m.mu.Unlock)
+	}
+	l := m.lock()
+	gs := current(w)
+	e := prepare(gs, l, false)
+	if !m.mu.TryLock() {
+		if err := waitContext(ctx, gs, l, false, &m.mu, m.mu.Unlock); err != nil {
+			return err
+		}
+	}
+	acquired(gs, e)
+	return nil
+}
+
+// AssertHeld reports a not-held violation, with the caller's stack, if the
+// calling goroutine does not hold m. It checks only in ModeCheck; in the
+// other modes it costs one atomic load.
+func (m *Mutex) AssertHeld() {
+	if w := modeWord.Load(); Mode(w&3) == ModeCheck {
+		if l := m.lock(); !heldBy(held.Mine(), w, l, false) {
+			reportNotHeld(goid.ID(), l, false)
+		}
+	}
+}

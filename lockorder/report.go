@@ -1,0 +1,72 @@
+//go:build !syncwatch_off
+
+package lockorder
+
+import (
+	"fmt"
+	"os"
+	"sync/atomic"
+	"time"
+
+	"github.com/syncwatch/syncwatch/internal/report"
+)
+
+var (
+	records report.Store[Violation]
+	lastID  atomic.Uint64
+)
+
+// Report hands v to the report pipeline shared by every syncwatch package:
+// unless a violation with the same kind, message and stack was reported
+// before, it is recorded for [Violations] and lockordertest, passed to the
+// handler and traced. Packages built on lockorder (barrier, paramserver)
+// report through it, and so can a program's own invariant checks.
+//
+// Report calls the handler on the calling goroutine, with no syncwatch lock
+// held. It does nothing in ModeOff.
+func Report(v Violation) {
+	if loadMode() == ModeOff {
+		return
+	}
+	if v.Time.IsZero() {
+		v.Time = time.Now()
+	}
+	if v.key == "" {
+		top := ""
+		if len(v.Stack) > 0 {
+			top = v.Stack[0].String()
+		}
+		v.key = fmt.Sprintf("%s|%s|%s|%s", v.source(), v.Kind, v.Message, top)
+	}
+	publish(v)
+}
+
+// publish records v and, if it is new, delivers it. It must be called with
+// no internal lock held.
+func publish(v Violation) {
+	if v.Source == "" {
+		v.Source = "lockorder"
+	}
+	if !records.Add(v.key, v, func(v *Violation) { v.ID = lastID.Add(1) }) {
+		return
+	}
+	c := cfg.Load()
+	emitSpan(c, v)
+	if c.handler != nil {
+		c.handler(v)
+		return
+	}
+	fmt.Fprintln(os.Stderr, v.String())
+}
+
+// Violations returns every distinct violation recorded since the program
+// started or [Reset] was last called, oldest first.
+func Violations() []Violation { return records.All() }
+
+// Reset forgets the lock-order graph, the chain cache and the recorded
+// violations, so that a test starts from a clean slate. The configuration
+// and the locks goroutines hold right now are kept.
+func Reset() {
+	resetEngine()
+	records.Reset()
+}

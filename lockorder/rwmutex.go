@@ -1,0 +1,231 @@
+//go:build !syncwatch_off
+
+package lockorder
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/syncwatch/syncwatch/internal/class"
+	"github.com/syncwatch/syncwatch/internal/goid"
+	"github.com/syncwatch/syncwatch/internal/held"
+)
+
+// An RWMutex is a reader/writer mutual exclusion lock that checks how it is
+// used. It is a drop-in replacement for [sync.RWMutex]: the zero value is
+// an unlocked mutex and the methods have sync's names and meanings.
+//
+// Besides what [Mutex] checks, ModeCheck reports recursive read locking
+// (forbidden by sync: it deadlocks once a writer queues) and cycles that
+// mix read and write locks. A cycle made only of read acquisitions is
+// reported only if its locks have writers, since without a writer readers
+// never block.
+//
+// An RWMutex must not be copied after first use.
+type RWMutex struct {
+	mu sync.RWMutex
+	l  atomic.Pointer[class.Lock]
+}
+
+// NewRWMutex returns an unlocked RWMutex in the lock class called class.
+func NewRWMutex(class string) *RWMutex {
+	m := new(RWMutex)
+	m.l.Store(newLock(class, "RWMutex", unsafe.Pointer(m)))
+	return m
+}
+
+func (m *RWMutex) lock() *class.Lock {
+	if l := m.l.Load(); l != nil {
+		return l
+	}
+	l := class.New(nil, "RWMutex", uintptr(unsafe.Pointer(m)))
+	if m.l.CompareAndSwap(nil, l) {
+		return l
+	}
+	return m.l.Load()
+}
+
+// Lock locks m for writing, blocking until no reader or writer holds it.
+func (m *RWMutex) Lock() {
+	w := modeWord.Load()
+	switch Mode(w & 3) {
+	case ModeOff:
+		m.mu.Lock()
+		return
+	case ModeTrace:
+		if !m.mu.TryLock() {
+			traceWait(m.lock(), &m.mu)
+		}
+		return
+	}
+	l := m.lock()
+	gs := current(w)
+	e := prepare(gs, l, false)
+	if !m.mu.TryLock() {
+		checkWait(gs, l, "lock", &m.mu)
+	}
+	acquired(gs, e)
+}
+
+// RLock locks m for reading. It must not be used for recursive read
+// locking; in ModeCheck that is reported.
+func (m *RWMutex) RLock() {
+	w := modeWord.Load()
+	switch Mode(w & 3) {
+	case ModeOff:
+		m.mu.RLock()
+		return
+	case ModeTrace:
+		if !m.mu.TryRLock() {
+			traceWait(m.lock(), m.mu.RLocker())
+		}
+		return
+	}
+	l := m.lock()
+	gs := current(w)
+	e := prepare(gs, l, true)
+	if !m.mu.TryRLock() {
+		checkWait(gs, l, "rlock", m.mu.RLocker())
+	}
+	acquired(gs, e)
+}
+
+// TryLock tries to lock m for writing and reports whether it succeeded.
+func (m *RWMutex) TryLock() bool {
+	if !m.mu.TryLock() {
+		return false
+	}
+	if w := modeWord.Load(); Mode(w&3) == ModeCheck {
+		tryAcquired(current(w), m.lock(), false)
+	}
+	return true
+}
+
+// TryRLock tries to lock m for reading and reports whether it succeeded.
+func (m *RWMutex) TryRLock() bool {
+	if !m.mu.TryRLock() {
+		return false
+	}
+	if w := modeWord.Load(); Mode(w&3) == ModeCheck {
+		tryAcquired(current(w), m.lock(), true)
+	}
+	return true
+}
+
+// Unlock unlocks m for writing. It is a run-time error, reported first in
+// ModeCheck, if m is not locked for writing on entry.
+func (m *RWMutex) Unlock() {
+	if w := modeWord.Load(); Mode(w&3) == ModeCheck {
+		l := m.lock()
+		if !releaseOwn(w, l, false) {
+			m.unlockOther(l)
+		}
+		// Readers are not tracked by holder: forget the writer so that a
+		// waiter blocked by readers is not told a stale writer holds m.
+		l.ClearHolder()
+	}
+	m.mu.Unlock()
+}
+
+func (m *RWMutex) unlockOther(l *class.Lock) {
+	if m.mu.TryLock() {
+		m.mu.Unlock()
+		reportBadUnlock(goid.ID(), l, "Unlock of unlocked")
+		return
+	}
+	if m.mu.TryRLock() {
+		m.mu.RUnlock()
+		reportBadUnlock(goid.ID(), l, "Unlock of read-locked (not write-locked)")
+	}
+}
+
+// RUnlock undoes a single RLock. It is a run-time error, reported first in
+// ModeCheck, if m is not locked for reading on entry.
+func (m *RWMutex) RUnlock() {
+	if w := modeWord.Load(); Mode(w&3) == ModeCheck {
+		if l := m.lock(); !releaseOwn(w, l, true) {
+			m.runlockOther(l)
+		}
+	}
+	m.mu.RUnlock()
+}
+
+func (m *RWMutex) runlockOther(l *class.Lock) {
+	if m.mu.TryLock() {
+		m.mu.Unlock()
+		reportBadUnlock(goid.ID(), l, "RUnlock of unlocked")
+		return
+	}
+	// Read-held by others; one of their holds ends here.
+	l.BumpReadGen()
+}
+
+// RLocker returns a Locker whose Lock and Unlock call m.RLock and
+// m.RUnlock, checked like direct calls.
+func (m *RWMutex) RLocker() sync.Locker { return (*rlocker)(m) }
+
+type rlocker RWMutex
+
+func (r *rlocker) Lock()   { (*RWMutex)(r).RLock() }
+func (r *rlocker) Unlock() { (*RWMutex)(r).RUnlock() }
+
+// LockContext locks m for writing, waiting at most until ctx is done; see
+// [Mutex.LockContext].
+func (m *RWMutex) LockContext(ctx context.Context) error {
+	return m.lockContext(ctx, false)
+}
+
+// RLockContext locks m for reading, waiting at most until ctx is done; see
+// [Mutex.LockContext].
+func (m *RWMutex) RLockContext(ctx context.Context) error {
+	return m.lockContext(ctx, true)
+}
+
+func (m *RWMutex) lockContext(ctx context.Context, read bool) error {
+	if ctx == nil {
+		panic("lockorder: LockContext with nil Context")
+	}
+	try, lk, unlock := m.mu.TryLock, sync.Locker(&m.mu), m.mu.Unlock
+	if read {
+		try, lk, unlock = m.mu.TryRLock, m.mu.RLocker(), m.mu.RUnlock
+	}
+	w := modeWord.Load()
+	if Mode(w&3) != ModeCheck {
+		if try() {
+			return nil
+		}
+		return waitContext(ctx, nil, m.lock(), read, lk, unlock)
+	}
+	l := m.lock()
+	gs := current(w)
+	e := prepare(gs, l, read)
+	if !try() {
+		if err := waitContext(ctx, gs, l, read, lk, unlock); err != nil {
+			return err
+		}
+	}
+	acquired(gs, e)
+	return nil
+}
+
+// AssertHeld reports a not-held violation if the calling goroutine does not
+// hold m for writing. It checks only in ModeCheck.
+func (m *RWMutex) AssertHeld() {
+	if w := modeWord.Load(); Mode(w&3) == ModeCheck {
+		if l := m.lock(); !heldBy(held.Mine(), w, l, false) {
+			reportNotHeld(goid.ID(), l, false)
+		}
+	}
+}
+
+// AssertRHeld reports a not-held violation if the calling goroutine holds m
+// neither for reading nor for writing. It checks only in ModeCheck.
+func (m *RWMutex) AssertRHeld() {
+	if w := modeWord.Load(); Mode(w&3) == ModeCheck {
+		if l := m.lock(); !heldBy(held.Mine(), w, l, true) {
+			reportNotHeld(goid.ID(), l, true)
+		}
+	}
+}

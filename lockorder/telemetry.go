@@ -1,0 +1,105 @@
+//go:build !syncwatch_off
+
+package lockorder
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/syncwatch/syncwatch/internal/class"
+
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+)
+
+// maxStackAttr caps the code.stacktrace attribute.
+const maxStackAttr = 4096
+
+func tracer(c *config) trace.Tracer {
+	tp := c.tracerProvider
+	if tp == nil {
+		tp = otel.GetTracerProvider()
+	}
+	return tp.Tracer(ScopeName, trace.WithInstrumentationVersion(Version))
+}
+
+// emitSpan records v as one span with status Error. It runs with no
+// internal lock held.
+func emitSpan(c *config, v Violation) {
+	_, span := tracer(c).Start(context.Background(), string(v.Kind),
+		trace.WithTimestamp(v.Time), trace.WithAttributes(violationAttrs(v)...))
+	if !span.IsRecording() {
+		span.End()
+		return
+	}
+	err := v.Err
+	if err == nil {
+		err = &ViolationError{Kind: v.Kind, Message: v.Message}
+	}
+	span.RecordError(err)
+	span.SetStatus(codes.Error, v.Message)
+	span.End()
+}
+
+func violationAttrs(v Violation) []attribute.KeyValue {
+	attrs := []attribute.KeyValue{
+		attribute.String("syncwatch.kind", string(v.Kind)),
+		attribute.String("syncwatch.source", v.source()),
+		attribute.Int64("thread.id", v.Goroutine),
+	}
+	if len(v.Locks) > 0 {
+		names, classes := make([]string, len(v.Locks)), make([]string, len(v.Locks))
+		for i, l := range v.Locks {
+			names[i], classes[i] = l.Name, l.Class
+		}
+		attrs = append(attrs,
+			attribute.StringSlice("syncwatch.lock.names", names),
+			attribute.StringSlice("syncwatch.lock.classes", classes))
+	}
+	if len(v.Cycle) > 0 {
+		edges := make([]string, len(v.Cycle))
+		gids := make([]int64, len(v.Cycle))
+		for i, e := range v.Cycle {
+			edges[i] = fmt.Sprintf("%s -> %s", e.From, e.To)
+			gids[i] = e.Goroutine
+		}
+		attrs = append(attrs,
+			attribute.StringSlice("syncwatch.cycle.edges", edges),
+			attribute.Int64Slice("syncwatch.cycle.goroutines", gids))
+	}
+	if v.Holder != 0 {
+		attrs = append(attrs, attribute.Int64("syncwatch.holder.goroutine", v.Holder))
+	}
+	if v.Waited > 0 {
+		attrs = append(attrs, attribute.Int64("syncwatch.wait.duration_ns", v.Waited.Nanoseconds()))
+	}
+	if len(v.Stack) > 0 {
+		st := v.Stack.String()
+		if len(st) > maxStackAttr {
+			st = st[:maxStackAttr]
+		}
+		attrs = append(attrs, attribute.String("code.stacktrace", st))
+	}
+	return append(attrs, v.Attrs...)
+}
+
+// observeWait traces a lock wait that began at start and has just ended,
+// if it lasted at least the configured threshold. It runs only after a
+// wait, never on the uncontended path.
+func observeWait(l *class.Lock, start time.Time) {
+	d := time.Since(start)
+	c := cfg.Load()
+	if d < c.waitThreshold {
+		return
+	}
+	_, span := tracer(c).Start(context.Background(), "lock wait", trace.WithTimestamp(start),
+		trace.WithAttributes(
+			attribute.String("syncwatch.lock.name", l.Name()),
+			attribute.String("syncwatch.lock.class", l.ClassName()),
+			attribute.Int64("syncwatch.wait.duration_ns", d.Nanoseconds()),
+		))
+	span.End(trace.WithTimestamp(start.Add(d)))
+}

@@ -1,0 +1,216 @@
+package lockorder
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+)
+
+// Kind names a kind of violation. Values are stable, kebab-case strings,
+// suitable as telemetry attribute values.
+type Kind string
+
+// The kinds lockorder reports. Other syncwatch packages add their own
+// (barrier-broken, stale-gradient-rejected, ...).
+const (
+	// KindCycle: locks were taken in orders that form a cycle, so that
+	// goroutines following them at the same time can deadlock.
+	KindCycle Kind = "lock-order-cycle"
+	// KindRecursiveLock: a goroutine locked a lock it already holds (or
+	// read-locked one it holds for writing, or the reverse). It deadlocks.
+	KindRecursiveLock Kind = "recursive-lock"
+	// KindRecursiveRLock: a goroutine read-locked an RWMutex it already
+	// holds for reading. Go forbids it: it deadlocks once a writer queues.
+	KindRecursiveRLock Kind = "recursive-rlock"
+	// KindBadUnlock: Unlock or RUnlock of a lock that is not locked.
+	KindBadUnlock Kind = "bad-unlock"
+	// KindWaitTimeout: a bounded lock wait gave up (LockContext).
+	KindWaitTimeout Kind = "wait-timeout"
+	// KindNotHeld: AssertHeld or AssertRHeld found the lock not held by the
+	// calling goroutine.
+	KindNotHeld Kind = "not-held"
+)
+
+// Frame is one call site of a stack.
+type Frame struct {
+	Function string
+	File     string
+	Line     int
+}
+
+// String formats f as "function (file:line)".
+func (f Frame) String() string { return fmt.Sprintf("%s (%s:%d)", f.Function, f.File, f.Line) }
+
+// Stack is a call stack, innermost frame first, without lockorder's frames.
+type Stack []Frame
+
+// String formats s the way Go prints goroutine stacks.
+func (s Stack) String() string {
+	var b strings.Builder
+	for _, f := range s {
+		fmt.Fprintf(&b, "    %s\n        %s:%d\n", f.Function, f.File, f.Line)
+	}
+	return b.String()
+}
+
+// LockRef names a lock in a report.
+type LockRef struct {
+	// Name is the lock's name: "store#2" for the second lock of class
+	// "store", "Mutex@0xc000012345" for a zero-value lock.
+	Name string
+	// Class is the class name; for zero-value locks it equals Name.
+	Class string
+	// ID is unique to the lock instance for the life of the process.
+	ID uint64
+}
+
+// Edge is one edge of a lock-order cycle: To was acquired while From was held.
+type Edge struct {
+	// From and To name the graph nodes: class names, or lock names when
+	// the two locks share a class.
+	From, To string
+	// FromRead and ToRead are set when From was held, or To acquired,
+	// for reading.
+	FromRead, ToRead bool
+	// Goroutine is the goroutine that first took To while holding From, at
+	// Stack, at Time.
+	Goroutine int64
+	Stack     Stack
+	Time      time.Time
+}
+
+// Violation is one report. Violations are values: they can be kept,
+// compared by Kind and printed after the fact.
+type Violation struct {
+	// ID numbers violations in the order they were recorded, from 1. It
+	// is never reused, even across Reset.
+	ID   uint64
+	Kind Kind
+	// Source is the package that reported it: "lockorder", "barrier", ...
+	Source string
+	// Message is a one-line summary.
+	Message string
+	Time    time.Time
+	// Goroutine is the goroutine that caused or observed the violation,
+	// and Stack where.
+	Goroutine int64
+	Stack     Stack
+	// Locks lists the locks involved.
+	Locks []LockRef
+	// Cycle lists the edges of a lock-order cycle, in order: Cycle[i].To
+	// is Cycle[i+1].From, and the last To is the first From.
+	Cycle []Edge
+	// Holder is the goroutine holding the lock waited on (wait-timeout),
+	// and HolderStack where it is now; 0 and nil when unknown.
+	Holder      int64
+	HolderStack Stack
+	// Waited is how long the wait lasted, for wait violations.
+	Waited time.Duration
+	// Detail is further human-readable text, e.g. why a barrier rank is
+	// missing.
+	Detail string
+	// Expected marks a runtime condition the program is built to handle,
+	// such as a rejected stale gradient, rather than a bug.
+	// lockordertest.VerifyNone ignores expected violations unless asked.
+	Expected bool
+	// Err is the typed error with the facts, when the reporter has one
+	// (*barrier.BrokenError, *staleness.StaleError, ...).
+	Err error
+	// Attrs are extra structured facts for telemetry.
+	Attrs []attribute.KeyValue
+
+	key string
+}
+
+// String returns a human report: the summary, the locks, for a cycle each
+// edge with its stack and a possible deadlock scenario, and where it
+// happened.
+func (v Violation) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %s: %s\n", v.source(), v.Kind, v.Message)
+	if len(v.Cycle) > 0 {
+		for i, e := range v.Cycle {
+			fmt.Fprintf(&b, "\n[%d] %s %s acquired while holding %s %s, by goroutine %d at:\n%s",
+				i+1, mode(e.ToRead), e.To, mode(e.FromRead), e.From, e.Goroutine, e.Stack)
+		}
+		b.WriteString("\nPossible deadlock scenario:\n")
+		b.WriteString(scenario(v.Cycle))
+	}
+	if len(v.Stack) > 0 {
+		fmt.Fprintf(&b, "\ngoroutine %d at:\n%s", v.Goroutine, v.Stack)
+	}
+	if v.Holder != 0 {
+		fmt.Fprintf(&b, "\nheld by goroutine %d", v.Holder)
+		if len(v.HolderStack) > 0 {
+			fmt.Fprintf(&b, ", now at:\n%s", v.HolderStack)
+		} else {
+			b.WriteString("\n")
+		}
+	}
+	if v.Detail != "" {
+		fmt.Fprintf(&b, "\n%s\n", strings.TrimRight(v.Detail, "\n"))
+	}
+	return b.String()
+}
+
+func (v Violation) source() string {
+	if v.Source == "" {
+		return "lockorder"
+	}
+	return v.Source
+}
+
+func mode(read bool) string {
+	if read {
+		return "read lock"
+	}
+	return "lock"
+}
+
+// scenario draws, as lockdep does, how goroutines following the cycle's
+// edges at the same time deadlock: each takes its first lock, then each
+// blocks on its second.
+func scenario(cycle []Edge) string {
+	n := len(cycle)
+	cols := make([][]string, n)
+	for i, e := range cycle {
+		cols[i] = make([]string, 2*n)
+		cols[i][i] = fmt.Sprintf("%s(%s)", verb(e.FromRead), e.From)
+		cols[i][n+i] = fmt.Sprintf("%s(%s)  <- blocks", verb(e.ToRead), e.To)
+	}
+	width := make([]int, n)
+	head := make([]string, n)
+	for i, e := range cycle {
+		head[i] = fmt.Sprintf("goroutine %d", e.Goroutine)
+		width[i] = len(head[i])
+		for _, cell := range cols[i] {
+			width[i] = max(width[i], len(cell))
+		}
+	}
+	var b strings.Builder
+	row := func(cells func(i int) string) {
+		var line strings.Builder
+		line.WriteString("    ")
+		for i := range n {
+			fmt.Fprintf(&line, "%-*s", width[i]+4, cells(i))
+		}
+		b.WriteString(strings.TrimRight(line.String(), " "))
+		b.WriteString("\n")
+	}
+	row(func(i int) string { return head[i] })
+	row(func(i int) string { return strings.Repeat("-", len(head[i])) })
+	for r := range 2 * n {
+		row(func(i int) string { return cols[i][r] })
+	}
+	b.WriteString("\n    *** DEADLOCK ***\n")
+	return b.String()
+}
+
+func verb(read bool) string {
+	if read {
+		return "rlock"
+	}
+	return "lock"
+}

@@ -1,0 +1,93 @@
+//go:build !syncwatch_off
+
+package lockorder
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/syncwatch/syncwatch/internal/class"
+	"github.com/syncwatch/syncwatch/internal/goid"
+	"github.com/syncwatch/syncwatch/internal/held"
+	"github.com/syncwatch/syncwatch/internal/stack"
+	"github.com/syncwatch/syncwatch/internal/waits"
+)
+
+// checkWait blocks on lk for gs, recording the wait so that others (a
+// barrier that is missing this goroutine) can tell what it waits for.
+func checkWait(gs *held.G, l *class.Lock, kind string, lk sync.Locker) {
+	start := time.Now()
+	waits.Begin(waits.Wait{Goroutine: gs.ID(), Kind: kind, Object: l.Name(), ObjectID: l.ID, Holder: l.Holder(), Since: start})
+	lk.Lock()
+	waits.End(gs.ID())
+	observeWait(l, start)
+}
+
+// traceWait blocks on lk and traces the wait if it was long.
+func traceWait(l *class.Lock, lk sync.Locker) {
+	start := time.Now()
+	lk.Lock()
+	observeWait(l, start)
+}
+
+// waitContext acquires lk, or gives up when ctx is done. A helper goroutine
+// waits in lk.Lock so that the wait stays in sync's fair queue; if the
+// caller gives up first, the helper releases the lock as soon as it gets
+// it, so an abandoned wait never leaves the lock held.
+func waitContext(ctx context.Context, gs *held.G, l *class.Lock, read bool, lk sync.Locker, unlock func()) error {
+	start := time.Now()
+	gid := goid.ID()
+	kind := "lock"
+	if read {
+		kind = "rlock"
+	}
+	var holder int64
+	if gs != nil {
+		holder = l.Holder()
+	}
+	waits.Begin(waits.Wait{Goroutine: gid, Kind: kind, Object: l.Name(), ObjectID: l.ID, Holder: holder, Since: start})
+	defer waits.End(gid)
+
+	if lockWithContext(ctx, lk, unlock) {
+		observeWait(l, start)
+		return nil
+	}
+	if gs != nil {
+		holder = l.Holder()
+	}
+	err := &WaitError{Lock: l.Name(), Holder: holder, Waited: time.Since(start), Err: ctx.Err()}
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		reportWaitTimeout(gid, l, err)
+	}
+	return err
+}
+
+func reportWaitTimeout(gid int64, l *class.Lock, err *WaitError) {
+	st := stack.Capture()
+	v := Violation{
+		Kind:      KindWaitTimeout,
+		Message:   fmt.Sprintf("goroutine %d gave up waiting for %s after %v", gid, l.Name(), err.Waited.Round(time.Microsecond)),
+		Time:      time.Now(),
+		Goroutine: gid,
+		Stack:     frames(st),
+		Locks:     []LockRef{ref(l)},
+		Holder:    err.Holder,
+		Waited:    err.Waited,
+		Err:       err,
+		key:       fmt.Sprintf("%s:%d:%d", KindWaitTimeout, l.Class.ID, st),
+	}
+	if err.Holder != 0 {
+		v.Message += fmt.Sprintf(", held by goroutine %d", err.Holder)
+		_, fs := stack.ParseGoroutine(stack.Goroutine(err.Holder))
+		for _, f := range fs {
+			v.HolderStack = append(v.HolderStack, Frame(f))
+		}
+		if w, ok := waits.Lookup(err.Holder); ok {
+			v.Detail = fmt.Sprintf("goroutine %d is itself waiting for %s %s", err.Holder, w.Kind, w.Object)
+		}
+	}
+	publish(v)
+}
