@@ -156,3 +156,25 @@ func (m *Mutex) AssertHeld() {
 		}
 	}
 }
+
+// HeldLocks returns the locks the calling goroutine holds, oldest first.
+// Only ModeCheck tracks holders; in the other modes it returns nil.
+// Coordination primitives use it to report a lock held across a wait.
+func HeldLocks() []LockRef {
+	w := modeWord.Load()
+	if Mode(w&3) != ModeCheck {
+		return nil
+	}
+	gs := held.Mine()
+	if gs == nil || gs.Tag() != w {
+		return nil
+	}
+	var out []LockRef
+	ents := gs.Entries()
+	for i := range ents {
+		if gs.Valid(&ents[i]) {
+			out = append(out, ref(ents[i].Lock))
+		}
+	}
+	return out
+}

@@ -107,3 +107,6 @@ func Violations() []Violation { return nil }
 
 // Reset does nothing.
 func Reset() {}
+
+// HeldLocks returns nil: nothing is tracked.
+func HeldLocks() []LockRef { return nil }
