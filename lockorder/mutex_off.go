@@ -102,6 +102,9 @@ func (m *RWMutex) AssertRHeld() {}
 // Report does nothing.
 func Report(v Violation) {}
 
+// ReportContext does nothing.
+func ReportContext(ctx context.Context, v Violation) {}
+
 // Violations returns nil.
 func Violations() []Violation { return nil }
 

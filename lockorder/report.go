@@ -3,6 +3,7 @@
 package lockorder
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"sync/atomic"
@@ -24,7 +25,11 @@ var (
 //
 // Report calls the handler on the calling goroutine, with no syncwatch lock
 // held. It does nothing in ModeOff.
-func Report(v Violation) {
+func Report(v Violation) { ReportContext(context.Background(), v) }
+
+// ReportContext is [Report] for a violation that happened on behalf of ctx
+// (an Await, an Apply): its span is a child of the span in ctx.
+func ReportContext(ctx context.Context, v Violation) {
 	if loadMode() == ModeOff {
 		return
 	}
@@ -38,12 +43,14 @@ func Report(v Violation) {
 		}
 		v.key = fmt.Sprintf("%s|%s|%s|%s", v.source(), v.Kind, v.Message, top)
 	}
-	publish(v)
+	publishContext(ctx, v)
 }
 
 // publish records v and, if it is new, delivers it. It must be called with
 // no internal lock held.
-func publish(v Violation) {
+func publish(v Violation) { publishContext(context.Background(), v) }
+
+func publishContext(ctx context.Context, v Violation) {
 	if v.Source == "" {
 		v.Source = "lockorder"
 	}
@@ -51,7 +58,7 @@ func publish(v Violation) {
 		return
 	}
 	c := cfg.Load()
-	emitSpan(c, v)
+	emitSpan(ctx, c, v)
 	if c.handler != nil {
 		c.handler(v)
 		return

@@ -28,8 +28,8 @@ func tracer(c *config) trace.Tracer {
 
 // emitSpan records v as one span with status Error. It runs with no
 // internal lock held.
-func emitSpan(c *config, v Violation) {
-	_, span := tracer(c).Start(context.Background(), string(v.Kind),
+func emitSpan(ctx context.Context, c *config, v Violation) {
+	_, span := tracer(c).Start(ctx, string(v.Kind),
 		trace.WithTimestamp(v.Time), trace.WithAttributes(violationAttrs(v)...))
 	if !span.IsRecording() {
 		span.End()
