@@ -42,4 +42,3 @@ func (e *WaitError) Is(target error) bool { return target == ErrWaitAbandoned }
 
 // ErrorType returns "wait-timeout", for telemetry's error.type.
 func (e *WaitError) ErrorType() string { return string(KindWaitTimeout) }
-

@@ -18,4 +18,3 @@ func (e *ViolationError) Error() string { return string(e.Kind) + ": " + e.Messa
 
 // ErrorType returns the violation kind, for telemetry's error.type.
 func (e *ViolationError) ErrorType() string { return string(e.Kind) }
-
