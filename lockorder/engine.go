@@ -64,6 +64,9 @@ func current(w uint32) *held.G {
 // returns the entry to push once l is acquired.
 func prepare(gs *held.G, l *class.Lock, read bool) held.Entry {
 	e := held.Entry{Lock: l, Read: read, Elem: elemOf(l.Class.ID, read, false)}
+	if !read && !l.Class.Written() {
+		firstWrite(l.Class)
+	}
 	if gs.Len() == 0 {
 		e.Chain = chain.Extend(0, e.Elem)
 		return e
@@ -99,20 +102,36 @@ func prepareNested(gs *held.G, e held.Entry) held.Entry {
 		// while a canonical order over many instances is not.
 		e.Elem = elemOf(l.ID, e.Read, false)
 	}
-	var prev chain.Key
-	if gs.Len() > 0 {
-		prev = gs.Top().Chain
-	}
-	e.Chain = chain.Extend(prev, e.Elem)
+	e.Chain = chainAfter(gs, e.Elem)
 	if again != nil {
 		e.Again = true
 		reportRecursive(gs, l, again.Read, e.Read)
 		return e
 	}
-	if gs.Len() > 0 && !chains.Contains(e.Chain) {
+	if chains.Contains(e.Chain) {
+		return e
+	}
+	// A new chain: drop holds that ended in another goroutine's hands
+	// before recording edges from them.
+	if gs.Prune() {
+		e.Chain = chainAfter(gs, e.Elem)
+		if chains.Contains(e.Chain) {
+			return e
+		}
+	}
+	if gs.Len() > 0 {
 		recordEdges(gs, e)
 	}
 	return e
+}
+
+// chainAfter returns the chain key of gs's held locks followed by elem.
+func chainAfter(gs *held.G, elem uint64) chain.Key {
+	var prev chain.Key
+	if gs.Len() > 0 {
+		prev = gs.Top().Chain
+	}
+	return chain.Extend(prev, elem)
 }
 
 // acquired pushes e once its lock is held.
@@ -122,9 +141,6 @@ func acquired(gs *held.G, e held.Entry) {
 		e.Gen = l.ReadGen()
 	} else {
 		l.SetHolder(gs.ID())
-		if !l.Class.Written() {
-			l.Class.MarkWritten()
-		}
 		if e.Again {
 			// The older entry is stale: the lock was released by
 			// another goroutine before we could take it again.
@@ -141,11 +157,10 @@ func acquired(gs *held.G, e held.Entry) {
 // predecessor of what is taken while it is held.
 func tryAcquired(gs *held.G, l *class.Lock, read bool) {
 	e := held.Entry{Lock: l, Read: read, Try: true, Elem: elemOf(l.Class.ID, read, true)}
-	var prev chain.Key
-	if gs.Len() > 0 {
-		prev = gs.Top().Chain
+	e.Chain = chainAfter(gs, e.Elem)
+	if !read && !l.Class.Written() {
+		firstWrite(l.Class)
 	}
-	e.Chain = chain.Extend(prev, e.Elem)
 	acquired(gs, e)
 }
 
@@ -224,6 +239,33 @@ func recordEdges(gs *held.G, e held.Entry) {
 	vs := make([]Violation, 0, len(found))
 	for _, c := range found {
 		vs = append(vs, cycleViolation(c, gs.ID(), st))
+	}
+	eng.mu.Unlock()
+	for _, v := range vs {
+		publish(v)
+	}
+}
+
+// firstWrite marks c as having writers. Read acquisitions of c can block
+// from now on, so read-only cycles through c that were harmless may now
+// deadlock: look for them again.
+func firstWrite(c *class.Class) {
+	if !c.MarkWritten() {
+		return
+	}
+	var vs []Violation
+	eng.mu.Lock()
+	if eng.graph.Cyclic() {
+		for id, n := range eng.nodes {
+			if n.cls != c {
+				continue
+			}
+			for _, e := range eng.graph.In(id) {
+				if c := eng.graph.Recheck(e, canBlock); c != nil {
+					vs = append(vs, cycleViolation(c, e.First.Goroutine, stack.ID(e.First.Stack)))
+				}
+			}
+		}
 	}
 	eng.mu.Unlock()
 	for _, v := range vs {

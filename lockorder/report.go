@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/syncwatch/syncwatch/internal/held"
 	"github.com/syncwatch/syncwatch/internal/report"
 )
 
@@ -59,11 +60,21 @@ func publishContext(ctx context.Context, v Violation) {
 	}
 	c := cfg.Load()
 	emitSpan(ctx, c, v)
-	if c.handler != nil {
-		c.handler(v)
+	deliver(c, v)
+}
+
+// deliver calls the handler, unless the calling goroutine is already
+// running it: a violation the handler itself causes is recorded and
+// printed, not handed back to a handler that may hold a lock.
+func deliver(c *config, v Violation) {
+	gs := held.Current()
+	if c.handler == nil || gs.InHandler {
+		fmt.Fprintln(os.Stderr, v.String())
 		return
 	}
-	fmt.Fprintln(os.Stderr, v.String())
+	gs.InHandler = true
+	defer func() { gs.InHandler = false }()
+	c.handler(v)
 }
 
 // Violations returns every distinct violation recorded since the program

@@ -213,6 +213,32 @@ func (g *Graph) mergeModes(e *Edge, o Observation) bool {
 	return changed
 }
 
+// Cyclic reports whether the graph holds a cycle (possibly a harmless one).
+func (g *Graph) Cyclic() bool { return g.cyclic > 0 }
+
+// In returns the edges into node id, in no particular order.
+func (g *Graph) In(id NodeID) []*Edge {
+	n := g.nodes[id]
+	if n == nil {
+		return nil
+	}
+	out := make([]*Edge, 0, len(n.in))
+	for _, e := range n.in {
+		out = append(out, e)
+	}
+	return out
+}
+
+// Recheck searches again for a cycle through e that can deadlock, after
+// something canBlock depends on changed. It returns nil if the graph is
+// acyclic.
+func (g *Graph) Recheck(e *Edge, canBlock func(*Edge) bool) Cycle {
+	if g.cyclic == 0 {
+		return nil
+	}
+	return g.search(e, canBlock)
+}
+
 // Remove deletes node id and its edges.
 func (g *Graph) Remove(id NodeID) {
 	n := g.nodes[id]

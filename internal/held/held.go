@@ -43,6 +43,11 @@ type Entry struct {
 // G is one goroutine's state. Its stack is only touched by the goroutine
 // itself; ID is readable by anyone.
 type G struct {
+	// InHandler is set by the owner while it runs a report handler, so
+	// that a violation caused by the handler itself is not handed back to
+	// it (which would deadlock a handler that holds a lock).
+	InHandler bool
+
 	id     atomic.Int64
 	tag    uint32
 	stack  []Entry
@@ -154,6 +159,7 @@ func (g *G) reset(id int64) {
 	clear(g.inline[:])
 	g.stack = g.inline[:0]
 	g.tag = 0
+	g.InHandler = false
 	g.id.Store(id)
 }
 
