@@ -51,6 +51,15 @@ func elemOf(id uint64, read, try bool) uint64 {
 	return e
 }
 
+// newLockState returns the identity of a new lock of class c (nil for a
+// class of its own), with its chain keys computed.
+func newLockState(c *class.Class, kind string, addr uintptr) *class.Lock {
+	l := class.New(c, kind, addr)
+	ew, er := elemOf(l.Class.ID, false, false), elemOf(l.Class.ID, true, false)
+	l.SetKeys(ew, uint64(chain.Extend(0, ew)), er, uint64(chain.Extend(0, er)))
+	return l
+}
+
 // current returns the calling goroutine's state under mode word w.
 func current(w uint32) *held.G {
 	gs := held.Current()
@@ -58,20 +67,50 @@ func current(w uint32) *held.G {
 	return gs
 }
 
-// prepare runs before a blocking acquisition of l by gs: it reports a
+// enter runs before a blocking acquisition of l by gs: it reports a
 // recursive acquisition, records the order edges the acquisition adds and
-// reports the cycles they close, all before the caller can block. It
-// returns the entry to push once l is acquired.
-func prepare(gs *held.G, l *class.Lock, read bool) held.Entry {
-	e := held.Entry{Lock: l, Read: read, Elem: elemOf(l.Class.ID, read, false)}
+// reports the cycles they close, all before the caller can block, and then
+// pushes l. The entry does not count as a hold until the caller records
+// itself as l's holder (for a write) once l is acquired. It reports whether
+// gs already held l; if so the caller must call reacquired after acquiring.
+//
+// The callers inline the common case themselves: nothing held and l's class
+// already known to have writers.
+func enter(gs *held.G, l *class.Lock, read bool) bool {
 	if !read && !l.Class.Written() {
 		firstWrite(l.Class)
 	}
+	e := held.Entry{Lock: l, Read: read, Elem: l.Elem(read)}
 	if gs.Len() == 0 {
-		e.Chain = chain.Extend(0, e.Elem)
-		return e
+		e.Chain = chain.Key(l.Chain(read))
+	} else {
+		e = prepareNested(gs, e)
 	}
-	return prepareNested(gs, e)
+	if read {
+		e.Gen = l.ReadGen()
+	}
+	gs.Push(e)
+	return e.Again
+}
+
+// reacquired drops the older entries of l after a recursive acquisition
+// went through: they are stale, since l was released by another goroutine
+// before it could be taken again.
+func reacquired(gs *held.G, l *class.Lock) {
+	ents := gs.Entries()
+	for i := len(ents) - 2; i >= 0; i-- {
+		if ents[i].Lock == l && !ents[i].Read {
+			gs.Remove(i)
+			ents = gs.Entries()
+		}
+	}
+}
+
+// holds records gs as the writer holding l, once l is acquired.
+func holds(gs *held.G, l *class.Lock) {
+	if id := gs.ID(); l.Holder() != id {
+		l.SetHolder(id)
+	}
 }
 
 func prepareNested(gs *held.G, e held.Entry) held.Entry {
@@ -134,34 +173,21 @@ func chainAfter(gs *held.G, elem uint64) chain.Key {
 	return chain.Extend(prev, elem)
 }
 
-// acquired pushes e once its lock is held.
-func acquired(gs *held.G, e held.Entry) {
-	l := e.Lock
-	if e.Read {
-		e.Gen = l.ReadGen()
-	} else {
-		l.SetHolder(gs.ID())
-		if e.Again {
-			// The older entry is stale: the lock was released by
-			// another goroutine before we could take it again.
-			for i := gs.Find(l); i >= 0; i = gs.Find(l) {
-				gs.Remove(i)
-			}
-		}
-	}
-	gs.Push(e)
-}
-
 // tryAcquired pushes a lock taken by a successful TryLock or TryRLock. It
 // adds no edge into the lock (a try cannot block), but the lock is a
 // predecessor of what is taken while it is held.
 func tryAcquired(gs *held.G, l *class.Lock, read bool) {
-	e := held.Entry{Lock: l, Read: read, Try: true, Elem: elemOf(l.Class.ID, read, true)}
-	e.Chain = chainAfter(gs, e.Elem)
 	if !read && !l.Class.Written() {
 		firstWrite(l.Class)
 	}
-	acquired(gs, e)
+	e := held.Entry{Lock: l, Read: read, Try: true, Elem: elemOf(l.Class.ID, read, true)}
+	e.Chain = chainAfter(gs, e.Elem)
+	if read {
+		e.Gen = l.ReadGen()
+	} else {
+		holds(gs, l)
+	}
+	gs.Push(e)
 }
 
 // releaseOwn pops l from the calling goroutine's stack. It reports false
@@ -169,14 +195,10 @@ func tryAcquired(gs *held.G, l *class.Lock, read bool) {
 // goroutine, or a bad unlock.
 func releaseOwn(w uint32, l *class.Lock, read bool) bool {
 	gs := held.Mine()
-	if gs == nil || gs.Len() == 0 || gs.Tag() != w {
+	if gs == nil {
 		return false
 	}
-	if top := gs.Top(); top.Lock == l && top.Read == read && gs.Valid(top) {
-		gs.Pop()
-		return true
-	}
-	return releaseDeep(gs, l, read)
+	return gs.PopIf(l, read, w) || (gs.Tag() == w && releaseDeep(gs, l, read))
 }
 
 func releaseDeep(gs *held.G, l *class.Lock, read bool) bool {

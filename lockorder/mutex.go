@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/syncwatch/syncwatch/internal/chain"
 	"github.com/syncwatch/syncwatch/internal/class"
 	"github.com/syncwatch/syncwatch/internal/goid"
 	"github.com/syncwatch/syncwatch/internal/held"
@@ -40,7 +41,7 @@ func NewMutex(class string) *Mutex {
 }
 
 func newLock(name, kind string, p unsafe.Pointer) *class.Lock {
-	return class.New(class.Named(name), kind, uintptr(p))
+	return newLockState(class.Named(name), kind, uintptr(p))
 }
 
 // CurrentMode returns the mode in force.
@@ -51,7 +52,7 @@ func (m *Mutex) lock() *class.Lock {
 	if l := m.l.Load(); l != nil {
 		return l
 	}
-	l := class.New(nil, "Mutex", uintptr(unsafe.Pointer(m)))
+	l := newLockState(nil, "Mutex", uintptr(unsafe.Pointer(m)))
 	if m.l.CompareAndSwap(nil, l) {
 		return l
 	}
@@ -62,6 +63,15 @@ func (m *Mutex) lock() *class.Lock {
 // In ModeCheck a lock-order cycle or a recursive Lock is reported before
 // Lock blocks.
 func (m *Mutex) Lock() {
+	// Small enough to inline: in ModeTrace an uncontended Lock is an atomic
+	// load and sync's own compare-and-swap.
+	if modeWord.Load()&3 == uint32(ModeTrace) && m.mu.TryLock() {
+		return
+	}
+	m.lockSlow()
+}
+
+func (m *Mutex) lockSlow() {
 	w := modeWord.Load()
 	switch Mode(w & 3) {
 	case ModeOff:
@@ -75,11 +85,19 @@ func (m *Mutex) Lock() {
 	}
 	l := m.lock()
 	gs := current(w)
-	e := prepare(gs, l, false)
-	if !m.mu.TryLock() {
-		checkWait(gs, l, "lock", &m.mu)
+	again := false
+	if gs.Len() == 0 && l.Class.Written() {
+		gs.Push(held.Entry{Lock: l, Elem: l.Elem(false), Chain: chain.Key(l.Chain(false))})
+	} else {
+		again = enter(gs, l, false)
 	}
-	acquired(gs, e)
+	if !m.mu.TryLock() {
+		checkWait(gs, l, false, &m.mu)
+	}
+	if again {
+		reacquired(gs, l)
+	}
+	holds(gs, l)
 }
 
 // TryLock tries to lock m and reports whether it succeeded. A successful
@@ -99,12 +117,16 @@ func (m *Mutex) TryLock() bool {
 // locked on entry; in ModeCheck the bad unlock is reported, with its stack,
 // before that error.
 func (m *Mutex) Unlock() {
-	if w := modeWord.Load(); Mode(w&3) == ModeCheck {
-		if l := m.lock(); !releaseOwn(w, l, false) {
-			m.unlockOther(l)
-		}
+	if w := modeWord.Load(); w&3 == uint32(ModeCheck) {
+		m.release(w)
 	}
 	m.mu.Unlock()
+}
+
+func (m *Mutex) release(w uint32) {
+	if l := m.lock(); !releaseOwn(w, l, false) {
+		m.unlockOther(l)
+	}
 }
 
 // unlockOther handles an Unlock by a goroutine that does not hold m.
@@ -136,13 +158,17 @@ func (m *Mutex) LockContext(ctx context.Context) error {
 	}
 	l := m.lock()
 	gs := current(w)
-	e := prepare(gs, l, false)
+	again := enter(gs, l, false)
 	if !m.mu.TryLock() {
 		if err := waitContext(ctx, gs, l, false, &m.mu, m.mu.Unlock); err != nil {
+			gs.Pop()
 			return err
 		}
 	}
-	acquired(gs, e)
+	if again {
+		reacquired(gs, l)
+	}
+	holds(gs, l)
 	return nil
 }
 

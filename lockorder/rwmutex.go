@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/syncwatch/syncwatch/internal/chain"
 	"github.com/syncwatch/syncwatch/internal/class"
 	"github.com/syncwatch/syncwatch/internal/goid"
 	"github.com/syncwatch/syncwatch/internal/held"
@@ -40,7 +41,7 @@ func (m *RWMutex) lock() *class.Lock {
 	if l := m.l.Load(); l != nil {
 		return l
 	}
-	l := class.New(nil, "RWMutex", uintptr(unsafe.Pointer(m)))
+	l := newLockState(nil, "RWMutex", uintptr(unsafe.Pointer(m)))
 	if m.l.CompareAndSwap(nil, l) {
 		return l
 	}
@@ -49,6 +50,13 @@ func (m *RWMutex) lock() *class.Lock {
 
 // Lock locks m for writing, blocking until no reader or writer holds it.
 func (m *RWMutex) Lock() {
+	if modeWord.Load()&3 == uint32(ModeTrace) && m.mu.TryLock() {
+		return
+	}
+	m.lockSlow()
+}
+
+func (m *RWMutex) lockSlow() {
 	w := modeWord.Load()
 	switch Mode(w & 3) {
 	case ModeOff:
@@ -62,16 +70,26 @@ func (m *RWMutex) Lock() {
 	}
 	l := m.lock()
 	gs := current(w)
-	e := prepare(gs, l, false)
+	again := enter(gs, l, false)
 	if !m.mu.TryLock() {
-		checkWait(gs, l, "lock", &m.mu)
+		checkWait(gs, l, false, &m.mu)
 	}
-	acquired(gs, e)
+	if again {
+		reacquired(gs, l)
+	}
+	holds(gs, l)
 }
 
 // RLock locks m for reading. It must not be used for recursive read
 // locking; in ModeCheck that is reported.
 func (m *RWMutex) RLock() {
+	if modeWord.Load()&3 == uint32(ModeTrace) && m.mu.TryRLock() {
+		return
+	}
+	m.rlockSlow()
+}
+
+func (m *RWMutex) rlockSlow() {
 	w := modeWord.Load()
 	switch Mode(w & 3) {
 	case ModeOff:
@@ -79,17 +97,20 @@ func (m *RWMutex) RLock() {
 		return
 	case ModeTrace:
 		if !m.mu.TryRLock() {
-			traceWait(m.lock(), m.mu.RLocker())
+			traceWait(m.lock(), (*rlockerOf)(&m.mu))
 		}
 		return
 	}
 	l := m.lock()
 	gs := current(w)
-	e := prepare(gs, l, true)
-	if !m.mu.TryRLock() {
-		checkWait(gs, l, "rlock", m.mu.RLocker())
+	if gs.Len() == 0 {
+		gs.Push(held.Entry{Lock: l, Read: true, Gen: l.ReadGen(), Elem: l.Elem(true), Chain: chain.Key(l.Chain(true))})
+	} else {
+		enter(gs, l, true)
 	}
-	acquired(gs, e)
+	if !m.mu.TryRLock() {
+		checkWait(gs, l, true, (*rlockerOf)(&m.mu))
+	}
 }
 
 // TryLock tries to lock m for writing and reports whether it succeeded.
@@ -144,12 +165,16 @@ func (m *RWMutex) unlockOther(l *class.Lock) {
 // RUnlock undoes a single RLock. It is a run-time error, reported first in
 // ModeCheck, if m is not locked for reading on entry.
 func (m *RWMutex) RUnlock() {
-	if w := modeWord.Load(); Mode(w&3) == ModeCheck {
-		if l := m.lock(); !releaseOwn(w, l, true) {
-			m.runlockOther(l)
-		}
+	if w := modeWord.Load(); w&3 == uint32(ModeCheck) {
+		m.rrelease(w)
 	}
 	m.mu.RUnlock()
+}
+
+func (m *RWMutex) rrelease(w uint32) {
+	if l := m.lock(); !releaseOwn(w, l, true) {
+		m.runlockOther(l)
+	}
 }
 
 func (m *RWMutex) runlockOther(l *class.Lock) {
@@ -200,13 +225,19 @@ func (m *RWMutex) lockContext(ctx context.Context, read bool) error {
 	}
 	l := m.lock()
 	gs := current(w)
-	e := prepare(gs, l, read)
+	again := enter(gs, l, read)
 	if !try() {
 		if err := waitContext(ctx, gs, l, read, lk, unlock); err != nil {
+			gs.Pop()
 			return err
 		}
 	}
-	acquired(gs, e)
+	if !read {
+		if again {
+			reacquired(gs, l)
+		}
+		holds(gs, l)
+	}
 	return nil
 }
 

@@ -16,18 +16,63 @@ import (
 	"github.com/syncwatch/syncwatch/internal/waits"
 )
 
-// checkWait blocks on lk for gs, recording the wait so that others (a
-// barrier that is missing this goroutine) can tell what it waits for.
-func checkWait(gs *held.G, l *class.Lock, kind string, lk sync.Locker) {
+// locker is a lock with a non-blocking attempt.
+type locker interface {
+	Lock()
+	TryLock() bool
+}
+
+// rlocker adapts an RWMutex's read side to locker.
+type rlockerOf sync.RWMutex
+
+func (r *rlockerOf) Lock()         { (*sync.RWMutex)(r).RLock() }
+func (r *rlockerOf) TryLock() bool { return (*sync.RWMutex)(r).TryRLock() }
+
+// spins is how many times a contended lock is retried, with a short pause,
+// before the wait is timed and recorded. sync.Mutex spins the same way
+// before it sleeps: most contended waits end within nanoseconds, and those
+// are not worth two clock reads.
+const spins = 4
+
+func spin(lk locker) bool {
+	for range spins {
+		pause(32)
+		if lk.TryLock() {
+			return true
+		}
+	}
+	return false
+}
+
+// pause busy-waits for about n loop iterations.
+//
+//go:noinline
+func pause(n int) int {
+	s := 0
+	for i := range n {
+		s += i
+	}
+	return s
+}
+
+// checkWait blocks on lk for gs, recording the wait in gs so that others
+// (a barrier that is missing this goroutine) can tell what it waits for.
+func checkWait(gs *held.G, l *class.Lock, read bool, lk locker) {
+	if spin(lk) {
+		return
+	}
 	start := time.Now()
-	waits.Begin(waits.Wait{Goroutine: gs.ID(), Kind: kind, Object: l.Name(), ObjectID: l.ID, Holder: l.Holder(), Since: start})
+	gs.BeginWait(l, read, start)
 	lk.Lock()
-	waits.End(gs.ID())
+	gs.EndWait()
 	observeWait(l, start)
 }
 
 // traceWait blocks on lk and traces the wait if it was long.
-func traceWait(l *class.Lock, lk sync.Locker) {
+func traceWait(l *class.Lock, lk locker) {
+	if spin(lk) {
+		return
+	}
 	start := time.Now()
 	lk.Lock()
 	observeWait(l, start)

@@ -64,6 +64,12 @@ type Lock struct {
 	// Seq numbers the instances of a named class, for names ("store#2").
 	Seq uint64
 
+	// elem and chain cache the lock's chain-cache element and the key of
+	// the one-lock chain, for write [0] and read [1] acquisitions, so that
+	// taking a lock with nothing held computes nothing.
+	elem  [2]uint64
+	chain [2]uint64
+
 	holder  atomic.Int64  // goroutine that last acquired it for writing; 0 after a release by another goroutine
 	rgen    atomic.Uint32 // bumped when a read hold is released by a goroutine that does not hold it
 	tracked atomic.Bool
@@ -86,6 +92,29 @@ func New(c *Class, kind string, addr uintptr) *Lock {
 		seqMu.Unlock()
 	}
 	return l
+}
+
+// SetKeys records the lock's chain elements and one-lock chain keys for
+// write and read acquisitions. It is called once, before l is shared.
+func (l *Lock) SetKeys(elemW, chainW, elemR, chainR uint64) {
+	l.elem = [2]uint64{elemW, elemR}
+	l.chain = [2]uint64{chainW, chainR}
+}
+
+// Elem returns the chain element set by SetKeys.
+func (l *Lock) Elem(read bool) uint64 {
+	if read {
+		return l.elem[1]
+	}
+	return l.elem[0]
+}
+
+// Chain returns the one-lock chain key set by SetKeys.
+func (l *Lock) Chain(read bool) uint64 {
+	if read {
+		return l.chain[1]
+	}
+	return l.chain[0]
 }
 
 // Name returns a human name: the class name and instance number for named

@@ -16,6 +16,7 @@ package held
 import (
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/syncwatch/syncwatch/internal/chain"
 	"github.com/syncwatch/syncwatch/internal/class"
@@ -29,12 +30,10 @@ type Entry struct {
 	Elem uint64
 	// Chain is the key of the held sequence up to and including this entry.
 	Chain chain.Key
-	// Node is the graph node edges from this lock start at.
-	Node uint64
+	// Gen is Lock.ReadGen() when a read hold was taken.
+	Gen  uint32
 	Read bool
 	Try  bool
-	// Gen is Lock.ReadGen() when a read hold was taken.
-	Gen uint32
 	// Again is set when the goroutine already held Lock when it asked for
 	// it (a recursive acquisition).
 	Again bool
@@ -52,6 +51,31 @@ type G struct {
 	tag    uint32
 	stack  []Entry
 	inline [8]Entry
+
+	// The lock this goroutine is blocked on, if any: readable by anyone.
+	waitLock  atomic.Pointer[class.Lock]
+	waitRead  atomic.Bool
+	waitSince atomic.Int64
+}
+
+// BeginWait records that the owner is about to block on l.
+func (g *G) BeginWait(l *class.Lock, read bool, since time.Time) {
+	g.waitRead.Store(read)
+	g.waitSince.Store(since.UnixNano())
+	g.waitLock.Store(l)
+}
+
+// EndWait records that the owner stopped waiting.
+func (g *G) EndWait() { g.waitLock.Store(nil) }
+
+// Waiting returns the lock g's owner is blocked on, nil if none. It may be
+// called from any goroutine.
+func (g *G) Waiting() (l *class.Lock, read bool, since time.Time) {
+	l = g.waitLock.Load()
+	if l == nil {
+		return nil, false, time.Time{}
+	}
+	return l, g.waitRead.Load(), time.Unix(0, g.waitSince.Load())
 }
 
 // Retag drops every entry if tag differs from the one the entries were
@@ -160,6 +184,7 @@ func (g *G) reset(id int64) {
 	g.stack = g.inline[:0]
 	g.tag = 0
 	g.InHandler = false
+	g.waitLock.Store(nil)
 	g.id.Store(id)
 }
 
@@ -188,8 +213,7 @@ var (
 // it has none.
 func Current() *G {
 	id := goid.ID()
-	i := uint64(id) & (tableSize - 1)
-	if s := &table[i]; s.owner.Load() == id {
+	if s := &table[uint64(id)&(tableSize-1)]; s.owner.Load() == id {
 		return s.g.Load()
 	}
 	return current(id)
@@ -197,7 +221,29 @@ func Current() *G {
 
 // Mine returns the calling goroutine's state, or nil if it has none. It
 // never claims a slot.
-func Mine() *G { return Lookup(goid.ID()) }
+func Mine() *G {
+	id := goid.ID()
+	if s := &table[uint64(id)&(tableSize-1)]; s.owner.Load() == id {
+		return s.g.Load()
+	}
+	return Lookup(id)
+}
+
+// PopIf removes the newest entry if it is a valid hold of l in the given
+// mode, recorded under tag, and reports whether it did. It is the common
+// case of an unlock.
+func (g *G) PopIf(l *class.Lock, read bool, tag uint32) bool {
+	n := len(g.stack) - 1
+	if n < 0 || g.tag != tag {
+		return false
+	}
+	if e := &g.stack[n]; e.Lock != l || e.Read != read || !g.Valid(e) {
+		return false
+	}
+	g.stack[n] = Entry{}
+	g.stack = g.stack[:n]
+	return true
+}
 
 // Lookup returns goroutine id's state, or nil. Only G.ID and the waits
 // recorded elsewhere may be read from another goroutine's state.

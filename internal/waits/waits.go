@@ -10,6 +10,8 @@ package waits
 import (
 	"sync"
 	"time"
+
+	"github.com/syncwatch/syncwatch/internal/held"
 )
 
 // Wait describes one goroutine's current wait.
@@ -58,16 +60,30 @@ func End(gid int64) {
 	s.mu.Unlock()
 }
 
-// Lookup returns the current wait of goroutine gid.
+// Lookup returns the current wait of goroutine gid: one registered with
+// Begin, or a lock wait recorded in the goroutine's held-lock state (the
+// cheap path lockorder uses for contended Lock calls).
 func Lookup(gid int64) (Wait, bool) {
 	s := shardOf(gid)
 	s.mu.Lock()
 	w, ok := s.m[gid]
 	s.mu.Unlock()
-	return w, ok
+	if ok {
+		return w, true
+	}
+	if g := held.Lookup(gid); g != nil {
+		if l, read, since := g.Waiting(); l != nil && g.ID() == gid {
+			kind := "lock"
+			if read {
+				kind = "rlock"
+			}
+			return Wait{Goroutine: gid, Kind: kind, Object: l.Name(), ObjectID: l.ID, Holder: l.Holder(), Since: since}, true
+		}
+	}
+	return Wait{}, false
 }
 
-// All returns every current wait.
+// All returns every wait registered with Begin.
 func All() []Wait {
 	var out []Wait
 	for i := range table {
