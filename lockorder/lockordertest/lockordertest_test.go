@@ -1,0 +1,134 @@
+package lockordertest_test
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/syncwatch/syncwatch/lockorder"
+	"github.com/syncwatch/syncwatch/lockorder/lockordertest"
+)
+
+// recorder is a TestingT that records instead of failing.
+type recorder struct{ errs []string }
+
+func (r *recorder) Error(args ...any) { r.errs = append(r.errs, fmt.Sprint(args...)) }
+
+func inversion(x, y string) {
+	a, b := lockorder.NewMutex(x), lockorder.NewMutex(y)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		a.Lock()
+		b.Lock()
+		b.Unlock()
+		a.Unlock()
+	}()
+	<-done
+	b.Lock()
+	a.Lock()
+	a.Unlock()
+	b.Unlock()
+}
+
+func setup(t *testing.T) {
+	if lockorder.CurrentMode() == lockorder.ModeOff {
+		t.Skip("built with syncwatch_off")
+	}
+	lockorder.Configure(lockorder.WithHandler(func(lockorder.Violation) {}))
+	lockorder.Reset()
+	_ = lockordertest.Find(lockordertest.IncludeExpected()) // consume anything left over
+}
+
+func TestVerifyNoneFailsOnInversion(t *testing.T) {
+	setup(t)
+	var r recorder
+	lockordertest.VerifyNone(&r)
+	if len(r.errs) != 0 {
+		t.Fatalf("clean run failed: %v", r.errs)
+	}
+	inversion("vA", "vB")
+	lockordertest.VerifyNone(&r)
+	if len(r.errs) != 1 {
+		t.Fatalf("VerifyNone reported %d errors, want 1", len(r.errs))
+	}
+	for _, want := range []string{"found 1 violation", "lock-order-cycle", "vB -> vA -> vB", "Possible deadlock scenario"} {
+		if !strings.Contains(r.errs[0], want) {
+			t.Errorf("report lacks %q:\n%s", want, r.errs[0])
+		}
+	}
+	// Reported once: the next check is clean, unless asked for everything.
+	var r2 recorder
+	lockordertest.VerifyNone(&r2)
+	if len(r2.errs) != 0 {
+		t.Fatalf("the same violation failed a second check")
+	}
+	lockordertest.VerifyNone(&r2, lockordertest.IncludeReported())
+	if len(r2.errs) != 1 {
+		t.Fatal("IncludeReported did not include it")
+	}
+}
+
+func TestIgnoreOptions(t *testing.T) {
+	setup(t)
+	inversion("iA", "iB")
+	if err := lockordertest.Find(lockordertest.IgnoreKind(lockorder.KindCycle)); err != nil {
+		t.Fatalf("IgnoreKind: %v", err)
+	}
+	if err := lockordertest.Find(lockordertest.IncludeReported(), lockordertest.IgnoreClass("iA")); err != nil {
+		t.Fatalf("IgnoreClass: %v", err)
+	}
+	if err := lockordertest.Find(lockordertest.IncludeReported(), lockordertest.IgnoreClass("other")); err == nil {
+		t.Fatal("IgnoreClass of an unrelated class hid the cycle")
+	}
+}
+
+func TestExpectedViolationsIgnoredByDefault(t *testing.T) {
+	setup(t)
+	lockorder.Report(lockorder.Violation{Kind: "stale-gradient-rejected", Source: "test", Message: "staleness 15 > 10", Expected: true})
+	if err := lockordertest.Find(); err != nil {
+		t.Fatalf("an expected violation failed the check: %v", err)
+	}
+	if err := lockordertest.Find(lockordertest.IncludeExpected(), lockordertest.IncludeReported()); err == nil {
+		t.Fatal("IncludeExpected did not include it")
+	}
+}
+
+type fakeM struct{ code int }
+
+func (m fakeM) Run() int { return m.code }
+
+func TestVerifyTestMain(t *testing.T) {
+	if os.Getenv("LOCKORDERTEST_CHILD") != "" {
+		lockorder.Configure(lockorder.WithHandler(func(lockorder.Violation) {}))
+		if os.Getenv("LOCKORDERTEST_CHILD") == "bad" {
+			inversion("mA", "mB")
+		}
+		lockordertest.VerifyTestMain(fakeM{})
+		return
+	}
+	if lockorder.CurrentMode() == lockorder.ModeOff {
+		t.Skip("built with syncwatch_off")
+	}
+	for mode, wantFail := range map[string]bool{"good": false, "bad": true} {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestVerifyTestMain$")
+		cmd.Env = append(os.Environ(), "LOCKORDERTEST_CHILD="+mode)
+		out, err := cmd.CombinedOutput()
+		if wantFail != (err != nil) {
+			t.Fatalf("%s: err=%v\n%s", mode, err, out)
+		}
+		if wantFail && !strings.Contains(string(out), "mB -> mA -> mB") {
+			t.Fatalf("%s: output lacks the report:\n%s", mode, out)
+		}
+	}
+}
+
+func ExampleVerifyNone() {
+	t := &recorder{} // in a real test: *testing.T
+	lockorder.Reset()
+	lockordertest.VerifyNone(t)
+	fmt.Println(len(t.errs))
+	// Output: 0
+}

@@ -1,0 +1,52 @@
+//go:build syncwatch_off
+
+package lockorder_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/syncwatch/syncwatch/lockorder"
+)
+
+// With -tags syncwatch_off the types are plain sync locks: they lock, and
+// nothing is checked or recorded.
+func TestOffBuildIsPlainSync(t *testing.T) {
+	if lockorder.CurrentMode() != lockorder.ModeOff {
+		t.Fatalf("mode %v", lockorder.CurrentMode())
+	}
+	lockorder.Configure(lockorder.WithMode(lockorder.ModeCheck)) // accepted, changes nothing
+	a, b := lockorder.NewMutex("A"), lockorder.NewMutex("B")
+	a.Lock()
+	b.Lock()
+	b.Unlock()
+	a.Unlock()
+	b.Lock()
+	a.Lock()
+	a.Unlock()
+	b.Unlock()
+	a.AssertHeld()
+	if len(lockorder.Violations()) != 0 || lockorder.HeldLocks() != nil {
+		t.Fatal("the off build recorded something")
+	}
+	var rw lockorder.RWMutex
+	rw.RLock()
+	if rw.TryLock() {
+		t.Fatal("TryLock succeeded on a read-locked RWMutex")
+	}
+	rw.RUnlock()
+
+	a.Lock()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Millisecond)
+	defer cancel()
+	err := a.LockContext(ctx)
+	if !errors.Is(err, context.DeadlineExceeded) || !errors.Is(err, lockorder.ErrWaitAbandoned) {
+		t.Fatalf("LockContext = %v", err)
+	}
+	a.Unlock()
+	if testing.AllocsPerRun(100, func() { a.Lock(); a.Unlock() }) != 0 {
+		t.Fatal("Lock allocates")
+	}
+}
