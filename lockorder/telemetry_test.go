@@ -1,0 +1,88 @@
+//go:build !syncwatch_off
+
+package lockorder_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+
+	"github.com/syncwatch/syncwatch/lockorder"
+)
+
+func recorderProvider(t *testing.T) *tracetest.SpanRecorder {
+	rec := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+	lockorder.Configure(lockorder.WithTracerProvider(tp))
+	t.Cleanup(func() {
+		lockorder.Configure(lockorder.WithTracerProvider(sdktrace.NewTracerProvider()))
+		_ = tp.Shutdown(t.Context())
+	})
+	return rec
+}
+
+func attrs(s sdktrace.ReadOnlySpan) map[attribute.Key]attribute.Value {
+	m := map[attribute.Key]attribute.Value{}
+	for _, kv := range s.Attributes() {
+		m[kv.Key] = kv.Value
+	}
+	return m
+}
+
+func TestCycleYieldsOneErrorSpan(t *testing.T) {
+	fresh(t)
+	rec := recorderProvider(t)
+	a, b := lockorder.NewMutex("spanA"), lockorder.NewMutex("spanB")
+	run(func() { lockAB(a, b) })
+	for range 3 {
+		run(func() { lockAB(b, a) })
+	}
+	spans := rec.Ended()
+	require.Len(t, spans, 1)
+	s := spans[0]
+	assert.Equal(t, "lock-order-cycle", s.Name())
+	assert.Equal(t, codes.Error, s.Status().Code)
+	assert.Equal(t, lockorder.ScopeName, s.InstrumentationScope().Name)
+	assert.Equal(t, lockorder.Version, s.InstrumentationScope().Version)
+	at := attrs(s)
+	assert.Equal(t, "lock-order-cycle", at["syncwatch.kind"].AsString())
+	assert.ElementsMatch(t, []string{"spanA", "spanB"}, at["syncwatch.lock.names"].AsStringSlice())
+	assert.Equal(t, []string{"spanB -> spanA", "spanA -> spanB"}, at["syncwatch.cycle.edges"].AsStringSlice())
+	assert.Contains(t, at["code.stacktrace"].AsString(), "lockAB")
+	require.Len(t, s.Events(), 1, "RecordError adds an exception event")
+	assert.Equal(t, "exception", s.Events()[0].Name)
+}
+
+func TestLongWaitYieldsLockWaitSpan(t *testing.T) {
+	fresh(t)
+	rec := recorderProvider(t)
+	lockorder.Configure(lockorder.WithMode(lockorder.ModeTrace), lockorder.WithWaitThreshold(10*time.Millisecond))
+	t.Cleanup(func() { lockorder.Configure(lockorder.WithWaitThreshold(10 * time.Millisecond)) })
+	m := lockorder.NewMutex("slow")
+
+	m.Lock()
+	m.Unlock()
+	assert.Empty(t, rec.Ended(), "an uncontended Lock makes no span")
+	assert.Zero(t, testing.AllocsPerRun(100, func() { m.Lock(); m.Unlock() }))
+
+	m.Lock()
+	go func() {
+		time.Sleep(50 * time.Millisecond)
+		m.Unlock()
+	}()
+	m.Lock()
+	m.Unlock()
+	spans := rec.Ended()
+	require.Len(t, spans, 1)
+	assert.Equal(t, "lock wait", spans[0].Name())
+	at := attrs(spans[0])
+	assert.Equal(t, "slow#"+suffix(at["syncwatch.lock.name"].AsString()), at["syncwatch.lock.name"].AsString())
+	assert.Equal(t, "slow", at["syncwatch.lock.class"].AsString())
+	assert.GreaterOrEqual(t, at["syncwatch.wait.duration_ns"].AsInt64(), int64(40*time.Millisecond))
+}
