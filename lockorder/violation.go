@@ -132,8 +132,8 @@ func (v Violation) String() string {
 	fmt.Fprintf(&b, "%s: %s: %s\n", v.source(), v.Kind, v.Message)
 	if len(v.Cycle) > 0 {
 		for i, e := range v.Cycle {
-			fmt.Fprintf(&b, "\n[%d] %s %s acquired while holding %s %s, by goroutine %d at:\n%s",
-				i+1, mode(e.ToRead), e.To, mode(e.FromRead), e.From, e.Goroutine, e.Stack)
+			fmt.Fprintf(&b, "\n[%d] goroutine %d took %s%s while holding %s%s, at:\n%s",
+				i+1, e.Goroutine, e.To, mode(e.ToRead), e.From, mode(e.FromRead), e.Stack)
 		}
 		b.WriteString("\nPossible deadlock scenario:\n")
 		b.WriteString(scenario(v.Cycle))
@@ -164,9 +164,9 @@ func (v Violation) source() string {
 
 func mode(read bool) string {
 	if read {
-		return "read lock"
+		return " (read)"
 	}
-	return "lock"
+	return ""
 }
 
 // scenario draws, as lockdep does, how goroutines following the cycle's
