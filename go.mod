@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	github.com/google/pprof v0.0.0-20260906184651-6331bc6350fe
+	github.com/marusama/cyclicbarrier v1.1.0
 	github.com/petermattis/goid v0.0.0-20260820044319-269ab09b5261
 	github.com/sasha-s/go-deadlock v0.3.9
 	github.com/stretchr/testify v1.12.1
@@ -13,6 +14,7 @@ require (
 	go.opentelemetry.io/otel/sdk v1.47.0
 	go.opentelemetry.io/otel/sdk/metric v1.47.0
 	go.opentelemetry.io/otel/trace v1.47.0
+	go.uber.org/goleak v1.3.0
 )
 
 require (
