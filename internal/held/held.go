@@ -56,6 +56,10 @@ type G struct {
 	waitLock  atomic.Pointer[class.Lock]
 	waitRead  atomic.Bool
 	waitSince atomic.Int64
+
+	// Keep two goroutines' states off one cache line: each is written
+	// by its owner on every lock.
+	_ [64]byte
 }
 
 // BeginWait records that the owner is about to block on l.
