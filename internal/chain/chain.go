@@ -38,8 +38,11 @@ type Set struct {
 	max int        // entries before the set is cleared; 0 means DefaultMax
 }
 
-// DefaultMax is the number of chains a Set holds before it starts over.
-const DefaultMax = 1 << 20
+// DefaultMax is the number of chains a Set holds before it starts over:
+// far more than the distinct lock sequences of a program, while keeping
+// the table under a few MiB when a program churns through short-lived
+// locks whose chains can never be seen again.
+const DefaultMax = 1 << 16
 
 type table struct {
 	slots []atomic.Uint64

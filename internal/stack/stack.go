@@ -7,6 +7,7 @@ package stack
 import (
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -88,14 +89,16 @@ func Top(id ID) Frame {
 // Len returns the number of distinct stacks stored.
 func Len() int { return defaultTable.len() }
 
-// table interns stacks by their program counters.
+// table interns stacks by their program counters. Lookups hash the
+// counters and compare them, so a stack seen before costs no allocation.
 type table struct {
 	mu     sync.Mutex
-	byKey  map[string]ID
+	byHash map[uint64][]ID
+	pcs    [][]uintptr
 	stacks [][]Frame
 }
 
-var defaultTable = &table{byKey: make(map[string]ID)}
+var defaultTable = &table{byHash: make(map[uint64][]ID)}
 
 // maxStacks bounds the table: a program has a bounded number of distinct
 // call paths, but a pathological one (deep recursion with varying depth)
@@ -103,27 +106,37 @@ var defaultTable = &table{byKey: make(map[string]ID)}
 const maxStacks = 1 << 16
 
 func (t *table) intern(pcs []uintptr) ID {
-	key := pcKey(pcs)
+	h := pcHash(pcs)
 	t.mu.Lock()
-	if id, ok := t.byKey[key]; ok {
-		t.mu.Unlock()
+	id := t.lookup(h, pcs)
+	t.mu.Unlock()
+	if id != 0 {
 		return id
 	}
-	t.mu.Unlock()
 	// Symbolize outside the table lock: it is the slow part.
 	frames := symbolize(pcs)
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if id, ok := t.byKey[key]; ok {
+	if id := t.lookup(h, pcs); id != 0 {
 		return id
 	}
 	if len(t.stacks) >= maxStacks {
 		return 0
 	}
 	t.stacks = append(t.stacks, frames)
-	id := ID(len(t.stacks))
-	t.byKey[key] = id
+	t.pcs = append(t.pcs, slices.Clone(pcs))
+	id = ID(len(t.stacks))
+	t.byHash[h] = append(t.byHash[h], id)
 	return id
+}
+
+func (t *table) lookup(h uint64, pcs []uintptr) ID {
+	for _, id := range t.byHash[h] {
+		if slices.Equal(t.pcs[id-1], pcs) {
+			return id
+		}
+	}
+	return 0
 }
 
 func (t *table) frames(id ID) []Frame {
@@ -141,16 +154,14 @@ func (t *table) len() int {
 	return len(t.stacks)
 }
 
-// pcKey turns a pc slice into a map key without hashing collisions.
-func pcKey(pcs []uintptr) string {
-	var b strings.Builder
-	b.Grow(len(pcs) * 8)
+// pcHash hashes a pc slice (FNV-1a over the words).
+func pcHash(pcs []uintptr) uint64 {
+	h := uint64(14695981039346656037)
 	for _, pc := range pcs {
-		for i := 0; i < 8; i++ {
-			b.WriteByte(byte(pc >> (8 * i)))
-		}
+		h ^= uint64(pc)
+		h *= 1099511628211
 	}
-	return b.String()
+	return h
 }
 
 // symbolize turns pcs into frames, dropping syncwatch's leading frames and
