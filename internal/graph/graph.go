@@ -50,26 +50,33 @@ type Edge struct {
 	// FromWrite is set if From was ever held for writing along this edge.
 	FromWrite bool
 	cyclic    bool
+
+	from, to      *Node
+	outIdx, inIdx int // positions in from.out and to.in
 }
 
 // Node is a lock class or instance.
 type Node struct {
 	ID   NodeID
 	Name string
-	out  map[NodeID]*Edge
-	in   map[NodeID]*Edge
+	// Adjacency as slices, in insertion order; an edge knows its index in
+	// each, so removal is O(1) and no per-node map is kept.
+	out  []*Edge
+	in   []*Edge
 	rank int
 	mark uint64
+	via  *Edge // breadth-first search parent
 }
 
 // Graph is a lock-order graph. The zero Graph is empty and ready to use.
 type Graph struct {
 	nodes      map[NodeID]*Node
+	edges      map[[2]NodeID]*Edge
 	nextRank   int
 	cyclic     int  // edges inserted while closing a cycle
 	ranksValid bool // ranks form a topological order of all edges
 	epoch      uint64
-	edges      int
+	peak       int // most nodes ever held since the maps were last rebuilt
 	// MaxSearch bounds the nodes one search may visit; 0 means 1<<20.
 	MaxSearch int
 }
@@ -95,12 +102,13 @@ func (c Cycle) Key() []NodeID {
 func (g *Graph) Len() int { return len(g.nodes) }
 
 // Edges returns the number of edges.
-func (g *Graph) Edges() int { return g.edges }
+func (g *Graph) Edges() int { return len(g.edges) }
 
 // Node returns the node id, creating it with name if it does not exist.
 func (g *Graph) Node(id NodeID, name string) *Node {
 	if g.nodes == nil {
 		g.nodes = make(map[NodeID]*Node)
+		g.edges = make(map[[2]NodeID]*Edge)
 		g.ranksValid = true
 	}
 	n := g.nodes[id]
@@ -108,6 +116,7 @@ func (g *Graph) Node(id NodeID, name string) *Node {
 		n = &Node{ID: id, Name: name, rank: g.nextRank}
 		g.nextRank++
 		g.nodes[id] = n
+		g.peak = max(g.peak, len(g.nodes))
 	}
 	return n
 }
@@ -116,19 +125,12 @@ func (g *Graph) Node(id NodeID, name string) *Node {
 func (g *Graph) Lookup(id NodeID) *Node { return g.nodes[id] }
 
 // Edge returns the edge from->to, or nil.
-func (g *Graph) Edge(from, to NodeID) *Edge {
-	if n := g.nodes[from]; n != nil {
-		return n.out[to]
-	}
-	return nil
-}
+func (g *Graph) Edge(from, to NodeID) *Edge { return g.edges[[2]NodeID{from, to}] }
 
 // Each calls f for every edge, in no particular order.
 func (g *Graph) Each(f func(*Edge)) {
-	for _, n := range g.nodes {
-		for _, e := range n.out {
-			f(e)
-		}
+	for _, e := range g.edges {
+		f(e)
 	}
 }
 
@@ -142,7 +144,7 @@ func (g *Graph) Add(from, to NodeID, o Observation, canBlock func(*Edge) bool) (
 		return nil, false, nil
 	}
 	fn, tn := g.Node(from, ""), g.Node(to, "")
-	if e = fn.out[to]; e != nil {
+	if e = g.edges[[2]NodeID{from, to}]; e != nil {
 		if !g.merge(e, o) || g.cyclic == 0 {
 			return e, false, nil
 		}
@@ -169,15 +171,33 @@ func (g *Graph) Add(from, to NodeID, o Observation, canBlock func(*Edge) bool) (
 }
 
 func (g *Graph) link(e *Edge, fn, tn *Node) {
-	if fn.out == nil {
-		fn.out = make(map[NodeID]*Edge)
+	e.from, e.to = fn, tn
+	e.outIdx, e.inIdx = len(fn.out), len(tn.in)
+	fn.out = append(fn.out, e)
+	tn.in = append(tn.in, e)
+	g.edges[[2]NodeID{fn.ID, tn.ID}] = e
+}
+
+// unlink removes e from its nodes' adjacency and the edge map.
+func (g *Graph) unlink(e *Edge) {
+	out := e.from.out
+	last := len(out) - 1
+	out[e.outIdx] = out[last]
+	out[e.outIdx].outIdx = e.outIdx
+	out[last] = nil
+	e.from.out = out[:last]
+
+	in := e.to.in
+	last = len(in) - 1
+	in[e.inIdx] = in[last]
+	in[e.inIdx].inIdx = e.inIdx
+	in[last] = nil
+	e.to.in = in[:last]
+
+	delete(g.edges, [2]NodeID{e.From, e.To})
+	if e.cyclic {
+		g.cyclic--
 	}
-	if tn.in == nil {
-		tn.in = make(map[NodeID]*Edge)
-	}
-	fn.out[tn.ID] = e
-	tn.in[fn.ID] = e
-	g.edges++
 }
 
 // merge folds o into e and reports whether e can now take part in a cycle
@@ -222,11 +242,7 @@ func (g *Graph) In(id NodeID) []*Edge {
 	if n == nil {
 		return nil
 	}
-	out := make([]*Edge, 0, len(n.in))
-	for _, e := range n.in {
-		out = append(out, e)
-	}
-	return out
+	return slices.Clone(n.in)
 }
 
 // Recheck searches again for a cycle through e that can deadlock, after
@@ -246,27 +262,41 @@ func (g *Graph) Remove(id NodeID) {
 		return
 	}
 	hadCyclic := false
-	for to, e := range n.out {
-		delete(g.nodes[to].in, id)
+	for len(n.out) > 0 {
+		e := n.out[len(n.out)-1]
 		hadCyclic = hadCyclic || e.cyclic
-		g.drop(e)
+		g.unlink(e)
 	}
-	for from, e := range n.in {
-		delete(g.nodes[from].out, id)
+	for len(n.in) > 0 {
+		e := n.in[len(n.in)-1]
 		hadCyclic = hadCyclic || e.cyclic
-		g.drop(e)
+		g.unlink(e)
 	}
 	delete(g.nodes, id)
+	g.shrink()
 	if hadCyclic {
 		g.retopo()
 	}
 }
 
-func (g *Graph) drop(e *Edge) {
-	g.edges--
-	if e.cyclic {
-		g.cyclic--
+// shrink rebuilds the maps once most of their entries are gone: Go maps
+// never give memory back, and a program that churns through short-lived
+// locks would otherwise keep the high-water mark forever.
+func (g *Graph) shrink() {
+	if g.peak < 4096 || len(g.nodes) > g.peak/4 {
+		return
 	}
+	nodes := make(map[NodeID]*Node, len(g.nodes))
+	for id, n := range g.nodes {
+		nodes[id] = n
+		n.out = slices.Clip(n.out)
+		n.in = slices.Clip(n.in)
+	}
+	edges := make(map[[2]NodeID]*Edge, len(g.edges))
+	for k, e := range g.edges {
+		edges[k] = e
+	}
+	g.nodes, g.edges, g.peak = nodes, edges, len(nodes)
 }
 
 // Reset empties the graph.

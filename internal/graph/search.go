@@ -34,8 +34,8 @@ func (g *Graph) reorder(fn, tn *Node) bool {
 		if budget--; budget < 0 {
 			return false
 		}
-		for id := range n.out {
-			m := g.nodes[id]
+		for _, e := range n.out {
+			m := e.to
 			if m == fn {
 				return false
 			}
@@ -52,8 +52,8 @@ func (g *Graph) reorder(fn, tn *Node) bool {
 		n := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		bwd = append(bwd, n)
-		for id := range n.in {
-			m := g.nodes[id]
+		for _, e := range n.in {
+			m := e.from
 			if m.mark != bwdMark && m.rank > lb {
 				m.mark = bwdMark
 				stack = append(stack, m)
@@ -125,6 +125,9 @@ func (g *Graph) search(e *Edge, canBlock func(*Edge) bool) Cycle {
 	if canBlock != nil && !canBlock(e) {
 		return nil
 	}
+	if len(e.Gate) == 0 {
+		return g.searchPlain(e, canBlock)
+	}
 	start := state{id: e.To, gate: gateKey(e.Gate)}
 	gates := map[string][]NodeID{start.gate: e.Gate}
 	parent := map[state]step{start: {}}
@@ -139,7 +142,7 @@ func (g *Graph) search(e *Edge, canBlock func(*Edge) bool) Cycle {
 			continue
 		}
 		curGate := gates[cur.gate]
-		for _, next := range sortedOut(n) {
+		for _, next := range n.out {
 			if canBlock != nil && !canBlock(next) {
 				continue
 			}
@@ -164,23 +167,38 @@ func (g *Graph) search(e *Edge, canBlock func(*Edge) bool) Cycle {
 	return nil
 }
 
-// sortedOut returns n's out edges in node-id order, so that searches and
-// the reports built from them are deterministic.
-func sortedOut(n *Node) []*Edge {
-	out := make([]*Edge, 0, len(n.out))
-	for _, e := range n.out {
-		out = append(out, e)
-	}
-	slices.SortFunc(out, func(a, b *Edge) int {
-		switch {
-		case a.To < b.To:
-			return -1
-		case a.To > b.To:
-			return 1
+// searchPlain is search for an edge with no gate: any path back closes
+// a cycle, so a breadth-first search over nodes (not gate states) with
+// marks on the nodes finds the shortest.
+func (g *Graph) searchPlain(e *Edge, canBlock func(*Edge) bool) Cycle {
+	g.epoch++
+	mark := g.epoch
+	start := e.to
+	start.mark, start.via = mark, nil
+	queue := []*Node{start}
+	budget := g.maxSearch()
+	for len(queue) > 0 && budget > 0 {
+		n := queue[0]
+		queue = queue[1:]
+		budget--
+		for _, next := range n.out {
+			m := next.to
+			if m.mark == mark || (canBlock != nil && !canBlock(next)) {
+				continue
+			}
+			m.mark, m.via = mark, next
+			if m == e.from {
+				var path []*Edge
+				for x := m; x != start; x = x.via.from {
+					path = append(path, x.via)
+				}
+				slices.Reverse(path)
+				return append(Cycle{e}, path...)
+			}
+			queue = append(queue, m)
 		}
-		return 0
-	})
-	return out
+	}
+	return nil
 }
 
 func buildCycle(e *Edge, parent map[state]step, end, start state) Cycle {
@@ -200,8 +218,8 @@ func (g *Graph) retopo() {
 	indeg := make(map[NodeID]int, len(g.nodes))
 	for id, n := range g.nodes {
 		indeg[id] += 0
-		for to := range n.out {
-			indeg[to]++
+		for _, e := range n.out {
+			indeg[e.To]++
 		}
 	}
 	var ready, order []NodeID
@@ -214,9 +232,9 @@ func (g *Graph) retopo() {
 		id := ready[len(ready)-1]
 		ready = ready[:len(ready)-1]
 		order = append(order, id)
-		for to := range g.nodes[id].out {
-			if indeg[to]--; indeg[to] == 0 {
-				ready = append(ready, to)
+		for _, e := range g.nodes[id].out {
+			if indeg[e.To]--; indeg[e.To] == 0 {
+				ready = append(ready, e.To)
 			}
 		}
 	}
