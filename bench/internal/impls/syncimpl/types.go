@@ -1,0 +1,11 @@
+// Package syncimpl runs the benchmark workloads on sync.Mutex and
+// sync.RWMutex, the baseline every other implementation is compared with.
+package syncimpl
+
+import "sync"
+
+// Mutex is the mutex the workloads use.
+type Mutex = sync.Mutex
+
+// RWMutex is the reader/writer mutex the workloads use.
+type RWMutex = sync.RWMutex

@@ -1,0 +1,6 @@
+package staleness
+
+import "time"
+
+// MaxWaitOf returns the max wait c was created with.
+func MaxWaitOf(c *Clock) time.Duration { return c.maxWait }
