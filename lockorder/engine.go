@@ -377,7 +377,7 @@ func cycleViolation(c graph.Cycle, gid int64, st stack.ID) Violation {
 	for _, id := range c.Key() {
 		key = append(key, fmt.Sprint(uint64(id)))
 	}
-	v.key = string(KindCycle) + ":" + strings.Join(key, ",")
+	v.Key = string(KindCycle) + ":" + strings.Join(key, ",")
 	v.Message = fmt.Sprintf("cycle of %d locks: %s -> %s", len(c), strings.Join(names, " -> "), names[0])
 	return v
 }
@@ -418,7 +418,7 @@ func reportRecursive(gs *held.G, l *class.Lock, heldRead, read bool) {
 		Goroutine: gs.ID(),
 		Stack:     frames(st),
 		Locks:     []LockRef{ref(l)},
-		key:       fmt.Sprintf("%s:%d:%d", kind, l.Class.ID, st),
+		Key:       fmt.Sprintf("%s:%d:%d", kind, l.Class.ID, st),
 	})
 }
 
@@ -431,7 +431,7 @@ func reportBadUnlock(gid int64, l *class.Lock, msg string) {
 		Goroutine: gid,
 		Stack:     frames(st),
 		Locks:     []LockRef{ref(l)},
-		key:       fmt.Sprintf("%s:%d:%d", KindBadUnlock, l.Class.ID, st),
+		Key:       fmt.Sprintf("%s:%d:%d", KindBadUnlock, l.Class.ID, st),
 	})
 }
 
@@ -448,7 +448,7 @@ func reportNotHeld(gid int64, l *class.Lock, read bool) {
 		Goroutine: gid,
 		Stack:     frames(st),
 		Locks:     []LockRef{ref(l)},
-		key:       fmt.Sprintf("%s:%d:%d", KindNotHeld, l.Class.ID, st),
+		Key:       fmt.Sprintf("%s:%d:%d", KindNotHeld, l.Class.ID, st),
 	})
 }
 

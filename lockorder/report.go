@@ -3,9 +3,11 @@
 package lockorder
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -13,9 +15,13 @@ import (
 	"github.com/syncwatch/syncwatch/internal/report"
 )
 
+// Bugs and expected conditions are kept in separate stores, each bounded,
+// so that a flood of expected reports (rejected stale gradients) can never
+// crowd out a real bug.
 var (
-	records report.Store[Violation]
-	lastID  atomic.Uint64
+	records  report.Store[Violation]
+	expected report.Store[Violation]
+	lastID   atomic.Uint64
 )
 
 // Report hands v to the report pipeline shared by every syncwatch package:
@@ -37,12 +43,12 @@ func ReportContext(ctx context.Context, v Violation) {
 	if v.Time.IsZero() {
 		v.Time = time.Now()
 	}
-	if v.key == "" {
+	if v.Key == "" {
 		top := ""
 		if len(v.Stack) > 0 {
 			top = v.Stack[0].String()
 		}
-		v.key = fmt.Sprintf("%s|%s|%s|%s", v.source(), v.Kind, v.Message, top)
+		v.Key = fmt.Sprintf("%s|%s|%s|%s", v.source(), v.Kind, v.Message, top)
 	}
 	publishContext(ctx, v)
 }
@@ -55,7 +61,11 @@ func publishContext(ctx context.Context, v Violation) {
 	if v.Source == "" {
 		v.Source = "lockorder"
 	}
-	if !records.Add(v.key, v, func(v *Violation) { v.ID = lastID.Add(1) }) {
+	store := &records
+	if v.Expected {
+		store = &expected
+	}
+	if !store.Add(v.Key, v, func(v *Violation) { v.ID = lastID.Add(1) }) {
 		return
 	}
 	c := cfg.Load()
@@ -69,7 +79,11 @@ func publishContext(ctx context.Context, v Violation) {
 func deliver(c *config, v Violation) {
 	gs := held.Current()
 	if c.handler == nil || gs.InHandler {
-		fmt.Fprintln(os.Stderr, v.String())
+		// The default handler: bugs go to standard error; expected
+		// conditions are only recorded and traced.
+		if !v.Expected {
+			fmt.Fprintln(os.Stderr, v.String())
+		}
 		return
 	}
 	gs.InHandler = true
@@ -79,7 +93,11 @@ func deliver(c *config, v Violation) {
 
 // Violations returns every distinct violation recorded since the program
 // started or [Reset] was last called, oldest first.
-func Violations() []Violation { return records.All() }
+func Violations() []Violation {
+	out := append(records.All(), expected.All()...)
+	slices.SortFunc(out, func(a, b Violation) int { return cmp.Compare(a.ID, b.ID) })
+	return out
+}
 
 // Reset forgets the lock-order graph, the chain cache and the recorded
 // violations, so that a test starts from a clean slate. The configuration
@@ -87,4 +105,5 @@ func Violations() []Violation { return records.All() }
 func Reset() {
 	resetEngine()
 	records.Reset()
+	expected.Reset()
 }

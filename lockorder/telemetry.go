@@ -86,13 +86,18 @@ func violationAttrs(v Violation) []attribute.KeyValue {
 	return append(attrs, v.Attrs...)
 }
 
-// observeWait traces a lock wait that began at start and has just ended,
-// if it lasted at least the configured threshold. It runs only after a
-// wait, never on the uncontended path.
+// observeWait records a contended lock wait that began at start and has
+// just ended: in the wait histogram and the wait profile always, and as a
+// "lock wait" span, with the waiter's stack in the profile, if it lasted at
+// least the configured threshold. It runs only after a wait, never on the
+// uncontended path.
 func observeWait(l *class.Lock, start time.Time) {
 	d := time.Since(start)
 	c := cfg.Load()
-	if d < c.waitThreshold {
+	recordWaitMetric(c, l, d)
+	long := d >= c.waitThreshold
+	recordWaitProfile(l, d, long)
+	if !long {
 		return
 	}
 	_, span := tracer(c).Start(context.Background(), "lock wait", trace.WithTimestamp(start),

@@ -120,8 +120,12 @@ type Violation struct {
 	Err error
 	// Attrs are extra structured facts for telemetry.
 	Attrs []attribute.KeyValue
-
-	key string
+	// Key identifies the violation for deduplication: a violation whose
+	// Key was reported before is dropped. Reporters may set it to group
+	// occurrences (say, one per worker and staleness band) while Message
+	// carries the exact figures; by default it is made of the source,
+	// kind, message and innermost stack frame.
+	Key string
 }
 
 // String returns a human report: the summary, the locks, for a cycle each

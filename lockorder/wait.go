@@ -63,7 +63,9 @@ func checkWait(gs *held.G, l *class.Lock, read bool, lk locker) {
 	}
 	start := time.Now()
 	gs.BeginWait(l, read, start)
+	beginWaitNote(gs)
 	lk.Lock()
+	endWaitNote(gs)
 	gs.EndWait()
 	observeWait(l, start)
 }
@@ -122,7 +124,7 @@ func reportWaitTimeout(gid int64, l *class.Lock, err *WaitError) {
 		Holder:    err.Holder,
 		Waited:    err.Waited,
 		Err:       err,
-		key:       fmt.Sprintf("%s:%d:%d", KindWaitTimeout, l.Class.ID, st),
+		Key:       fmt.Sprintf("%s:%d:%d", KindWaitTimeout, l.Class.ID, st),
 	}
 	if err.Holder != 0 {
 		v.Message += fmt.Sprintf(", held by goroutine %d", err.Holder)

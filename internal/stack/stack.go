@@ -28,11 +28,15 @@ type Frame struct {
 // String formats f as "function (file:line)".
 func (f Frame) String() string { return fmt.Sprintf("%s (%s:%d)", f.Function, f.File, f.Line) }
 
-// internal lists the function-name prefixes of syncwatch machinery. A frame
-// whose function starts with one of them is not shown.
+// internal lists the function-name prefixes of syncwatch's packages. A
+// frame whose function starts with one of them (and is not in a _test
+// package) is not shown: reports start at the user's call into syncwatch.
 var internal = []string{
 	"github.com/syncwatch/syncwatch/lockorder.",
 	"github.com/syncwatch/syncwatch/internal/",
+	"github.com/syncwatch/syncwatch/barrier.",
+	"github.com/syncwatch/syncwatch/staleness.",
+	"github.com/syncwatch/syncwatch/paramserver.",
 	"runtime.",
 }
 

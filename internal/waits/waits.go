@@ -83,7 +83,8 @@ func Lookup(gid int64) (Wait, bool) {
 	return Wait{}, false
 }
 
-// All returns every wait registered with Begin.
+// All returns every wait registered with Begin. Lock waits recorded in
+// goroutines' held-lock state are not listed; Lookup finds them.
 func All() []Wait {
 	var out []Wait
 	for i := range table {

@@ -1,0 +1,87 @@
+package lockorder
+
+// This file holds no code, only the names of lockorder's telemetry and what
+// each carries. It has no build tag, like the ScopeName it sits next to:
+// the names exist in both builds, and the syncwatch_off build emits nothing.
+
+// MetricWaitDuration is the histogram of contended lock waits, in seconds
+// (unit "s"), recorded in ModeTrace and ModeCheck through the meter of the
+// provider set with [WithMeterProvider] (by default otel.GetMeterProvider),
+// scope [ScopeName], version [Version].
+//
+// A wait is measured when it ends with the lock acquired, if Lock or RLock
+// found the lock taken and did not get it during a short spin, or
+// LockContext or RLockContext found it taken: every wait that a "lock wait"
+// span could describe, whether or not it reached the span threshold
+// ([WithWaitThreshold]). A LockContext that gives up is not measured (it is
+// a wait-timeout violation when its deadline passed). An uncontended Lock
+// records nothing and reads no clock. When no SDK is installed, or the
+// instrument is disabled, nothing is computed beyond a call to the
+// instrument's Enabled.
+//
+// Attributes:
+//
+//   - syncwatch.lock.class: the lock class (the name given to [NewMutex] or
+//     [NewRWMutex]). A zero-value lock is a class of its own, named after its
+//     address; its waits are recorded under its kind, "Mutex" or "RWMutex",
+//     so that the attribute's cardinality is bounded by the program's class
+//     names rather than by the number of locks it ever created.
+//
+// The bucket boundaries advised to the SDK run from 1µs to 10s.
+//
+// # Spans
+//
+// Besides this metric, lockorder emits two kinds of spans with the tracer of
+// [WithTracerProvider], scope [ScopeName]:
+//
+// A "lock wait" span for each contended wait that lasted at least the wait
+// threshold, from the start of the wait to its end, with attributes
+//
+//   - syncwatch.lock.name: the lock's name ("store#2", "Mutex@0xc000123450")
+//   - syncwatch.lock.class: its class ("store"; a zero-value lock's name)
+//   - syncwatch.wait.duration_ns: how long the wait lasted, in nanoseconds
+//
+// A span named after the [Kind] for each distinct violation, with status
+// Error, the error recorded as an exception event, and attributes
+//
+//   - syncwatch.kind: the Kind ("lock-order-cycle", ...)
+//   - syncwatch.source: the reporting package ("lockorder", "barrier", ...)
+//   - thread.id: the goroutine that caused or observed it
+//   - syncwatch.lock.names, syncwatch.lock.classes: the locks involved
+//   - syncwatch.cycle.edges: a cycle's edges, "A -> B" each
+//   - syncwatch.cycle.goroutines: the goroutine that first took each edge
+//   - syncwatch.holder.goroutine: the holder of the lock waited on
+//   - syncwatch.wait.duration_ns: how long the wait lasted, for a wait
+//     violation (wait-timeout, and the waits of other syncwatch packages)
+//   - code.stacktrace: the stack, at most 4096 bytes
+//   - any attributes the reporter put in [Violation].Attrs
+//
+// Attributes that do not apply to a violation are left out.
+//
+// # Profiles
+//
+// [WriteWaitProfile] writes a pprof profile of the contended waits seen so
+// far, and the runtime/pprof profile named [HeldProfileName] lists the lock
+// waits in progress. [WriteDOT] draws the lock-order graph.
+const MetricWaitDuration = "syncwatch.lock.wait.duration"
+
+// HeldProfileName is the name of a [runtime/pprof] profile, registered when
+// the package is initialized (not in the syncwatch_off build), so that it
+// appears under /debug/pprof/ when net/http/pprof is in use and can be read
+// with pprof.Lookup(HeldProfileName).
+//
+// The profile shows the locks that are held right now by one goroutine while
+// another waits for them: it has one entry per goroutine that is blocked, in
+// ModeCheck, in Lock or RLock of a lockorder lock that it did not get during
+// a short spin, with the stack of that waiting goroutine taken when its wait
+// began (the innermost frames are lockorder's own). The entry is removed
+// when the goroutine gets the lock. The profile does not show the holder, its
+// stack, or which lock is awaited (a runtime/pprof profile carries only
+// stacks and counts); a violation report, or the goroutine profile, tells
+// those. Uncontended Lock calls and waits that end during the spin never
+// appear in it and cost it nothing; each wait that does costs one Add and
+// one Remove on the profile, each taking the profile's lock.
+//
+// Like every runtime/pprof profile, it is read with WriteTo: debug=0 writes
+// a gzipped protocol buffer for go tool pprof, debug=1 a text listing.
+const HeldProfileName = "github.com/syncwatch/syncwatch/lockorder.held"

@@ -1,0 +1,30 @@
+//go:build !syncwatch_off
+
+package lockorder
+
+import (
+	"time"
+
+	"github.com/syncwatch/syncwatch/internal/held"
+)
+
+// MaxWaitProfileKeys is the bound of the wait profile's table.
+const MaxWaitProfileKeys = maxWaitKeys
+
+// WaitNoted notes a wait of the calling goroutine in the held profile, as
+// a contended Lock does around its blocking call, and blocks until release
+// is closed: beginWaitNote before blocking, endWaitNote after.
+func WaitNoted(release <-chan struct{}) {
+	gs := held.Current()
+	beginWaitNote(gs)
+	<-release
+	endWaitNote(gs)
+}
+
+// RecordWaits records in the wait profile one short wait of d for each of
+// n new locks of class name.
+func RecordWaits(name string, n int, d time.Duration) {
+	for range n {
+		recordWaitProfile(newLock(name, "Mutex", nil), d, false)
+	}
+}

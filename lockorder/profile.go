@@ -1,0 +1,212 @@
+//go:build !syncwatch_off
+
+package lockorder
+
+import (
+	"cmp"
+	"io"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/pprof/profile"
+
+	"github.com/syncwatch/syncwatch/internal/class"
+	"github.com/syncwatch/syncwatch/internal/stack"
+)
+
+// The wait profile: contended lock waits aggregated per lock and waiter
+// stack, for WriteWaitProfile.
+
+// maxWaitKeys bounds the wait profile's table. Waits of further (lock,
+// stack) pairs are added to a single overflow entry.
+const maxWaitKeys = 4096
+
+// otherLock names the overflow entry, as lock and class.
+const otherLock = "(other)"
+
+type waitKey struct {
+	lock  uint64 // the lock's id
+	stack stack.ID
+}
+
+type waitStat struct {
+	name, class string
+	count       int64
+	delay       int64 // nanoseconds
+}
+
+var waitProf struct {
+	mu       sync.Mutex
+	since    time.Time
+	stats    map[waitKey]*waitStat
+	overflow waitStat
+}
+
+func init() { waitProf.since = time.Now() }
+
+// recordWaitProfile adds a wait of l that lasted d to the wait profile,
+// with the waiter's stack if long is set. It is called on the waiter's
+// goroutine, after the wait.
+func recordWaitProfile(l *class.Lock, d time.Duration, long bool) {
+	var k waitKey
+	k.lock = l.ID
+	if long {
+		k.stack = stack.Capture()
+	}
+	waitProf.mu.Lock()
+	s := waitProf.stats[k]
+	if s == nil {
+		if len(waitProf.stats) >= maxWaitKeys {
+			s = &waitProf.overflow
+		} else {
+			// A new Key: the names are formatted once, here.
+			if waitProf.stats == nil {
+				waitProf.stats = make(map[waitKey]*waitStat)
+			}
+			s = &waitStat{name: l.Name(), class: l.ClassName()}
+			waitProf.stats[k] = s
+		}
+	}
+	s.count++
+	s.delay += d.Nanoseconds()
+	waitProf.mu.Unlock()
+}
+
+// ResetWaitProfile forgets the waits recorded so far, so that the next
+// [WriteWaitProfile] covers only what follows. [Reset] does not clear the
+// wait profile; tests that read it call ResetWaitProfile first.
+func ResetWaitProfile() {
+	waitProf.mu.Lock()
+	waitProf.stats = nil
+	waitProf.overflow = waitStat{}
+	waitProf.since = time.Now()
+	waitProf.mu.Unlock()
+}
+
+// WriteWaitProfile writes, in the gzipped protocol buffer format read by
+// go tool pprof, a profile of the contended lock waits since the program
+// started or [ResetWaitProfile] was last called. It is safe to call at any
+// time, from any goroutine; it returns w's error, if any.
+//
+// The waits counted are those of the [MetricWaitDuration] histogram: in
+// ModeTrace and ModeCheck, each contended wait that ended with the lock
+// acquired. The profile has the sample types of Go's mutex profile,
+// contentions/count and delay/nanoseconds (period type contentions/count,
+// period 1), and every wait is counted: there is no sampling.
+//
+// Samples are aggregated per lock and per waiter stack. Each sample's
+// innermost frame is a synthetic function "lockorder.wait(NAME)", NAME being
+// the lock's name, and each sample has the string labels "lock" (the lock's
+// name) and "class" (its class). The waiter's stack, from its call to Lock
+// outwards, is captured only for waits that lasted at least the span
+// threshold ([WithWaitThreshold]): shorter waits, the common case, are
+// aggregated per lock under the synthetic frame alone, so that recording
+// them costs a map update and no stack capture.
+//
+// The profile keeps at most 4096 (lock, stack) pairs; waits of further
+// pairs are added to one sample whose lock and class are "(other)".
+func WriteWaitProfile(w io.Writer) error {
+	waitProf.mu.Lock()
+	stats := make([]waitEntry, 0, len(waitProf.stats)+1)
+	for k, s := range waitProf.stats {
+		stats = append(stats, waitEntry{stack: k.stack, waitStat: *s})
+	}
+	if waitProf.overflow.count > 0 {
+		o := waitProf.overflow
+		o.name, o.class = otherLock, otherLock
+		stats = append(stats, waitEntry{waitStat: o})
+	}
+	since := waitProf.since
+	waitProf.mu.Unlock()
+	return buildWaitProfile(stats, since, time.Now()).Write(w)
+}
+
+type waitEntry struct {
+	stack stack.ID
+	waitStat
+}
+
+// waitProfileBase returns a profile with the wait profile's types and no
+// samples.
+func waitProfileBase(since, now time.Time) *profile.Profile {
+	return &profile.Profile{
+		SampleType: []*profile.ValueType{
+			{Type: "contentions", Unit: "count"},
+			{Type: "delay", Unit: "nanoseconds"},
+		},
+		DefaultSampleType: "delay",
+		PeriodType:        &profile.ValueType{Type: "contentions", Unit: "count"},
+		Period:            1,
+		TimeNanos:         now.UnixNano(),
+		DurationNanos:     now.Sub(since).Nanoseconds(),
+	}
+}
+
+// buildWaitProfile turns the entries into a profile. Entries of one lock
+// name and stack (two locks that had the same address at different times)
+// are merged; samples are sorted by lock name, then stack, so the output
+// depends only on what was recorded.
+func buildWaitProfile(stats []waitEntry, since, now time.Time) *profile.Profile {
+	slices.SortFunc(stats, func(a, b waitEntry) int {
+		if c := strings.Compare(a.name, b.name); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.stack, b.stack)
+	})
+	p := waitProfileBase(since, now)
+	// All frames are symbolized already: a mapping that says so keeps
+	// pprof from looking for a binary to symbolize them with.
+	m := &profile.Mapping{ID: 1, HasFunctions: true, HasFilenames: true, HasLineNumbers: true}
+	p.Mapping = []*profile.Mapping{m}
+	b := profileBuilder{p: p, m: m, funcs: map[[2]string]*profile.Function{}, locs: map[stack.Frame]*profile.Location{}}
+	var last *profile.Sample
+	for i, e := range stats {
+		if i > 0 && e.name == stats[i-1].name && e.stack == stats[i-1].stack {
+			last.Value[0] += e.count
+			last.Value[1] += e.delay
+			continue
+		}
+		s := &profile.Sample{
+			Value: []int64{e.count, e.delay},
+			Label: map[string][]string{"lock": {e.name}, "class": {e.class}},
+		}
+		s.Location = append(s.Location, b.location(stack.Frame{Function: "lockorder.wait(" + e.name + ")"}))
+		for _, f := range stack.Frames(e.stack) {
+			s.Location = append(s.Location, b.location(f))
+		}
+		p.Sample = append(p.Sample, s)
+		last = s
+	}
+	return p
+}
+
+// profileBuilder interns a profile's functions and locations.
+type profileBuilder struct {
+	p     *profile.Profile
+	m     *profile.Mapping
+	funcs map[[2]string]*profile.Function
+	locs  map[stack.Frame]*profile.Location
+}
+
+func (b *profileBuilder) location(f stack.Frame) *profile.Location {
+	if l := b.locs[f]; l != nil {
+		return l
+	}
+	fk := [2]string{f.Function, f.File}
+	fn := b.funcs[fk]
+	if fn == nil {
+		fn = &profile.Function{ID: uint64(len(b.p.Function) + 1), Name: f.Function, SystemName: f.Function, Filename: f.File}
+		b.funcs[fk] = fn
+		b.p.Function = append(b.p.Function, fn)
+	}
+	l := &profile.Location{
+		ID:      uint64(len(b.p.Location) + 1),
+		Mapping: b.m,
+		Line:    []profile.Line{{Function: fn, Line: int64(f.Line)}},
+	}
+	b.locs[f] = l
+	b.p.Location = append(b.p.Location, l)
+	return l
+}
