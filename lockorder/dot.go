@@ -54,7 +54,7 @@ func WriteDOT(w io.Writer) error {
 	)
 	eng.mu.Lock()
 	for _, n := range eng.nodes {
-		nodes = append(nodes, n.ref.Name)
+		nodes = append(nodes, n.ref().Name)
 	}
 	eng.graph.Each(func(e *graph.Edge) {
 		edges = append(edges, dotEdge{from: dotName(e.From), to: dotName(e.To), stack: stack.ID(e.First.Stack)})
@@ -93,7 +93,7 @@ func WriteDOT(w io.Writer) error {
 // dotName returns the name of node id. Called with eng.mu held.
 func dotName(id graph.NodeID) string {
 	if n, ok := eng.nodes[id]; ok {
-		return n.ref.Name
+		return n.ref().Name
 	}
 	if n := eng.graph.Lookup(id); n != nil {
 		return n.Name

@@ -4,6 +4,7 @@ package lockorder
 
 import (
 	"fmt"
+	"maps"
 	"runtime"
 	"slices"
 	"strings"
@@ -27,12 +28,27 @@ var (
 		mu    sync.Mutex
 		graph graph.Graph
 		nodes map[graph.NodeID]nodeInfo
+		peak  int // most nodes since eng.nodes was last rebuilt
 	}
 )
 
+// nodeInfo is what the engine knows of a graph node. It must not refer to
+// the lock itself, or the lock could never be collected; its names are
+// formatted only when a report or a picture needs them.
 type nodeInfo struct {
-	cls *class.Class
-	ref LockRef
+	cls      *class.Class
+	label    class.Label
+	id       uint64
+	instance bool
+}
+
+// ref returns the node's name for reports.
+func (n nodeInfo) ref() LockRef {
+	if n.instance {
+		return LockRef{Name: n.label.Name(), Class: n.label.ClassName(), ID: n.id}
+	}
+	name := n.label.ClassName()
+	return LockRef{Name: name, Class: name, ID: n.id}
 }
 
 const (
@@ -322,16 +338,17 @@ func canBlock(e *graph.Edge) bool {
 // node returns l's graph node, its instance node when instance is set,
 // creating it. Called with eng.mu held.
 func node(l *class.Lock, instance bool) graph.NodeID {
-	id, ref := graph.NodeID(l.Class.ID), LockRef{Name: l.ClassName(), Class: l.ClassName(), ID: l.Class.ID}
+	id := graph.NodeID(l.Class.ID)
 	if instance {
-		id, ref = graph.NodeID(l.ID), LockRef{Name: l.Name(), Class: l.ClassName(), ID: l.ID}
+		id = graph.NodeID(l.ID)
 	}
 	if eng.nodes == nil {
 		eng.nodes = make(map[graph.NodeID]nodeInfo)
 	}
 	if _, ok := eng.nodes[id]; !ok {
-		eng.nodes[id] = nodeInfo{cls: l.Class, ref: ref}
-		eng.graph.Node(id, ref.Name)
+		eng.nodes[id] = nodeInfo{cls: l.Class, label: l.Label(), id: uint64(id), instance: instance}
+		eng.peak = max(eng.peak, len(eng.nodes))
+		eng.graph.Node(id, "")
 		if (instance || !l.Class.Named) && l.Track() {
 			// Drop the lock's nodes when it becomes unreachable, so that
 			// programs creating many short-lived locks stay bounded.
@@ -351,6 +368,12 @@ func forget(ids [2]graph.NodeID) {
 			delete(eng.nodes, id)
 		}
 	}
+	// Go maps keep their peak size: rebuild once most nodes are gone.
+	if eng.peak >= 4096 && len(eng.nodes) <= eng.peak/4 {
+		nodes := make(map[graph.NodeID]nodeInfo, len(eng.nodes))
+		maps.Copy(nodes, eng.nodes)
+		eng.nodes, eng.peak = nodes, len(nodes)
+	}
 }
 
 // cycleViolation builds the report of c. Called with eng.mu held.
@@ -363,7 +386,7 @@ func cycleViolation(c graph.Cycle, gid int64, st stack.ID) Violation {
 	}
 	var names, key []string
 	for _, e := range c {
-		from, to := eng.nodes[e.From].ref, eng.nodes[e.To].ref
+		from, to := eng.nodes[e.From].ref(), eng.nodes[e.To].ref()
 		v.Locks = append(v.Locks, from)
 		names = append(names, from.Name)
 		v.Cycle = append(v.Cycle, Edge{
@@ -456,7 +479,7 @@ func reportNotHeld(gid int64, l *class.Lock, read bool) {
 func resetEngine() {
 	eng.mu.Lock()
 	eng.graph.Reset()
-	eng.nodes = nil
+	eng.nodes, eng.peak = nil, 0
 	chains.Clear()
 	eng.mu.Unlock()
 }

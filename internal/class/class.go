@@ -119,20 +119,38 @@ func (l *Lock) Chain(read bool) uint64 {
 
 // Name returns a human name: the class name and instance number for named
 // classes, the kind and address otherwise.
-func (l *Lock) Name() string {
-	if l.Class.Named {
-		return fmt.Sprintf("%s#%d", l.Class.Name, l.Seq)
-	}
-	return fmt.Sprintf("%s@%#x", l.Kind, l.addr)
-}
+func (l *Lock) Name() string { return l.Label().Name() }
 
 // ClassName returns the class's name, or the lock's own name for an
 // anonymous class.
-func (l *Lock) ClassName() string {
-	if l.Class.Named {
-		return l.Class.Name
+func (l *Lock) ClassName() string { return l.Label().ClassName() }
+
+// Label returns what l's names are made of, without formatting them and
+// without referring to l, so it can be kept after l is gone.
+func (l *Lock) Label() Label { return Label{Kind: l.Kind, Addr: l.addr, Class: l.Class, Seq: l.Seq} }
+
+// Label holds what a lock's names are made of.
+type Label struct {
+	Kind  string
+	Addr  uintptr
+	Class *Class
+	Seq   uint64
+}
+
+// Name is Lock.Name.
+func (b Label) Name() string {
+	if b.Class.Named {
+		return fmt.Sprintf("%s#%d", b.Class.Name, b.Seq)
 	}
-	return l.Name()
+	return fmt.Sprintf("%s@%#x", b.Kind, b.Addr)
+}
+
+// ClassName is Lock.ClassName.
+func (b Label) ClassName() string {
+	if b.Class.Named {
+		return b.Class.Name
+	}
+	return b.Name()
 }
 
 // SetHolder records goroutine gid as the writer holding l.
