@@ -14,6 +14,7 @@
 package graph
 
 import (
+	"math"
 	"slices"
 	"time"
 )
@@ -154,9 +155,12 @@ func (g *Graph) Add(from, to NodeID, o Observation, canBlock func(*Edge) bool) (
 	}
 	e = &Edge{From: from, To: to, First: o, Gate: slices.Clone(o.Gate)}
 	g.mergeModes(e, o)
+	bound := math.MaxInt
 	if g.ranksValid && g.cyclic == 0 {
 		if fn.rank > tn.rank && !g.reorder(fn, tn) {
-			e.cyclic = true
+			// The graph was acyclic with a valid order, so every path
+			// from tn back to fn stays within ranks up to fn's.
+			e.cyclic, bound = true, fn.rank
 		}
 	} else {
 		e.cyclic = true
@@ -167,7 +171,7 @@ func (g *Graph) Add(from, to NodeID, o Observation, canBlock func(*Edge) bool) (
 	}
 	g.cyclic++
 	g.ranksValid = false
-	return e, true, g.search(e, canBlock)
+	return e, true, g.searchWithin(e, canBlock, bound)
 }
 
 func (g *Graph) link(e *Edge, fn, tn *Node) {

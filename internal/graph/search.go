@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -122,11 +123,16 @@ func intersect(a, b []NodeID) []NodeID {
 // can deadlock: every edge can block and no gate is common to all edges.
 // It returns the shortest such cycle, starting with e, or nil.
 func (g *Graph) search(e *Edge, canBlock func(*Edge) bool) Cycle {
+	return g.searchWithin(e, canBlock, math.MaxInt)
+}
+
+// searchWithin is search visiting only nodes of rank up to bound.
+func (g *Graph) searchWithin(e *Edge, canBlock func(*Edge) bool, bound int) Cycle {
 	if canBlock != nil && !canBlock(e) {
 		return nil
 	}
 	if len(e.Gate) == 0 {
-		return g.searchPlain(e, canBlock)
+		return g.searchPlain(e, canBlock, bound)
 	}
 	start := state{id: e.To, gate: gateKey(e.Gate)}
 	gates := map[string][]NodeID{start.gate: e.Gate}
@@ -150,6 +156,9 @@ func (g *Graph) search(e *Edge, canBlock func(*Edge) bool) Cycle {
 			if len(ng) > 0 {
 				ng = intersect(ng, next.Gate)
 			}
+			if next.to.rank > bound {
+				continue
+			}
 			ns := state{id: next.To, gate: gateKey(ng)}
 			if _, seen := parent[ns]; seen {
 				continue
@@ -170,7 +179,7 @@ func (g *Graph) search(e *Edge, canBlock func(*Edge) bool) Cycle {
 // searchPlain is search for an edge with no gate: any path back closes
 // a cycle, so a breadth-first search over nodes (not gate states) with
 // marks on the nodes finds the shortest.
-func (g *Graph) searchPlain(e *Edge, canBlock func(*Edge) bool) Cycle {
+func (g *Graph) searchPlain(e *Edge, canBlock func(*Edge) bool, bound int) Cycle {
 	g.epoch++
 	mark := g.epoch
 	start := e.to
@@ -183,7 +192,7 @@ func (g *Graph) searchPlain(e *Edge, canBlock func(*Edge) bool) Cycle {
 		budget--
 		for _, next := range n.out {
 			m := next.to
-			if m.mark == mark || (canBlock != nil && !canBlock(next)) {
+			if m.mark == mark || m.rank > bound || (canBlock != nil && !canBlock(next)) {
 				continue
 			}
 			m.mark, m.via = mark, next

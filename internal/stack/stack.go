@@ -12,8 +12,9 @@ import (
 	"sync"
 )
 
-// MaxDepth is the number of frames kept per stack.
-const MaxDepth = 32
+// MaxDepth is the number of frames kept per stack. Unwinding is most of
+// the cost of a capture, so it is kept modest.
+const MaxDepth = 20
 
 // ID names an interned stack. The zero ID is "no stack".
 type ID uint32
@@ -63,7 +64,7 @@ func pkgPath(fn string) string {
 // frames, and returns its interned id. It allocates only the first time a
 // given stack is seen.
 func Capture() ID {
-	var pcs [MaxDepth + 8]uintptr
+	var pcs [MaxDepth + 6]uintptr
 	n := runtime.Callers(2, pcs[:])
 	return defaultTable.intern(pcs[:n])
 }
