@@ -133,6 +133,15 @@ func WithMeterProvider(mp metric.MeterProvider) Option {
 	})
 }
 
+// WithHeldProfile turns on (or off) the live profile named
+// [HeldProfileName], which lists the goroutines blocked on contended locks
+// in ModeCheck. It is off by default, since each entry costs a stack
+// capture; turn it on while investigating hangs. Setting the environment
+// variable SYNCWATCH_HELD_PROFILE=1 turns it on at start-up.
+func WithHeldProfile(on bool) Option {
+	return optionFunc(func(_ *config, _ **Mode) { setHeldProfile(on) })
+}
+
 // WithWaitThreshold sets how long a lock wait must last before it is traced
 // (a "lock wait" span, in trace and check modes). The default is 10ms.
 // A negative duration panics.

@@ -70,6 +70,11 @@ const MetricWaitDuration = "syncwatch.lock.wait.duration"
 // appears under /debug/pprof/ when net/http/pprof is in use and can be read
 // with pprof.Lookup(HeldProfileName).
 //
+// The profile is filled only while it is turned on, with [WithHeldProfile]
+// or SYNCWATCH_HELD_PROFILE=1: each entry costs a stack capture, which a
+// program that is not being investigated should not pay on every
+// contended wait.
+//
 // The profile shows the locks that are held right now by one goroutine while
 // another waits for them: it has one entry per goroutine that is blocked, in
 // ModeCheck, in Lock or RLock of a lockorder lock that it did not get during

@@ -3,7 +3,9 @@
 package lockorder
 
 import (
+	"os"
 	"runtime/pprof"
+	"sync/atomic"
 
 	"github.com/syncwatch/syncwatch/internal/held"
 )
@@ -12,6 +14,18 @@ import (
 // per goroutine blocked on a contended lock in ModeCheck, keyed by the
 // goroutine's state (a goroutine waits for one lock at a time).
 var heldProfile = pprof.NewProfile(HeldProfileName)
+
+// heldProfileOn turns the held profile's bookkeeping on (WithHeldProfile,
+// or SYNCWATCH_HELD_PROFILE=1 at start-up). It is off by default: each
+// entry costs a stack capture, too much for every contended wait of a
+// program that is not being investigated.
+var heldProfileOn atomic.Bool
+
+func init() {
+	if os.Getenv("SYNCWATCH_HELD_PROFILE") == "1" {
+		heldProfileOn.Store(true)
+	}
+}
 
 // beginWaitNote records in the held profile that gs's goroutine, the
 // caller, is about to block on a contended lock, with its current stack.
@@ -26,3 +40,5 @@ func beginWaitNote(gs *held.G) {
 
 // endWaitNote removes the entry of beginWaitNote.
 func endWaitNote(gs *held.G) { heldProfile.Remove(gs) }
+
+func setHeldProfile(on bool) { heldProfileOn.Store(on) }

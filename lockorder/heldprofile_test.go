@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/pprof/profile"
 	"github.com/stretchr/testify/assert"
@@ -84,6 +85,8 @@ func TestHeldProfileListsWaitsInProgress(t *testing.T) {
 
 func TestHeldProfileShowsContendedLock(t *testing.T) {
 	fresh(t)
+	lockorder.Configure(lockorder.WithHeldProfile(true))
+	t.Cleanup(func() { lockorder.Configure(lockorder.WithHeldProfile(false)) })
 	m := lockorder.NewMutex("held-contended")
 	const fn = "lockorder_test.lockContended"
 	m.Lock()
@@ -96,4 +99,17 @@ func TestHeldProfileShowsContendedLock(t *testing.T) {
 	m.Unlock()
 	<-done
 	assert.Zero(t, heldWaiters(t, fn))
+}
+
+func TestHeldProfileOffByDefault(t *testing.T) {
+	fresh(t)
+	m := lockorder.NewMutex("held-off")
+	const fn = "lockorder_test.lockContended"
+	m.Lock()
+	done := make(chan struct{})
+	go func() { defer close(done); lockContended(m) }()
+	time.Sleep(20 * time.Millisecond)
+	assert.Zero(t, heldWaiters(t, fn), "nothing is noted unless WithHeldProfile(true)")
+	m.Unlock()
+	<-done
 }

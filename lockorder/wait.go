@@ -63,9 +63,13 @@ func checkWait(gs *held.G, l *class.Lock, read bool, lk locker) {
 	}
 	start := time.Now()
 	gs.BeginWait(l, read, start)
-	beginWaitNote(gs)
-	lk.Lock()
-	endWaitNote(gs)
+	if heldProfileOn.Load() {
+		beginWaitNote(gs)
+		lk.Lock()
+		endWaitNote(gs)
+	} else {
+		lk.Lock()
+	}
 	gs.EndWait()
 	observeWait(l, start)
 }

@@ -67,13 +67,19 @@ type Lock struct {
 	// elem and chain cache the lock's chain-cache element and the key of
 	// the one-lock chain, for write [0] and read [1] acquisitions, so that
 	// taking a lock with nothing held computes nothing.
-	elem  [2]uint64
-	chain [2]uint64
-
-	holder  atomic.Int64  // goroutine that last acquired it for writing; 0 after a release by another goroutine
-	rgen    atomic.Uint32 // bumped when a read hold is released by a goroutine that does not hold it
-	tracked atomic.Bool
+	elem    [2]uint64
+	chain   [2]uint64
 	addr    uintptr
+	tracked atomic.Bool
+
+	// The fields above are read on every Lock; holder is written whenever
+	// the lock changes hands. Keep them on different cache lines so that a
+	// contended lock does not make every reader of its identity miss.
+	_ [64]byte
+
+	holder atomic.Int64  // goroutine that last acquired it for writing; 0 after a release by another goroutine
+	rgen   atomic.Uint32 // bumped when a read hold is released by a goroutine that does not hold it
+	_      [52]byte
 }
 
 var seqMu sync.Mutex
