@@ -206,6 +206,24 @@ func tryAcquired(gs *held.G, l *class.Lock, read bool) {
 	gs.Push(e)
 }
 
+// popIfTop pops gs's newest entry if it is a valid write hold of l.
+func popIfTop(gs *held.G, l *class.Lock) bool {
+	if top := gs.Top(); top.Lock == l && !top.Read && l.Holder() == gs.ID() {
+		gs.Pop()
+		return true
+	}
+	return false
+}
+
+// popIfTopRead pops gs's newest entry if it is a valid read hold of l.
+func popIfTopRead(gs *held.G, l *class.Lock) bool {
+	if top := gs.Top(); top.Lock == l && top.Read && l.ReadGen() == top.Gen {
+		gs.Pop()
+		return true
+	}
+	return false
+}
+
 // releaseOwn pops l from the calling goroutine's stack. It reports false
 // if the goroutine does not hold l: the release is on behalf of another
 // goroutine, or a bad unlock.

@@ -47,11 +47,16 @@ func newLock(name, kind string, p unsafe.Pointer) *class.Lock {
 // CurrentMode returns the mode in force.
 func CurrentMode() Mode { return loadMode() }
 
-// lock returns m's identity, creating it on first use.
+// lock returns m's identity, creating it on first use. It is small enough
+// to inline.
 func (m *Mutex) lock() *class.Lock {
 	if l := m.l.Load(); l != nil {
 		return l
 	}
+	return m.newLock()
+}
+
+func (m *Mutex) newLock() *class.Lock {
 	l := newLockState(nil, "Mutex", uintptr(unsafe.Pointer(m)))
 	if m.l.CompareAndSwap(nil, l) {
 		return l
@@ -63,28 +68,26 @@ func (m *Mutex) lock() *class.Lock {
 // In ModeCheck a lock-order cycle or a recursive Lock is reported before
 // Lock blocks.
 func (m *Mutex) Lock() {
-	// Small enough to inline: in ModeTrace an uncontended Lock is an atomic
-	// load and sync's own compare-and-swap.
-	if modeWord.Load()&3 == uint32(ModeTrace) && m.mu.TryLock() {
-		return
-	}
-	m.lockSlow()
-}
-
-func (m *Mutex) lockSlow() {
+	// Every call on this path costs: it is written out so that the only
+	// calls left are the goroutine-state lookup and sync's own.
 	w := modeWord.Load()
 	switch Mode(w & 3) {
-	case ModeOff:
-		m.mu.Lock()
-		return
 	case ModeTrace:
 		if !m.mu.TryLock() {
 			traceWait(m.lock(), &m.mu)
 		}
 		return
+	case ModeOff:
+		m.mu.Lock()
+		return
 	}
 	l := m.lock()
-	gs := current(w)
+	id := goid.ID()
+	gs := held.Slot(id)
+	if gs == nil {
+		gs = held.CurrentOf(id)
+	}
+	gs.Retag(w)
 	again := false
 	if gs.Len() == 0 && l.Class.Written() {
 		gs.Push(held.Entry{Lock: l, Elem: l.Elem(false), Chain: chain.Key(l.Chain(false))})
@@ -118,15 +121,16 @@ func (m *Mutex) TryLock() bool {
 // before that error.
 func (m *Mutex) Unlock() {
 	if w := modeWord.Load(); w&3 == uint32(ModeCheck) {
-		m.release(w)
+		l := m.lock()
+		// The common case, inline: the caller holds m and took it last.
+		if gs := held.Slot(goid.ID()); gs == nil || gs.Len() == 0 || gs.Tag() != w ||
+			!popIfTop(gs, l) {
+			if !releaseOwn(w, l, false) {
+				m.unlockOther(l)
+			}
+		}
 	}
 	m.mu.Unlock()
-}
-
-func (m *Mutex) release(w uint32) {
-	if l := m.lock(); !releaseOwn(w, l, false) {
-		m.unlockOther(l)
-	}
 }
 
 // unlockOther handles an Unlock by a goroutine that does not hold m.

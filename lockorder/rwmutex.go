@@ -41,6 +41,10 @@ func (m *RWMutex) lock() *class.Lock {
 	if l := m.l.Load(); l != nil {
 		return l
 	}
+	return m.newLock()
+}
+
+func (m *RWMutex) newLock() *class.Lock {
 	l := newLockState(nil, "RWMutex", uintptr(unsafe.Pointer(m)))
 	if m.l.CompareAndSwap(nil, l) {
 		return l
@@ -50,22 +54,15 @@ func (m *RWMutex) lock() *class.Lock {
 
 // Lock locks m for writing, blocking until no reader or writer holds it.
 func (m *RWMutex) Lock() {
-	if modeWord.Load()&3 == uint32(ModeTrace) && m.mu.TryLock() {
-		return
-	}
-	m.lockSlow()
-}
-
-func (m *RWMutex) lockSlow() {
 	w := modeWord.Load()
 	switch Mode(w & 3) {
-	case ModeOff:
-		m.mu.Lock()
-		return
 	case ModeTrace:
 		if !m.mu.TryLock() {
 			traceWait(m.lock(), &m.mu)
 		}
+		return
+	case ModeOff:
+		m.mu.Lock()
 		return
 	}
 	l := m.lock()
@@ -83,26 +80,24 @@ func (m *RWMutex) lockSlow() {
 // RLock locks m for reading. It must not be used for recursive read
 // locking; in ModeCheck that is reported.
 func (m *RWMutex) RLock() {
-	if modeWord.Load()&3 == uint32(ModeTrace) && m.mu.TryRLock() {
-		return
-	}
-	m.rlockSlow()
-}
-
-func (m *RWMutex) rlockSlow() {
 	w := modeWord.Load()
 	switch Mode(w & 3) {
-	case ModeOff:
-		m.mu.RLock()
-		return
 	case ModeTrace:
 		if !m.mu.TryRLock() {
 			traceWait(m.lock(), (*rlockerOf)(&m.mu))
 		}
 		return
+	case ModeOff:
+		m.mu.RLock()
+		return
 	}
 	l := m.lock()
-	gs := current(w)
+	id := goid.ID()
+	gs := held.Slot(id)
+	if gs == nil {
+		gs = held.CurrentOf(id)
+	}
+	gs.Retag(w)
 	if gs.Len() == 0 {
 		gs.Push(held.Entry{Lock: l, Read: true, Gen: l.ReadGen(), Elem: l.Elem(true), Chain: chain.Key(l.Chain(true))})
 	} else {
@@ -166,15 +161,15 @@ func (m *RWMutex) unlockOther(l *class.Lock) {
 // ModeCheck, if m is not locked for reading on entry.
 func (m *RWMutex) RUnlock() {
 	if w := modeWord.Load(); w&3 == uint32(ModeCheck) {
-		m.rrelease(w)
+		l := m.lock()
+		if gs := held.Slot(goid.ID()); gs == nil || gs.Len() == 0 || gs.Tag() != w ||
+			!popIfTopRead(gs, l) {
+			if !releaseOwn(w, l, true) {
+				m.runlockOther(l)
+			}
+		}
 	}
 	m.mu.RUnlock()
-}
-
-func (m *RWMutex) rrelease(w uint32) {
-	if l := m.lock(); !releaseOwn(w, l, true) {
-		m.runlockOther(l)
-	}
 }
 
 func (m *RWMutex) runlockOther(l *class.Lock) {

@@ -223,6 +223,20 @@ func Current() *G {
 	return current(id)
 }
 
+// Slot returns goroutine id's state if it sits in its home slot, where it
+// almost always is, or nil. It is small enough to inline, for callers that
+// already know the calling goroutine's id: Current and Mine cost a call
+// more.
+func Slot(id int64) *G {
+	if s := &table[uint64(id)&(tableSize-1)]; s.owner.Load() == id {
+		return s.g.Load()
+	}
+	return nil
+}
+
+// CurrentOf is Current for the calling goroutine, whose id is id.
+func CurrentOf(id int64) *G { return current(id) }
+
 // Mine returns the calling goroutine's state, or nil if it has none. It
 // never claims a slot.
 func Mine() *G {
