@@ -91,7 +91,7 @@ func violationAttrs(v Violation) []attribute.KeyValue {
 // "lock wait" span, with the waiter's stack in the profile, if it lasted at
 // least the configured threshold. It runs only after a wait, never on the
 // uncontended path.
-func observeWait(l *class.Lock, start time.Time) {
+func observeWait(ctx context.Context, l *class.Lock, start time.Time, holder int64) {
 	d := time.Since(start)
 	c := cfg.Load()
 	recordWaitMetric(c, l, d)
@@ -100,11 +100,14 @@ func observeWait(l *class.Lock, start time.Time) {
 	if !long {
 		return
 	}
-	_, span := tracer(c).Start(context.Background(), "lock wait", trace.WithTimestamp(start),
-		trace.WithAttributes(
-			attribute.String("syncwatch.lock.name", l.Name()),
-			attribute.String("syncwatch.lock.class", l.ClassName()),
-			attribute.Int64("syncwatch.wait.duration_ns", d.Nanoseconds()),
-		))
+	attrs := []attribute.KeyValue{
+		attribute.String("syncwatch.lock.name", l.Name()),
+		attribute.String("syncwatch.lock.class", l.ClassName()),
+		attribute.Int64("syncwatch.wait.duration_ns", d.Nanoseconds()),
+	}
+	if holder != 0 {
+		attrs = append(attrs, attribute.Int64("syncwatch.holder.goroutine", holder))
+	}
+	_, span := tracer(c).Start(ctx, "lock wait", trace.WithTimestamp(start), trace.WithAttributes(attrs...))
 	span.End(trace.WithTimestamp(start.Add(d)))
 }

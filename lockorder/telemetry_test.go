@@ -3,6 +3,7 @@
 package lockorder_test
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -85,4 +86,39 @@ func TestLongWaitYieldsLockWaitSpan(t *testing.T) {
 	assert.Equal(t, "slow#"+suffix(at["syncwatch.lock.name"].AsString()), at["syncwatch.lock.name"].AsString())
 	assert.Equal(t, "slow", at["syncwatch.lock.class"].AsString())
 	assert.GreaterOrEqual(t, at["syncwatch.wait.duration_ns"].AsInt64(), int64(40*time.Millisecond))
+}
+
+func TestLockContextSpansAreChildrenOfTheCaller(t *testing.T) {
+	fresh(t)
+	rec := recorderProvider(t)
+	lockorder.Configure(lockorder.WithWaitThreshold(0))
+	t.Cleanup(func() { lockorder.Configure(lockorder.WithWaitThreshold(10 * time.Millisecond)) })
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+	ctx, parent := tp.Tracer("test").Start(t.Context(), "caller")
+
+	m := lockorder.NewMutex("ctxspan")
+	locked, release := make(chan struct{}), make(chan struct{})
+	go func() {
+		m.Lock()
+		close(locked)
+		<-release
+		m.Unlock()
+	}()
+	<-locked
+	tctx, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
+	defer cancel()
+	require.Error(t, m.LockContext(tctx))
+	close(release)
+	parent.End()
+
+	var timeout sdktrace.ReadOnlySpan
+	for _, s := range rec.Ended() {
+		if s.Name() == "wait-timeout" {
+			timeout = s
+		}
+	}
+	require.NotNil(t, timeout, "a wait-timeout span")
+	assert.Equal(t, parent.SpanContext().SpanID(), timeout.Parent().SpanID())
+	assert.Equal(t, parent.SpanContext().TraceID(), timeout.SpanContext().TraceID())
+	assert.NotZero(t, attrs(timeout)["syncwatch.holder.goroutine"].AsInt64())
 }

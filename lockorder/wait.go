@@ -62,6 +62,7 @@ func checkWait(gs *held.G, l *class.Lock, read bool, lk locker) {
 		return
 	}
 	start := time.Now()
+	holder := l.Holder()
 	gs.BeginWait(l, read, start)
 	if heldProfileOn.Load() {
 		beginWaitNote(gs)
@@ -71,7 +72,7 @@ func checkWait(gs *held.G, l *class.Lock, read bool, lk locker) {
 		lk.Lock()
 	}
 	gs.EndWait()
-	observeWait(l, start)
+	observeWait(context.Background(), l, start, holder)
 }
 
 // traceWait blocks on lk and traces the wait if it was long.
@@ -81,7 +82,7 @@ func traceWait(l *class.Lock, lk locker) {
 	}
 	start := time.Now()
 	lk.Lock()
-	observeWait(l, start)
+	observeWait(context.Background(), l, start, 0)
 }
 
 // waitContext acquires lk, or gives up when ctx is done. A helper goroutine
@@ -103,7 +104,7 @@ func waitContext(ctx context.Context, gs *held.G, l *class.Lock, read bool, lk s
 	defer waits.End(gid)
 
 	if lockWithContext(ctx, lk, unlock) {
-		observeWait(l, start)
+		observeWait(ctx, l, start, holder)
 		return nil
 	}
 	if gs != nil {
@@ -111,12 +112,12 @@ func waitContext(ctx context.Context, gs *held.G, l *class.Lock, read bool, lk s
 	}
 	err := &WaitError{Lock: l.Name(), Holder: holder, Waited: time.Since(start), Err: ctx.Err()}
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		reportWaitTimeout(gid, l, err)
+		reportWaitTimeout(ctx, gid, l, err)
 	}
 	return err
 }
 
-func reportWaitTimeout(gid int64, l *class.Lock, err *WaitError) {
+func reportWaitTimeout(ctx context.Context, gid int64, l *class.Lock, err *WaitError) {
 	st := stack.Capture()
 	v := Violation{
 		Kind:      KindWaitTimeout,
@@ -140,5 +141,5 @@ func reportWaitTimeout(gid int64, l *class.Lock, err *WaitError) {
 			v.Detail = fmt.Sprintf("goroutine %d is itself waiting for %s %s", err.Holder, w.Kind, w.Object)
 		}
 	}
-	publish(v)
+	publishContext(ctx, v)
 }
