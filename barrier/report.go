@@ -10,7 +10,6 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/syncwatch/syncwatch/internal/stack"
 	"github.com/syncwatch/syncwatch/lockorder"
 )
 
@@ -46,7 +45,7 @@ func (b *Barrier) reportBroken(ctx context.Context, err *BrokenError, gid int64)
 		Source:    source,
 		Message:   "barrier " + err.summary(),
 		Goroutine: gid,
-		Stack:     callerStack(),
+		Stack:     lockorder.CallerStack(),
 		Waited:    err.Waited,
 		Detail:    err.body(reportHistory),
 		Expected:  errors.Is(err.Cause, ErrAborted) || errors.Is(err.Cause, context.Canceled),
@@ -140,7 +139,7 @@ func (b *Barrier) reportLockHeld(ctx context.Context, rank int, gid int64, held 
 		Source:    source,
 		Message:   fmt.Sprintf("waiting at barrier %s while holding %s", b.cfg.name, list),
 		Goroutine: gid,
-		Stack:     callerStack(),
+		Stack:     lockorder.CallerStack(),
 		Locks:     held,
 		Detail: fmt.Sprintf("rank %d (goroutine %d) waits at barrier %s holding %s. A rank that needs "+
 			"the lock before it can arrive never will, and the generation can only break by timeout. "+
@@ -153,23 +152,3 @@ func (b *Barrier) reportLockHeld(ctx context.Context, rank int, gid int64, held 
 	})
 }
 
-// callerStack returns the calling goroutine's stack from the user's call
-// into the barrier outwards.
-func callerStack() lockorder.Stack {
-	fs := stack.Frames(stack.Capture())
-	for len(fs) > 0 && isOwnFrame(fs[0].Function) {
-		fs = fs[1:]
-	}
-	if len(fs) == 0 {
-		return nil
-	}
-	out := make(lockorder.Stack, len(fs))
-	for i, f := range fs {
-		out[i] = lockorder.Frame(f)
-	}
-	return out
-}
-
-const ownPrefix = "github.com/syncwatch/syncwatch/barrier."
-
-func isOwnFrame(fn string) bool { return strings.HasPrefix(fn, ownPrefix) }

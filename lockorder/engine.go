@@ -423,17 +423,6 @@ func cycleViolation(c graph.Cycle, gid int64, st stack.ID) Violation {
 	return v
 }
 
-func frames(id stack.ID) Stack {
-	fs := stack.Frames(id)
-	if len(fs) == 0 {
-		return nil
-	}
-	out := make(Stack, len(fs))
-	for i, f := range fs {
-		out[i] = Frame(f)
-	}
-	return out
-}
 
 func ref(l *class.Lock) LockRef {
 	return LockRef{Name: l.Name(), Class: l.ClassName(), ID: l.ID}

@@ -6,14 +6,12 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
-	"strings"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/syncwatch/syncwatch/internal/goid"
-	"github.com/syncwatch/syncwatch/internal/stack"
 	"github.com/syncwatch/syncwatch/lockorder"
 	"github.com/syncwatch/syncwatch/staleness"
 )
@@ -101,7 +99,7 @@ func (s *Server) rejection(worker int, se *staleness.StaleError, attrs []attribu
 		v.Kind = KindFutureRejected
 		v.Message = fmt.Sprintf("%s: worker %d: gradient computed on a version %s ahead of the server",
 			s.name, worker, band(se.Ahead(), 0))
-		v.Stack = callerStack()
+		v.Stack = lockorder.CallerStack()
 		return v
 	}
 	v.Kind = KindStaleRejected
@@ -142,7 +140,7 @@ func (s *Server) reportRegression(worker int, last, v uint64) {
 		Message:   fmt.Sprintf("%s: worker %d read a version older than one it read before", s.name, worker),
 		Detail:    fmt.Sprintf("Get returned version %d after version %d", v, last),
 		Goroutine: goid.ID(),
-		Stack:     callerStack(),
+		Stack:     lockorder.CallerStack(),
 		Attrs: []attribute.KeyValue{
 			attribute.String("syncwatch.paramserver", s.name),
 			attribute.Int("syncwatch.worker", worker),
@@ -152,18 +150,3 @@ func (s *Server) reportRegression(worker int, last, v uint64) {
 	})
 }
 
-// pkgPrefix marks this package's frames, left out of report stacks so
-// that they start at the caller of Apply or Get.
-const pkgPrefix = "github.com/syncwatch/syncwatch/paramserver."
-
-func callerStack() lockorder.Stack {
-	fs := stack.Frames(stack.Capture())
-	for len(fs) > 0 && strings.HasPrefix(fs[0].Function, pkgPrefix) {
-		fs = fs[1:]
-	}
-	out := make(lockorder.Stack, len(fs))
-	for i, f := range fs {
-		out[i] = lockorder.Frame(f)
-	}
-	return out
-}

@@ -119,7 +119,7 @@ func (c *Clock) reportTimeout(ctx context.Context, gid int64, err *WaitError, gi
 		Message: fmt.Sprintf("%s: worker %d at clock %d timed out after %v waiting for %s to reach clock %d",
 			c.name, err.Worker, err.Clock, err.Waited.Round(time.Millisecond), formatWorkers(err.Slowest, 8), err.Need),
 		Goroutine: gid,
-		Stack:     callerStack(),
+		Stack:     lockorder.CallerStack(),
 		Waited:    err.Waited,
 		Detail:    detail.String(),
 		Err:       err,

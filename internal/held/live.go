@@ -2,22 +2,14 @@ package held
 
 import (
 	"bytes"
-	"runtime"
 
 	"github.com/syncwatch/syncwatch/internal/goid"
+	"github.com/syncwatch/syncwatch/internal/stack"
 )
 
 // liveGoroutines returns the ids of every goroutine alive now.
 func liveGoroutines() map[int64]bool {
-	buf := make([]byte, 1<<16)
-	for {
-		n := runtime.Stack(buf, true)
-		if n < len(buf) {
-			buf = buf[:n]
-			break
-		}
-		buf = make([]byte, 2*len(buf))
-	}
+	buf := stack.All()
 	live := make(map[int64]bool)
 	for len(buf) > 0 {
 		if id := goid.Parse(buf); id != 0 {

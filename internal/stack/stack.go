@@ -198,15 +198,7 @@ func symbolize(pcs []uintptr) []Frame {
 // is no such goroutine. It stops the world briefly: call it only on slow
 // paths such as a timed-out wait.
 func Goroutine(id int64) string {
-	buf := make([]byte, 1<<16)
-	for {
-		n := runtime.Stack(buf, true)
-		if n < len(buf) {
-			buf = buf[:n]
-			break
-		}
-		buf = make([]byte, 2*len(buf))
-	}
+	buf := All()
 	head := fmt.Sprintf("goroutine %d [", id)
 	s := string(buf)
 	i := strings.Index(s, head)
@@ -218,6 +210,19 @@ func Goroutine(id int64) string {
 		s = s[:j]
 	}
 	return strings.TrimRight(s, "\n")
+}
+
+// All returns the stacks of every goroutine, as runtime.Stack prints them.
+// It stops the world briefly.
+func All() []byte {
+	buf := make([]byte, 1<<16)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			return buf[:n]
+		}
+		buf = make([]byte, 2*len(buf))
+	}
 }
 
 // ParseGoroutine turns the text of one goroutine from runtime.Stack into
