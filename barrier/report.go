@@ -151,4 +151,3 @@ func (b *Barrier) reportLockHeld(ctx context.Context, rank int, gid int64, held 
 		},
 	})
 }
-

@@ -423,7 +423,6 @@ func cycleViolation(c graph.Cycle, gid int64, st stack.ID) Violation {
 	return v
 }
 
-
 func ref(l *class.Lock) LockRef {
 	return LockRef{Name: l.Name(), Class: l.ClassName(), ID: l.ID}
 }

@@ -149,4 +149,3 @@ func (s *Server) reportRegression(worker int, last, v uint64) {
 		},
 	})
 }
-
