@@ -301,3 +301,15 @@ func TestRLockerIsChecked(t *testing.T) {
 	})
 	require.Len(t, only(lockorder.KindCycle), 1, "locking through RLocker() is not a bypass")
 }
+
+func TestScenarioNamesPathsWhenOneGoroutineTookBoth(t *testing.T) {
+	fresh(t)
+	a, b := lockorder.NewMutex("sameA"), lockorder.NewMutex("sameB")
+	lockAB(a, b)
+	lockAB(b, a)
+	vs := only(lockorder.KindCycle)
+	require.Len(t, vs, 1)
+	s := vs[0].String()
+	assert.Contains(t, s, "path 1 (goroutine ")
+	assert.Contains(t, s, "path 2 (goroutine ")
+}

@@ -186,8 +186,17 @@ func scenario(cycle []Edge) string {
 	}
 	width := make([]int, n)
 	head := make([]string, n)
+	seen := map[int64]int{}
+	for _, e := range cycle {
+		seen[e.Goroutine]++
+	}
 	for i, e := range cycle {
+		// One goroutine often took every edge (a test that runs both
+		// paths); the scenario needs one goroutine per path.
 		head[i] = fmt.Sprintf("goroutine %d", e.Goroutine)
+		if seen[e.Goroutine] > 1 {
+			head[i] = fmt.Sprintf("path %d (goroutine %d)", i+1, e.Goroutine)
+		}
 		width[i] = len(head[i])
 		for _, cell := range cols[i] {
 			width[i] = max(width[i], len(cell))
