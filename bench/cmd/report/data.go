@@ -36,6 +36,9 @@ type Data struct {
 	SameCode *SameCode
 	// Failed lists the benchmarks go test reported as failed.
 	Failed []string
+	// Primitives are the coordination primitives' runs, one per package,
+	// reported as they are.
+	Primitives []*Output
 }
 
 // Collect groups the runs' results by configuration and takes medians.

@@ -13,7 +13,9 @@
 // -cpu 1,2, and the churn and graph cases at one op per count. It then
 // compiles the workloads with -tags syncwatch_off and -m to compare the
 // compiler's decisions for lockorder and sync, and runs the detection
-// scenarios in-process. Every number comes from this run; at the defaults
+// scenarios in-process. Last it runs the benchmarks of barrier,
+// paramserver and staleness and lists them. Every number comes from this
+// run; at the defaults
 // it takes about 8 minutes on 2 cores.
 //
 // Flags:
@@ -70,7 +72,7 @@ func main() {
 		Benchtime:  *benchtime,
 	}
 	plan := Plan(opts)
-	if len(plan) == 0 {
+	if len(plan) == 0 && len(PrimitivesPlan(opts)) == 0 {
 		fatalf("-run %q selects no case", *run)
 	}
 	var runs []Run
@@ -91,6 +93,18 @@ func main() {
 		runs = append(runs, Run{Tagged: inv.Tagged, Out: out})
 	}
 	d := Collect(env, runs)
+	for _, inv := range PrimitivesPlan(opts) {
+		fmt.Fprintf(progress, "\n$ %s\n", inv)
+		out, err := Execute(inv, progress)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "report: %v\n", err)
+			failed = true
+		}
+		if out != nil {
+			d.Primitives = append(d.Primitives, out)
+			d.Failed = append(d.Failed, out.Failed...)
+		}
+	}
 	if sc, err := CheckSameCode(); err != nil {
 		fmt.Fprintf(os.Stderr, "report: same-code check: %v\n", err)
 	} else {

@@ -33,6 +33,7 @@ func Render(d *Data, checks []Check, det []bench.Detection) string {
 	if det != nil {
 		renderDetection(&b, det)
 	}
+	renderPrimitives(&b, d.Primitives)
 	if len(d.Failed) > 0 {
 		b.WriteString("\n## Failed\n\ngo test reported these as failed; their numbers, if any, are suspect:\n\n")
 		for _, f := range d.Failed {
