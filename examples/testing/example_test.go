@@ -1,8 +1,3 @@
-//go:build !syncwatch_off
-
-// This demonstration needs the checks: it is left out of the
-// syncwatch_off build, which compiles them away.
-
 package bank_test
 
 import (
