@@ -69,9 +69,15 @@ func elemOf(id uint64, read, try bool) uint64 {
 
 // newLockState returns the identity of a new lock of class c (nil for a
 // class of its own), with its chain keys computed.
+//
+// A chain key is made of lock instances, not classes: the graph tells
+// instances of one class apart (two of them taken together are ordered by
+// instance, and a gate is a particular lock), so the cache that stands
+// for "these edges are recorded" must too. Edges themselves are still
+// recorded between classes.
 func newLockState(c *class.Class, kind string, addr uintptr) *class.Lock {
 	l := class.New(c, kind, addr)
-	ew, er := elemOf(l.Class.ID, false, false), elemOf(l.Class.ID, true, false)
+	ew, er := elemOf(l.ID, false, false), elemOf(l.ID, true, false)
 	l.SetKeys(ew, uint64(chain.Extend(0, ew)), er, uint64(chain.Extend(0, er)))
 	return l
 }
@@ -132,30 +138,20 @@ func holds(gs *held.G, l *class.Lock) {
 func prepareNested(gs *held.G, e held.Entry) held.Entry {
 	l := e.Lock
 	var again *held.Entry
-	sameClass, stale := false, false
+	stale := false
 	ents := gs.Entries()
 	for i := range ents {
-		h := &ents[i]
-		switch {
-		case h.Lock == l:
+		if h := &ents[i]; h.Lock == l {
 			if !gs.Valid(h) {
 				stale = true
 			} else if again == nil || !h.Read {
 				c := *h
 				again = &c
 			}
-		case h.Lock.Class == l.Class:
-			sameClass = true
 		}
 	}
 	if stale {
 		gs.Prune()
-	}
-	if sameClass {
-		// Two locks of one class: order them by instance, so that taking
-		// store#1 then store#2 and later store#2 then store#1 is a cycle,
-		// while a canonical order over many instances is not.
-		e.Elem = elemOf(l.ID, e.Read, false)
 	}
 	e.Chain = chainAfter(gs, e.Elem)
 	if again != nil {
@@ -196,7 +192,10 @@ func tryAcquired(gs *held.G, l *class.Lock, read bool) {
 	if !read && !l.Class.Written() {
 		firstWrite(l.Class)
 	}
-	e := held.Entry{Lock: l, Read: read, Try: true, Elem: elemOf(l.Class.ID, read, true)}
+	if gs.Find(l) >= 0 {
+		gs.Prune() // a stale hold of l (handed off) must not come back to life
+	}
+	e := held.Entry{Lock: l, Read: read, Try: true, Elem: elemOf(l.ID, read, true)}
 	e.Chain = chainAfter(gs, e.Elem)
 	if read {
 		e.Gen = l.ReadGen()

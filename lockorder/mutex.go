@@ -165,7 +165,6 @@ func (m *Mutex) LockContext(ctx context.Context) error {
 	again := enter(gs, l, false)
 	if !m.mu.TryLock() {
 		if err := waitContext(ctx, gs, l, false, &m.mu, m.mu.Unlock); err != nil {
-			gs.Pop()
 			return err
 		}
 	}

@@ -223,7 +223,6 @@ func (m *RWMutex) lockContext(ctx context.Context, read bool) error {
 	again := enter(gs, l, read)
 	if !try() {
 		if err := waitContext(ctx, gs, l, read, lk, unlock); err != nil {
-			gs.Pop()
 			return err
 		}
 	}

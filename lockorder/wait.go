@@ -109,6 +109,7 @@ func waitContext(ctx context.Context, gs *held.G, l *class.Lock, read bool, lk s
 	}
 	if gs != nil {
 		holder = l.Holder()
+		gs.Pop() // drop the pending entry before any user code (the handler) runs
 	}
 	err := &WaitError{Lock: l.Name(), Holder: holder, Waited: time.Since(start), Err: ctx.Err()}
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
