@@ -294,7 +294,7 @@ func current(id int64) *G {
 	due := claimed.Load()+int64(len(overflow)) > lastSweep+tableSize/8
 	slowMu.Unlock()
 	if due && sweepMu.TryLock() {
-		Sweep()
+		sweep()
 		slowMu.Lock()
 		lastSweep = claimed.Load() + int64(len(overflow))
 		slowMu.Unlock()
@@ -333,9 +333,17 @@ func claim(id int64) *G {
 	return nil
 }
 
-// Sweep frees the state of goroutines that have exited. It is called when
-// the table fills up; tests call it directly.
+// Sweep frees the state of goroutines that have exited. It runs by itself
+// when the table fills up; tests call it directly.
 func Sweep() {
+	sweepMu.Lock()
+	defer sweepMu.Unlock()
+	sweep()
+}
+
+// sweep is Sweep with sweepMu held: two sweeps at once could each see the
+// other's freshly claimed slots as candidates.
+func sweep() {
 	// Collect candidate owners before listing live goroutines: a goroutine
 	// that claims a slot after the listing is not a candidate.
 	var cands []int
