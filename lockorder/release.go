@@ -1,0 +1,66 @@
+//go:build !syncwatch_off
+
+package lockorder
+
+import (
+	"github.com/syncwatch/syncwatch/internal/class"
+	"github.com/syncwatch/syncwatch/internal/held"
+)
+
+// The release side of the engine: popping holds on Unlock and checking
+// them for AssertHeld.
+
+// popIfTop pops gs's newest entry if it is a valid write hold of l.
+func popIfTop(gs *held.G, l *class.Lock) bool {
+	if top := gs.Top(); top.Lock == l && !top.Read && l.Holder() == gs.ID() {
+		gs.Pop()
+		return true
+	}
+	return false
+}
+
+// popIfTopRead pops gs's newest entry if it is a valid read hold of l.
+func popIfTopRead(gs *held.G, l *class.Lock) bool {
+	if top := gs.Top(); top.Lock == l && top.Read && l.ReadGen() == top.Gen {
+		gs.Pop()
+		return true
+	}
+	return false
+}
+
+// releaseOwn pops l from the calling goroutine's stack. It reports false
+// if the goroutine does not hold l: the release is on behalf of another
+// goroutine, or a bad unlock.
+func releaseOwn(w uint32, l *class.Lock, read bool) bool {
+	gs := held.Mine()
+	if gs == nil {
+		return false
+	}
+	return gs.PopIf(l, read, w) || (gs.Tag() == w && releaseDeep(gs, l, read))
+}
+
+func releaseDeep(gs *held.G, l *class.Lock, read bool) bool {
+	ents := gs.Entries()
+	for i := len(ents) - 1; i >= 0; i-- {
+		if h := &ents[i]; h.Lock == l && h.Read == read {
+			valid := gs.Valid(h)
+			gs.Remove(i)
+			return valid
+		}
+	}
+	return false
+}
+
+// heldBy reports whether gs holds l validly, for writing unless readOK.
+func heldBy(gs *held.G, w uint32, l *class.Lock, readOK bool) bool {
+	if gs == nil || gs.Tag() != w {
+		return false
+	}
+	ents := gs.Entries()
+	for i := len(ents) - 1; i >= 0; i-- {
+		if h := &ents[i]; h.Lock == l && (readOK || !h.Read) && gs.Valid(h) {
+			return true
+		}
+	}
+	return false
+}

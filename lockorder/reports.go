@@ -1,0 +1,103 @@
+//go:build !syncwatch_off
+
+package lockorder
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/syncwatch/syncwatch/internal/class"
+	"github.com/syncwatch/syncwatch/internal/graph"
+	"github.com/syncwatch/syncwatch/internal/held"
+	"github.com/syncwatch/syncwatch/internal/stack"
+)
+
+// Building the engine's own violation reports.
+
+// cycleViolation builds the report of c. Called with eng.mu held.
+func cycleViolation(c graph.Cycle, gid int64, st stack.ID) Violation {
+	v := Violation{
+		Kind:      KindCycle,
+		Time:      time.Now(),
+		Goroutine: gid,
+		Stack:     frames(st),
+	}
+	var names, key []string
+	for _, e := range c {
+		from, to := eng.nodes[e.From].ref(), eng.nodes[e.To].ref()
+		v.Locks = append(v.Locks, from)
+		names = append(names, from.Name)
+		v.Cycle = append(v.Cycle, Edge{
+			From: from.Name, To: to.Name,
+			FromRead: !e.FromWrite, ToRead: !e.ToWrite,
+			Goroutine: e.First.Goroutine,
+			Stack:     frames(stack.ID(e.First.Stack)),
+			Time:      e.First.Time,
+		})
+	}
+	for _, id := range c.Key() {
+		key = append(key, fmt.Sprint(uint64(id)))
+	}
+	v.Key = string(KindCycle) + ":" + strings.Join(key, ",")
+	v.Message = fmt.Sprintf("cycle of %d locks: %s -> %s", len(c), strings.Join(names, " -> "), names[0])
+	return v
+}
+
+func ref(l *class.Lock) LockRef {
+	return LockRef{Name: l.Name(), Class: l.ClassName(), ID: l.ID}
+}
+
+func reportRecursive(gs *held.G, l *class.Lock, heldRead, read bool) {
+	st := stack.Capture()
+	kind, what := KindRecursiveLock, "locks"
+	switch {
+	case heldRead && read:
+		kind, what = KindRecursiveRLock, "read-locks"
+	case read:
+		what = "read-locks"
+	}
+	how := "for writing"
+	if heldRead {
+		how = "for reading"
+	}
+	publish(Violation{
+		Kind:      kind,
+		Message:   fmt.Sprintf("goroutine %d %s %s, which it already holds %s", gs.ID(), what, l.Name(), how),
+		Time:      time.Now(),
+		Goroutine: gs.ID(),
+		Stack:     frames(st),
+		Locks:     []LockRef{ref(l)},
+		Key:       fmt.Sprintf("%s:%d:%d", kind, l.Class.ID, st),
+	})
+}
+
+func reportBadUnlock(gid int64, l *class.Lock, msg string) {
+	st := stack.Capture()
+	publish(Violation{
+		Kind:      KindBadUnlock,
+		Message:   fmt.Sprintf("%s %s", msg, l.Name()),
+		Time:      time.Now(),
+		Goroutine: gid,
+		Stack:     frames(st),
+		Locks:     []LockRef{ref(l)},
+		Key:       fmt.Sprintf("%s:%d:%d", KindBadUnlock, l.Class.ID, st),
+	})
+}
+
+func reportNotHeld(gid int64, l *class.Lock, read bool) {
+	st := stack.Capture()
+	what := "AssertHeld"
+	if read {
+		what = "AssertRHeld"
+	}
+	publish(Violation{
+		Kind:      KindNotHeld,
+		Message:   fmt.Sprintf("%s: goroutine %d does not hold %s", what, gid, l.Name()),
+		Time:      time.Now(),
+		Goroutine: gid,
+		Stack:     frames(st),
+		Locks:     []LockRef{ref(l)},
+		Key:       fmt.Sprintf("%s:%d:%d", KindNotHeld, l.Class.ID, st),
+	})
+}
