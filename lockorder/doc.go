@@ -55,7 +55,7 @@
 //     above.
 //   - [ModeTrace], the default elsewhere: no graph; contended waits longer
 //     than a threshold become "lock wait" spans. For production.
-//   - [ModeOff]: a sync lock plus one atomic load.
+//   - [ModeOff]: a sync lock behind one atomic load and a function call.
 //
 // The SYNCWATCH_MODE environment variable (off, trace or check) overrides
 // the default, and [Configure] with [WithMode] overrides both, at any time.
@@ -80,7 +80,11 @@
 // stack and searches for a cycle, and the search keeps an incremental
 // topological order (as Abseil's deadlock detector does) so a new edge
 // that agrees with it costs O(1). The bench directory measures all of this
-// against sync and github.com/sasha-s/go-deadlock.
+// against sync and github.com/sasha-s/go-deadlock; on a 2-core machine an
+// uncontended Lock/Unlock pair cost about 2.2x sync in ModeCheck (3.2x for a
+// nested pair), 1.4x in ModeTrace and ModeOff (the wrapper's calls, which
+// Go will not inline), and exactly sync with -tags syncwatch_off;
+// go-deadlock cost 67x.
 //
 // Memory stays bounded: the graph nodes of a mutex that becomes unreachable
 // are dropped after garbage collection, goroutines that exit are swept from
