@@ -56,12 +56,16 @@ func (m *Mutex) lock() *class.Lock {
 	return m.newLock()
 }
 
-func (m *Mutex) newLock() *class.Lock {
-	l := newLockState(nil, "Mutex", uintptr(unsafe.Pointer(m)))
-	if m.l.CompareAndSwap(nil, l) {
+func (m *Mutex) newLock() *class.Lock { return initLock(&m.l, "Mutex", unsafe.Pointer(m)) }
+
+// initLock gives a zero-value lock at addr its identity, once: the first
+// of concurrent callers wins.
+func initLock(p *atomic.Pointer[class.Lock], kind string, addr unsafe.Pointer) *class.Lock {
+	l := newLockState(nil, kind, uintptr(addr))
+	if p.CompareAndSwap(nil, l) {
 		return l
 	}
-	return m.l.Load()
+	return p.Load()
 }
 
 // Lock locks m. If m is already locked, Lock blocks until it is available.

@@ -44,13 +44,7 @@ func (m *RWMutex) lock() *class.Lock {
 	return m.newLock()
 }
 
-func (m *RWMutex) newLock() *class.Lock {
-	l := newLockState(nil, "RWMutex", uintptr(unsafe.Pointer(m)))
-	if m.l.CompareAndSwap(nil, l) {
-		return l
-	}
-	return m.l.Load()
-}
+func (m *RWMutex) newLock() *class.Lock { return initLock(&m.l, "RWMutex", unsafe.Pointer(m)) }
 
 // Lock locks m for writing, blocking until no reader or writer holds it.
 func (m *RWMutex) Lock() {
