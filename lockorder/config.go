@@ -28,17 +28,35 @@ var (
 	defaultCfg = config{waitThreshold: 10 * time.Millisecond}
 )
 
-// modeWord packs the mode (low 2 bits) with a counter bumped on every mode
-// change, so per-goroutine state recorded under an older mode is dropped.
+// modeWord packs the mode (bits 0-1) and whether the held-locks profiles
+// are on (bit 2) with a counter (bits 3 and up) bumped on every change of
+// either, so that per-goroutine state recorded under older rules is
+// dropped. Lock loads it once and has everything it needs.
+const profileBit = 4
+
 func loadMode() Mode { return Mode(modeWord.Load() & 3) }
 
-func setMode(m Mode) {
+func setMode(m Mode) { updateMode(func(w uint32) uint32 { return w&^3 | uint32(m) }) }
+
+func setHeldProfile(on bool) {
+	updateMode(func(w uint32) uint32 {
+		if on {
+			return w | profileBit
+		}
+		return w &^ profileBit
+	})
+}
+
+// updateMode applies f to the mode bits of modeWord, bumping the counter
+// if they change.
+func updateMode(f func(uint32) uint32) {
 	for {
 		old := modeWord.Load()
-		if Mode(old&3) == m {
+		bits := f(old & 7)
+		if bits == old&7 {
 			return
 		}
-		if modeWord.CompareAndSwap(old, (old+4)&^3|uint32(m)) {
+		if modeWord.CompareAndSwap(old, (old>>3+1)<<3|bits) {
 			return
 		}
 	}
@@ -133,11 +151,13 @@ func WithMeterProvider(mp metric.MeterProvider) Option {
 	})
 }
 
-// WithHeldProfile turns on (or off) the live profile named
-// [HeldProfileName], which lists the goroutines blocked on contended locks
-// in ModeCheck. It is off by default, since each entry costs a stack
-// capture; turn it on while investigating hangs. Setting the environment
-// variable SYNCWATCH_HELD_PROFILE=1 turns it on at start-up.
+// WithHeldProfile turns on (or off) the live profiles named
+// [HeldProfileName] (locks held right now, where they were taken) and
+// [WaitingProfileName] (goroutines blocked on locks right now), in
+// ModeCheck. They are off by default, since each entry costs a stack
+// capture; turn them on while investigating hangs. Setting the environment
+// variable SYNCWATCH_HELD_PROFILE=1 turns them on at start-up. Holds taken
+// while they were off are not listed.
 func WithHeldProfile(on bool) Option {
 	return optionFunc(func(_ *config, _ **Mode) { setHeldProfile(on) })
 }

@@ -61,32 +61,38 @@ package lockorder
 // # Profiles
 //
 // [WriteWaitProfile] writes a pprof profile of the contended waits seen so
-// far, and the runtime/pprof profile named [HeldProfileName] lists the lock
-// waits in progress. [WriteDOT] draws the lock-order graph.
+// far; the runtime/pprof profiles named [HeldProfileName] and
+// [WaitingProfileName] list the locks held and the lock waits in progress.
+// [WriteDOT] draws the lock-order graph.
 const MetricWaitDuration = "syncwatch.lock.wait.duration"
 
-// HeldProfileName is the name of a [runtime/pprof] profile, registered when
-// the package is initialized (not in the syncwatch_off build), so that it
+// HeldProfileName is the name of a [runtime/pprof] profile of the locks
+// held right now, each with the stack where it was taken. It is registered
+// when the package is initialized (not in the syncwatch_off build), so it
 // appears under /debug/pprof/ when net/http/pprof is in use and can be read
-// with pprof.Lookup(HeldProfileName).
+// with pprof.Lookup(HeldProfileName): go tool pprof on a hung process shows
+// who holds what, and where they took it.
 //
-// The profile is filled only while it is turned on, with [WithHeldProfile]
-// or SYNCWATCH_HELD_PROFILE=1: each entry costs a stack capture, which a
-// program that is not being investigated should not pay on every
-// contended wait.
-//
-// The profile shows the locks that are held right now by one goroutine while
-// another waits for them: it has one entry per goroutine that is blocked, in
-// ModeCheck, in Lock or RLock of a lockorder lock that it did not get during
-// a short spin, with the stack of that waiting goroutine taken when its wait
-// began (the innermost frames are lockorder's own). The entry is removed
-// when the goroutine gets the lock. The profile does not show the holder, its
-// stack, or which lock is awaited (a runtime/pprof profile carries only
-// stacks and counts); a violation report, or the goroutine profile, tells
-// those. Uncontended Lock calls and waits that end during the spin never
-// appear in it and cost it nothing; each wait that does costs one Add and
-// one Remove on the profile, each taking the profile's lock.
+// It and [WaitingProfileName] are filled only while they are turned on,
+// with [WithHeldProfile] or SYNCWATCH_HELD_PROFILE=1, and in ModeCheck:
+// each entry costs a stack capture and the profile's lock on every Lock
+// and Unlock, which a program that is not being investigated should not
+// pay. An entry appears when a Lock, RLock, TryLock, TryRLock, LockContext
+// or RLockContext acquires, and goes when the hold ends: released by its
+// goroutine, released on its behalf by another goroutine (for write holds;
+// a read hold released by another goroutine goes when its goroutine next
+// locks or unlocks), or its goroutine gone. A runtime/pprof profile holds
+// only stacks and counts: which lock is held is told by the stack's
+// innermost user frame, and by the violation reports.
 //
 // Like every runtime/pprof profile, it is read with WriteTo: debug=0 writes
 // a gzipped protocol buffer for go tool pprof, debug=1 a text listing.
 const HeldProfileName = "github.com/syncwatch/syncwatch/lockorder.held"
+
+// WaitingProfileName is the name of a [runtime/pprof] profile of the
+// goroutines blocked right now on a lockorder lock they did not get during
+// a short spin, each with the stack where it waits (the innermost frames
+// are lockorder's own). It is filled under the same conditions as
+// [HeldProfileName]; uncontended Lock calls and waits that end during the
+// spin never appear in it.
+const WaitingProfileName = "github.com/syncwatch/syncwatch/lockorder.waiting"

@@ -99,7 +99,7 @@ func enter(gs *held.G, l *class.Lock, read bool) bool {
 	if gs.Len() == 0 {
 		e.Chain = chain.Key(l.Chain(read))
 	} else {
-		e = prepareNested(gs, e)
+		prepareNested(gs, &e)
 	}
 	if read {
 		e.Gen = l.ReadGen()
@@ -128,7 +128,7 @@ func holds(gs *held.G, l *class.Lock) {
 	}
 }
 
-func prepareNested(gs *held.G, e held.Entry) held.Entry {
+func prepareNested(gs *held.G, e *held.Entry) {
 	l := e.Lock
 	var again *held.Entry
 	stale := false
@@ -150,23 +150,22 @@ func prepareNested(gs *held.G, e held.Entry) held.Entry {
 	if again != nil {
 		e.Again = true
 		reportRecursive(gs, l, again.Read, e.Read)
-		return e
+		return
 	}
 	if chains.Contains(e.Chain) {
-		return e
+		return
 	}
 	// A new chain: drop holds that ended in another goroutine's hands
 	// before recording edges from them.
 	if gs.Prune() {
 		e.Chain = chainAfter(gs, e.Elem)
 		if chains.Contains(e.Chain) {
-			return e
+			return
 		}
 	}
 	if gs.Len() > 0 {
-		recordEdges(gs, e)
+		recordEdges(gs, *e)
 	}
-	return e
 }
 
 // chainAfter returns the chain key of gs's held locks followed by elem.

@@ -11,7 +11,7 @@ import (
 // MaxWaitProfileKeys is the bound of the wait profile's table.
 const MaxWaitProfileKeys = maxWaitKeys
 
-// WaitNoted notes a wait of the calling goroutine in the held profile, as
+// WaitNoted notes a wait of the calling goroutine in the waiting profile, as
 // a contended Lock does around its blocking call, and blocks until release
 // is closed: beginWaitNote before blocking, endWaitNote after.
 func WaitNoted(release <-chan struct{}) {

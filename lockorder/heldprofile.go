@@ -7,27 +7,61 @@ import (
 	"runtime/pprof"
 	"sync/atomic"
 
+	"github.com/syncwatch/syncwatch/internal/class"
 	"github.com/syncwatch/syncwatch/internal/held"
 )
 
-// heldProfile is the runtime/pprof profile named HeldProfileName: one entry
-// per goroutine blocked on a contended lock in ModeCheck, keyed by the
-// goroutine's state (a goroutine waits for one lock at a time).
-var heldProfile = pprof.NewProfile(HeldProfileName)
+// The two live runtime/pprof profiles, filled in ModeCheck while the
+// profile bit of modeWord is set:
+//
+//   - heldProfile (HeldProfileName): one entry per lock held right now,
+//     with the stack where it was taken, keyed by a token kept in the
+//     hold's entry and dropped when the entry leaves the goroutine's stack
+//     (released, released by another goroutine, found stale, or its
+//     goroutine gone);
+//   - waitingProfile (WaitingProfileName): one entry per goroutine blocked
+//     on a contended lock, with the stack where it waits, keyed by the
+//     goroutine's state.
+var (
+	heldProfile    = pprof.NewProfile(HeldProfileName)
+	waitingProfile = pprof.NewProfile(WaitingProfileName)
+	noteSeq        atomic.Uint64
+)
 
-// heldProfileOn turns the held profile's bookkeeping on (WithHeldProfile,
-// or SYNCWATCH_HELD_PROFILE=1 at start-up). It is off by default: each
-// entry costs a stack capture, too much for every contended wait of a
-// program that is not being investigated.
-var heldProfileOn atomic.Bool
-
+// The profiles' bookkeeping is on while modeWord has profileBit
+// (WithHeldProfile, or SYNCWATCH_HELD_PROFILE=1 at start-up). It is off by
+// default: each entry costs a stack capture and the profile's lock, too
+// much for every Lock of a program that is not being investigated.
 func init() {
 	if os.Getenv("SYNCWATCH_HELD_PROFILE") == "1" {
-		heldProfileOn.Store(true)
+		setHeldProfile(true)
+	}
+	held.DropNote = func(n uint64) { heldProfile.Remove(n) }
+}
+
+// noteHold enters gs's newest entry, a hold of l that was just acquired,
+// in the held profile. skip is passed to pprof.Profile.Add: 3 starts the
+// stack at the caller of the lockorder method that calls noteHold, where
+// the user took the lock.
+func noteHold(gs *held.G, l *class.Lock, skip int) {
+	n := noteSeq.Add(1)
+	top := gs.Top()
+	top.Note = n
+	if !top.Read {
+		l.SetNote(n)
+	}
+	heldProfile.Add(n, skip)
+}
+
+// releasedByOther drops the held-profile entry of a write hold of l ended
+// by a goroutine other than its holder.
+func releasedByOther(l *class.Lock) {
+	if n := l.TakeNote(); n != 0 {
+		heldProfile.Remove(n)
 	}
 }
 
-// beginWaitNote records in the held profile that gs's goroutine, the
+// beginWaitNote records in the waiting profile that gs's goroutine, the
 // caller, is about to block on a contended lock, with its current stack.
 // It must be paired with endWaitNote once the lock is acquired. It is
 // called only on the contended path, after the spin.
@@ -35,10 +69,8 @@ func beginWaitNote(gs *held.G) {
 	// Add passes skip+1 to runtime.Callers, whose frame 0 is Callers
 	// itself: skip=1 would start the stack here, 2 starts it at the wait
 	// function that called us.
-	heldProfile.Add(gs, 2)
+	waitingProfile.Add(gs, 2)
 }
 
 // endWaitNote removes the entry of beginWaitNote.
-func endWaitNote(gs *held.G) { heldProfile.Remove(gs) }
-
-func setHeldProfile(on bool) { heldProfileOn.Store(on) }
+func endWaitNote(gs *held.G) { waitingProfile.Remove(gs) }

@@ -105,6 +105,9 @@ func (m *Mutex) Lock() {
 		reacquired(gs, l)
 	}
 	holds(gs, l)
+	if w&profileBit != 0 {
+		noteHold(gs, l, 3)
+	}
 }
 
 // TryLock tries to lock m and reports whether it succeeded. A successful
@@ -115,7 +118,11 @@ func (m *Mutex) TryLock() bool {
 		return false
 	}
 	if w := modeWord.Load(); Mode(w&3) == ModeCheck {
-		tryAcquired(current(w), m.lock(), false)
+		gs, l := current(w), m.lock()
+		tryAcquired(gs, l, false)
+		if w&profileBit != 0 {
+			noteHold(gs, l, 3)
+		}
 	}
 	return true
 }
@@ -128,7 +135,7 @@ func (m *Mutex) Unlock() {
 		l := m.lock()
 		// The common case, inline: the caller holds m and took it last.
 		if gs := held.Slot(goid.ID()); gs == nil || gs.Len() == 0 || gs.Tag() != w ||
-			!popIfTop(gs, l) {
+			gs.Top().Note != 0 || !popIfTop(gs, l) {
 			if !releaseOwn(w, l, false) {
 				m.unlockOther(l)
 			}
@@ -146,6 +153,7 @@ func (m *Mutex) unlockOther(l *class.Lock) {
 	}
 	// Locked by another goroutine, released on its behalf: legal.
 	l.ClearHolder()
+	releasedByOther(l)
 }
 
 // LockContext locks m, waiting at most until ctx is done. If it gives up it
@@ -176,6 +184,9 @@ func (m *Mutex) LockContext(ctx context.Context) error {
 		reacquired(gs, l)
 	}
 	holds(gs, l)
+	if w&profileBit != 0 {
+		noteHold(gs, l, 3)
+	}
 	return nil
 }
 

@@ -10,19 +10,21 @@ import (
 // The release side of the engine: popping holds on Unlock and checking
 // them for AssertHeld.
 
-// popIfTop pops gs's newest entry if it is a valid write hold of l.
+// popIfTop pops gs's newest entry if it is a valid write hold of l: the
+// common Unlock, inlined. The entry must carry no held-profile note
+// (callers check; a noted one takes releaseDeep, which drops the note).
 func popIfTop(gs *held.G, l *class.Lock) bool {
 	if top := gs.Top(); top.Lock == l && !top.Read && l.Holder() == gs.ID() {
-		gs.Pop()
+		gs.PopUnnoted()
 		return true
 	}
 	return false
 }
 
-// popIfTopRead pops gs's newest entry if it is a valid read hold of l.
+// popIfTopRead is popIfTop for a read hold.
 func popIfTopRead(gs *held.G, l *class.Lock) bool {
 	if top := gs.Top(); top.Lock == l && top.Read && l.ReadGen() == top.Gen {
-		gs.Pop()
+		gs.PopUnnoted()
 		return true
 	}
 	return false
@@ -36,7 +38,16 @@ func releaseOwn(w uint32, l *class.Lock, read bool) bool {
 	if gs == nil {
 		return false
 	}
-	return gs.PopIf(l, read, w) || (gs.Tag() == w && releaseDeep(gs, l, read))
+	if gs.Tag() != w || gs.Len() == 0 {
+		return false
+	}
+	if gs.Top().Note != 0 {
+		return releaseDeep(gs, l, read)
+	}
+	if read {
+		return popIfTopRead(gs, l) || releaseDeep(gs, l, true)
+	}
+	return popIfTop(gs, l) || releaseDeep(gs, l, false)
 }
 
 func releaseDeep(gs *held.G, l *class.Lock, read bool) bool {

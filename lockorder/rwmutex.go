@@ -69,6 +69,9 @@ func (m *RWMutex) Lock() {
 		reacquired(gs, l)
 	}
 	holds(gs, l)
+	if w&profileBit != 0 {
+		noteHold(gs, l, 3)
+	}
 }
 
 // RLock locks m for reading. It must not be used for recursive read
@@ -100,6 +103,9 @@ func (m *RWMutex) RLock() {
 	if !m.mu.TryRLock() {
 		checkWait(gs, l, true, (*rlockerOf)(&m.mu))
 	}
+	if w&profileBit != 0 {
+		noteHold(gs, l, 3)
+	}
 }
 
 // TryLock tries to lock m for writing and reports whether it succeeded.
@@ -108,7 +114,11 @@ func (m *RWMutex) TryLock() bool {
 		return false
 	}
 	if w := modeWord.Load(); Mode(w&3) == ModeCheck {
-		tryAcquired(current(w), m.lock(), false)
+		gs, l := current(w), m.lock()
+		tryAcquired(gs, l, false)
+		if w&profileBit != 0 {
+			noteHold(gs, l, 3)
+		}
 	}
 	return true
 }
@@ -119,7 +129,11 @@ func (m *RWMutex) TryRLock() bool {
 		return false
 	}
 	if w := modeWord.Load(); Mode(w&3) == ModeCheck {
-		tryAcquired(current(w), m.lock(), true)
+		gs, l := current(w), m.lock()
+		tryAcquired(gs, l, true)
+		if w&profileBit != 0 {
+			noteHold(gs, l, 3)
+		}
 	}
 	return true
 }
@@ -148,7 +162,10 @@ func (m *RWMutex) unlockOther(l *class.Lock) {
 	if m.mu.TryRLock() {
 		m.mu.RUnlock()
 		reportBadUnlock(goid.ID(), l, "Unlock of read-locked (not write-locked)")
+		return
 	}
+	// Write-locked by another goroutine, released on its behalf: legal.
+	releasedByOther(l)
 }
 
 // RUnlock undoes a single RLock. It is a run-time error, reported first in
@@ -157,7 +174,7 @@ func (m *RWMutex) RUnlock() {
 	if w := modeWord.Load(); w&3 == uint32(ModeCheck) {
 		l := m.lock()
 		if gs := held.Slot(goid.ID()); gs == nil || gs.Len() == 0 || gs.Tag() != w ||
-			!popIfTopRead(gs, l) {
+			gs.Top().Note != 0 || !popIfTopRead(gs, l) {
 			if !releaseOwn(w, l, true) {
 				m.runlockOther(l)
 			}
@@ -225,6 +242,9 @@ func (m *RWMutex) lockContext(ctx context.Context, read bool) error {
 			reacquired(gs, l)
 		}
 		holds(gs, l)
+	}
+	if w&profileBit != 0 {
+		noteHold(gs, l, 4)
 	}
 	return nil
 }

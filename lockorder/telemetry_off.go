@@ -38,5 +38,3 @@ func WriteDOT(w io.Writer) error {
 	_, err := io.WriteString(w, "digraph lockorder {\n\tnode [shape=box];\n}\n")
 	return err
 }
-
-func setHeldProfile(bool) {}

@@ -64,7 +64,7 @@ func checkWait(gs *held.G, l *class.Lock, read bool, lk locker) {
 	start := time.Now()
 	holder := l.Holder()
 	gs.BeginWait(l, read, start)
-	if heldProfileOn.Load() {
+	if modeWord.Load()&profileBit != 0 {
 		beginWaitNote(gs)
 		lk.Lock()
 		endWaitNote(gs)

@@ -117,16 +117,16 @@ func (s *sim) printViolation(sv seen) {
 	s.log.eventf(sv.at, "%s", b.String())
 }
 
-// blockedNote says how many goroutines lockorder's held-lock profile
+// blockedNote says how many goroutines lockorder's waiting-lock profile
 // listed as blocked on a lock when a report was made.
 func blockedNote(n int) string {
 	switch n {
 	case 0:
-		return "         no goroutine was blocked on a lock (held-lock profile empty): reported before any deadlock\n"
+		return "         no goroutine was blocked on a lock (waiting-lock profile empty): reported before any deadlock\n"
 	case 1:
-		return "         1 goroutine blocked on a lock (held-lock profile)\n"
+		return "         1 goroutine blocked on a lock (waiting-lock profile)\n"
 	}
-	return fmt.Sprintf("         %d goroutines blocked on a lock (held-lock profile)\n", n)
+	return fmt.Sprintf("         %d goroutines blocked on a lock (waiting-lock profile)\n", n)
 }
 
 // firstNotHeld reports whether fn is the first function found accessing

@@ -83,7 +83,7 @@ type sim struct {
 
 // seen is a violation, when the handler received it, and how many
 // goroutines were blocked on a lockorder lock at that moment (lockorder's
-// held-lock profile).
+// waiting-lock profile).
 type seen struct {
 	v       lockorder.Violation
 	at      time.Time
@@ -210,7 +210,7 @@ func (s *sim) runWorkers(ctx context.Context) error {
 // handle is lockorder's handler: every distinct violation of the run comes
 // here, on the goroutine that found it.
 func (s *sim) handle(v lockorder.Violation) {
-	sv := seen{v: v, at: time.Now(), blocked: pprof.Lookup(lockorder.HeldProfileName).Count()}
+	sv := seen{v: v, at: time.Now(), blocked: pprof.Lookup(lockorder.WaitingProfileName).Count()}
 	s.mu.Lock()
 	s.violations = append(s.violations, sv)
 	s.mu.Unlock()

@@ -78,6 +78,7 @@ type Lock struct {
 	_ [64]byte
 
 	holder atomic.Int64  // goroutine that last acquired it for writing; 0 after a release by another goroutine
+	note   atomic.Uint64 // the held-profile token of the current write hold, 0 if none
 	rgen   atomic.Uint32 // bumped when a read hold is released by a goroutine that does not hold it
 	_      [52]byte
 }
@@ -173,6 +174,18 @@ func (l *Lock) ClearHolder() {
 	if l.holder.Load() != 0 {
 		l.holder.Store(0)
 	}
+}
+
+// SetNote records the held-profile token of the current write hold.
+func (l *Lock) SetNote(n uint64) { l.note.Store(n) }
+
+// TakeNote returns and forgets the token recorded by SetNote, 0 if none:
+// a release by another goroutine than the holder ends the hold's entry.
+func (l *Lock) TakeNote() uint64 {
+	if l.note.Load() == 0 {
+		return 0
+	}
+	return l.note.Swap(0)
 }
 
 // ReadGen returns the read-release generation; see BumpReadGen.

@@ -37,6 +37,22 @@ type Entry struct {
 	// Again is set when the goroutine already held Lock when it asked for
 	// it (a recursive acquisition).
 	Again bool
+	// Note is a token the owner registered for this hold elsewhere (in
+	// lockorder's held-locks profile), 0 if none. DropNote is called with
+	// it when the entry leaves the stack, however it leaves.
+	Note uint64
+}
+
+// DropNote, when set (once, at initialization), is called with the Note of
+// every entry that leaves a stack.
+var DropNote func(note uint64)
+
+func dropNotes(es []Entry) {
+	for i := range es {
+		if es[i].Note != 0 && DropNote != nil {
+			DropNote(es[i].Note)
+		}
+	}
 }
 
 // G is one goroutine's state. Its stack is only touched by the goroutine
@@ -93,6 +109,7 @@ func (g *G) Retag(tag uint32) {
 }
 
 func (g *G) retag(tag uint32) {
+	dropNotes(g.stack)
 	clear(g.stack)
 	g.stack = g.stack[:0]
 	g.tag = tag
@@ -119,12 +136,20 @@ func (g *G) Push(e Entry) { g.stack = append(g.stack, e) }
 
 // Pop removes the most recent entry.
 func (g *G) Pop() {
+	dropNotes(g.stack[len(g.stack)-1:])
+	g.PopUnnoted()
+}
+
+// PopUnnoted removes the most recent entry, which must carry no Note. It
+// is Pop for the hot path: small enough to inline.
+func (g *G) PopUnnoted() {
 	g.stack[len(g.stack)-1] = Entry{}
 	g.stack = g.stack[:len(g.stack)-1]
 }
 
 // Remove deletes entry i and recomputes the chain keys above it.
 func (g *G) Remove(i int) {
+	dropNotes(g.stack[i : i+1])
 	copy(g.stack[i:], g.stack[i+1:])
 	g.stack[len(g.stack)-1] = Entry{}
 	g.stack = g.stack[:len(g.stack)-1]
@@ -158,6 +183,8 @@ func (g *G) Prune() bool {
 	for i := range g.stack {
 		if g.Valid(&g.stack[i]) {
 			kept = append(kept, g.stack[i])
+		} else {
+			dropNotes(g.stack[i : i+1])
 		}
 	}
 	if len(kept) == len(g.stack) {
@@ -184,6 +211,7 @@ func (g *G) rekey(from int) {
 
 // reset prepares g for a new owner.
 func (g *G) reset(id int64) {
+	dropNotes(g.stack)
 	clear(g.inline[:])
 	g.stack = g.inline[:0]
 	g.tag = 0
@@ -245,22 +273,6 @@ func Mine() *G {
 		return s.g.Load()
 	}
 	return Lookup(id)
-}
-
-// PopIf removes the newest entry if it is a valid hold of l in the given
-// mode, recorded under tag, and reports whether it did. It is the common
-// case of an unlock.
-func (g *G) PopIf(l *class.Lock, read bool, tag uint32) bool {
-	n := len(g.stack) - 1
-	if n < 0 || g.tag != tag {
-		return false
-	}
-	if e := &g.stack[n]; e.Lock != l || e.Read != read || !g.Valid(e) {
-		return false
-	}
-	g.stack[n] = Entry{}
-	g.stack = g.stack[:n]
-	return true
 }
 
 // Lookup returns goroutine id's state, or nil. Only G.ID and the waits
@@ -362,13 +374,21 @@ func sweep() {
 	for _, i := range cands {
 		s := &table[i]
 		id := s.owner.Load()
-		if id != 0 && !live[id] && s.owner.CompareAndSwap(id, 0) {
-			claimed.Add(-1)
+		if id != 0 && !live[id] {
+			// The owner is dead: nobody touches its state until the
+			// slot is free again.
+			if g := s.g.Load(); g != nil && g.ID() == id {
+				dropNotes(g.stack)
+			}
+			if s.owner.CompareAndSwap(id, 0) {
+				claimed.Add(-1)
+			}
 		}
 	}
 	slowMu.Lock()
 	for _, id := range ocands {
-		if !live[id] {
+		if g := overflow[id]; g != nil && !live[id] {
+			dropNotes(g.stack)
 			delete(overflow, id)
 		}
 	}
