@@ -81,7 +81,8 @@ const MetricWaitDuration = "syncwatch.lock.wait.duration"
 // or RLockContext acquires, and goes when the hold ends: released by its
 // goroutine, released on its behalf by another goroutine (for write holds;
 // a read hold released by another goroutine goes when its goroutine next
-// locks or unlocks), or its goroutine gone. A runtime/pprof profile holds
+// locks or unlocks). A hold whose goroutine exited without releasing it
+// stays listed until another goroutine releases the lock. A runtime/pprof profile holds
 // only stacks and counts: which lock is held is told by the stack's
 // innermost user frame, and by the violation reports.
 //

@@ -17,8 +17,7 @@ import (
 //   - heldProfile (HeldProfileName): one entry per lock held right now,
 //     with the stack where it was taken, keyed by a token kept in the
 //     hold's entry and dropped when the entry leaves the goroutine's stack
-//     (released, released by another goroutine, found stale, or its
-//     goroutine gone);
+//     (released, released by another goroutine, or found stale);
 //   - waitingProfile (WaitingProfileName): one entry per goroutine blocked
 //     on a contended lock, with the stack where it waits, keyed by the
 //     goroutine's state.

@@ -211,7 +211,6 @@ func (g *G) rekey(from int) {
 
 // reset prepares g for a new owner.
 func (g *G) reset(id int64) {
-	dropNotes(g.stack)
 	clear(g.inline[:])
 	g.stack = g.inline[:0]
 	g.tag = 0
@@ -333,12 +332,12 @@ func claim(id int64) *G {
 		if s.owner.Load() != 0 || !s.owner.CompareAndSwap(0, id) {
 			continue
 		}
-		g := s.g.Load()
-		if g == nil {
-			g = new(G)
-			s.g.Store(g)
-		}
+		// A fresh state each time: the previous owner's is never touched
+		// again, since nothing orders its last writes (it just exited)
+		// before ours.
+		g := new(G)
 		g.reset(id)
+		s.g.Store(g)
 		claimed.Add(1)
 		return g
 	}
@@ -374,21 +373,13 @@ func sweep() {
 	for _, i := range cands {
 		s := &table[i]
 		id := s.owner.Load()
-		if id != 0 && !live[id] {
-			// The owner is dead: nobody touches its state until the
-			// slot is free again.
-			if g := s.g.Load(); g != nil && g.ID() == id {
-				dropNotes(g.stack)
-			}
-			if s.owner.CompareAndSwap(id, 0) {
-				claimed.Add(-1)
-			}
+		if id != 0 && !live[id] && s.owner.CompareAndSwap(id, 0) {
+			claimed.Add(-1)
 		}
 	}
 	slowMu.Lock()
 	for _, id := range ocands {
-		if g := overflow[id]; g != nil && !live[id] {
-			dropNotes(g.stack)
+		if !live[id] {
 			delete(overflow, id)
 		}
 	}
