@@ -81,10 +81,10 @@
 // topological order (as Abseil's deadlock detector does) so a new edge
 // that agrees with it costs O(1). The bench directory measures all of this
 // against sync and github.com/sasha-s/go-deadlock; on a 2-core machine an
-// uncontended Lock/Unlock pair cost about 2.2x sync in ModeCheck (3.2x for a
-// nested pair), 1.4x in ModeTrace and ModeOff (the wrapper's calls, which
-// Go will not inline), and exactly sync with -tags syncwatch_off;
-// go-deadlock cost 67x.
+// uncontended Lock/Unlock pair cost about 2.1-2.3x sync in ModeCheck
+// (2.7-3.3x for a nested pair), 1.25-1.45x in ModeTrace and ModeOff (the
+// wrapper's calls, which Go will not inline), and exactly sync with
+// -tags syncwatch_off; go-deadlock cost 65-70x.
 //
 // Memory stays bounded: the graph nodes of a mutex that becomes unreachable
 // are dropped after garbage collection, goroutines that exit are swept from
