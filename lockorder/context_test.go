@@ -32,9 +32,9 @@ func TestLockContextDeadline(t *testing.T) {
 	}()
 	<-locked
 
+	start := time.Now() // before the deadline is set, so it bounds the wait from below
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
 	defer cancel()
-	start := time.Now()
 	err := m.LockContext(ctx)
 	require.Error(t, err)
 	assert.GreaterOrEqual(t, time.Since(start), 30*time.Millisecond)
