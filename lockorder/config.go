@@ -28,11 +28,18 @@ var (
 	defaultCfg = config{waitThreshold: 10 * time.Millisecond}
 )
 
-// modeWord packs the mode (bits 0-1) and whether the held-locks profiles
-// are on (bit 2) with a counter (bits 3 and up) bumped on every change of
-// either, so that per-goroutine state recorded under older rules is
-// dropped. Lock loads it once and has everything it needs.
-const profileBit = 4
+// modeWord packs the mode (bits 0-1), whether the held-locks profiles are
+// on (bit 2) and whether sync's state words may be used directly (bit 3
+// clear; see fastpath.go) with a counter (bits 4 and up) bumped on every
+// change of the mode or the profile switch, so that per-goroutine state
+// recorded under older rules is dropped. Lock loads it once and has
+// everything it needs.
+const (
+	profileBit = 4
+	slowBit    = 8
+	flagBits   = 15
+	epochShift = 4
+)
 
 func loadMode() Mode { return Mode(modeWord.Load() & 3) }
 
@@ -52,11 +59,12 @@ func setHeldProfile(on bool) {
 func updateMode(f func(uint32) uint32) {
 	for {
 		old := modeWord.Load()
-		bits := f(old & 7)
-		if bits == old&7 {
+		bits := f(old & flagBits)
+		if bits == old&flagBits {
 			return
 		}
-		if modeWord.CompareAndSwap(old, (old>>3+1)<<3|bits) {
+		if modeWord.CompareAndSwap(old, (old>>epochShift+1)<<epochShift|bits) {
+			syncFastPaths()
 			return
 		}
 	}

@@ -11,3 +11,7 @@ func GraphSize() (nodes, edges int) {
 
 // Chains returns the number of lock chains in the cache.
 func Chains() int { return chains.Len() }
+
+// FastPaths reports whether Lock, Unlock, RLock and RUnlock may take their
+// inlined fast paths in the current mode.
+func FastPaths() bool { return fastOff == 0 }

@@ -12,6 +12,7 @@ import (
 	"github.com/syncwatch/syncwatch/internal/class"
 	"github.com/syncwatch/syncwatch/internal/goid"
 	"github.com/syncwatch/syncwatch/internal/held"
+	"github.com/syncwatch/syncwatch/internal/syncword"
 )
 
 // A Mutex is a mutual exclusion lock that checks how it is used.
@@ -72,6 +73,15 @@ func initLock(p *atomic.Pointer[class.Lock], kind string, addr unsafe.Pointer) *
 // In ModeCheck a lock-order cycle or a recursive Lock is reported before
 // Lock blocks.
 func (m *Mutex) Lock() {
+	if atomic.LoadUint32(&fastOff) == 0 && atomic.CompareAndSwapInt32(syncword.State(&m.mu), 0, syncword.Locked) {
+		return // the fast path, inlined: see fastpath.go
+	}
+	m.lockSlow()
+}
+
+// lockSlow is Lock past the inlined fast path: ModeCheck, or a lock that is
+// not free.
+func (m *Mutex) lockSlow() {
 	// Every call on this path costs: it is written out so that the only
 	// calls left are the goroutine-state lookup and sync's own.
 	w := modeWord.Load()
@@ -106,7 +116,7 @@ func (m *Mutex) Lock() {
 	}
 	holds(gs, l)
 	if w&profileBit != 0 {
-		noteHold(gs, l, 3)
+		noteHold(gs, l, 4) // 4: called from the inlined Lock
 	}
 }
 
@@ -131,6 +141,15 @@ func (m *Mutex) TryLock() bool {
 // locked on entry; in ModeCheck the bad unlock is reported, with its stack,
 // before that error.
 func (m *Mutex) Unlock() {
+	if atomic.LoadUint32(&fastOff) == 0 && atomic.CompareAndSwapInt32(syncword.State(&m.mu), syncword.Locked, 0) {
+		return
+	}
+	m.unlockSlow()
+}
+
+// unlockSlow is Unlock past the inlined fast path: ModeCheck, or a lock
+// with waiters to wake.
+func (m *Mutex) unlockSlow() {
 	if w := modeWord.Load(); w&3 == uint32(ModeCheck) {
 		l := m.lock()
 		// The common case, inline: the caller holds m and took it last.

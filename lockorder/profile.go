@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/pprof/profile"
@@ -33,23 +34,47 @@ type waitKey struct {
 
 type waitStat struct {
 	name, class string
-	count       int64
-	delay       int64 // nanoseconds
+	counts      class.WaitCounts // delay in nanoseconds
 }
 
 var waitProf struct {
 	mu       sync.Mutex
 	since    time.Time
 	stats    map[waitKey]*waitStat
-	overflow waitStat
+	overflow *waitStat
+	// gen numbers the profile's generations: each reset starts one, and
+	// a lock's cached counters count only in theirs.
+	gen atomic.Uint64
 }
 
-func init() { waitProf.since = time.Now() }
+func init() {
+	waitProf.since = time.Now()
+	waitProf.overflow = newOverflow(0)
+}
+
+func newOverflow(gen uint64) *waitStat {
+	o := &waitStat{name: otherLock, class: otherLock}
+	o.counts.Gen = gen
+	return o
+}
 
 // recordWaitProfile adds a wait of l that lasted d to the wait profile,
 // with the waiter's stack if long is set. It is called on the waiter's
 // goroutine, after the wait.
+//
+// A short wait, the common case, is added to counters cached on l, so that
+// contended waits on different locks, or on one lock from many goroutines,
+// do not serialize on the profile's table; only the first short wait of a
+// lock in each generation, and long waits, which are keyed by stack too,
+// take the table's lock.
 func recordWaitProfile(l *class.Lock, d time.Duration, long bool) {
+	if !long {
+		if c := l.WaitCounts(); c != nil && c.Gen == waitProf.gen.Load() {
+			c.Count.Add(1)
+			c.Delay.Add(d.Nanoseconds())
+			return
+		}
+	}
 	var k waitKey
 	k.lock = l.ID
 	if long {
@@ -59,19 +84,23 @@ func recordWaitProfile(l *class.Lock, d time.Duration, long bool) {
 	s := waitProf.stats[k]
 	if s == nil {
 		if len(waitProf.stats) >= maxWaitKeys {
-			s = &waitProf.overflow
+			s = waitProf.overflow
 		} else {
 			// A new Key: the names are formatted once, here.
 			if waitProf.stats == nil {
 				waitProf.stats = make(map[waitKey]*waitStat)
 			}
 			s = &waitStat{name: l.Name(), class: l.ClassName()}
+			s.counts.Gen = waitProf.gen.Load()
 			waitProf.stats[k] = s
 		}
 	}
-	s.count++
-	s.delay += d.Nanoseconds()
+	if !long {
+		l.SetWaitCounts(&s.counts)
+	}
 	waitProf.mu.Unlock()
+	s.counts.Count.Add(1)
+	s.counts.Delay.Add(d.Nanoseconds())
 }
 
 // ResetWaitProfile forgets the waits recorded so far, so that the next
@@ -79,8 +108,9 @@ func recordWaitProfile(l *class.Lock, d time.Duration, long bool) {
 // wait profile; tests that read it call ResetWaitProfile first.
 func ResetWaitProfile() {
 	waitProf.mu.Lock()
+	gen := waitProf.gen.Add(1) // every lock's cached counters are now stale
 	waitProf.stats = nil
-	waitProf.overflow = waitStat{}
+	waitProf.overflow = newOverflow(gen)
 	waitProf.since = time.Now()
 	waitProf.mu.Unlock()
 }
@@ -103,7 +133,7 @@ func ResetWaitProfile() {
 // outwards, is captured only for waits that lasted at least the span
 // threshold ([WithWaitThreshold]): shorter waits, the common case, are
 // aggregated per lock under the synthetic frame alone, so that recording
-// them costs a map update and no stack capture.
+// them costs two atomic adds and no stack capture.
 //
 // The profile keeps at most 4096 (lock, stack) pairs; waits of further
 // pairs are added to one sample whose lock and class are "(other)".
@@ -111,12 +141,10 @@ func WriteWaitProfile(w io.Writer) error {
 	waitProf.mu.Lock()
 	stats := make([]waitEntry, 0, len(waitProf.stats)+1)
 	for k, s := range waitProf.stats {
-		stats = append(stats, waitEntry{stack: k.stack, waitStat: *s})
+		stats = append(stats, entryOf(k.stack, s))
 	}
-	if waitProf.overflow.count > 0 {
-		o := waitProf.overflow
-		o.name, o.class = otherLock, otherLock
-		stats = append(stats, waitEntry{waitStat: o})
+	if o := waitProf.overflow; o.counts.Count.Load() > 0 {
+		stats = append(stats, entryOf(0, o))
 	}
 	since := waitProf.since
 	waitProf.mu.Unlock()
@@ -124,8 +152,13 @@ func WriteWaitProfile(w io.Writer) error {
 }
 
 type waitEntry struct {
-	stack stack.ID
-	waitStat
+	stack        stack.ID
+	name, class  string
+	count, delay int64
+}
+
+func entryOf(st stack.ID, s *waitStat) waitEntry {
+	return waitEntry{stack: st, name: s.name, class: s.class, count: s.counts.Count.Load(), delay: s.counts.Delay.Load()}
 }
 
 // waitProfileBase returns a profile with the wait profile's types and no

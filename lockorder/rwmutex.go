@@ -12,6 +12,7 @@ import (
 	"github.com/syncwatch/syncwatch/internal/class"
 	"github.com/syncwatch/syncwatch/internal/goid"
 	"github.com/syncwatch/syncwatch/internal/held"
+	"github.com/syncwatch/syncwatch/internal/syncword"
 )
 
 // An RWMutex is a reader/writer mutual exclusion lock that checks how it is
@@ -77,6 +78,14 @@ func (m *RWMutex) Lock() {
 // RLock locks m for reading. It must not be used for recursive read
 // locking; in ModeCheck that is reported.
 func (m *RWMutex) RLock() {
+	if atomic.LoadUint32(&fastOff) == 0 && atomic.CompareAndSwapInt32(syncword.Readers(&m.mu), 0, 1) {
+		return // the fast path, inlined: see fastpath.go
+	}
+	m.rlockSlow()
+}
+
+// rlockSlow is RLock past the inlined fast path.
+func (m *RWMutex) rlockSlow() {
 	w := modeWord.Load()
 	switch Mode(w & 3) {
 	case ModeTrace:
@@ -104,7 +113,7 @@ func (m *RWMutex) RLock() {
 		checkWait(gs, l, true, (*rlockerOf)(&m.mu))
 	}
 	if w&profileBit != 0 {
-		noteHold(gs, l, 3)
+		noteHold(gs, l, 4) // 4: called from the inlined RLock
 	}
 }
 
@@ -171,6 +180,14 @@ func (m *RWMutex) unlockOther(l *class.Lock) {
 // RUnlock undoes a single RLock. It is a run-time error, reported first in
 // ModeCheck, if m is not locked for reading on entry.
 func (m *RWMutex) RUnlock() {
+	if atomic.LoadUint32(&fastOff) == 0 && atomic.CompareAndSwapInt32(syncword.Readers(&m.mu), 1, 0) {
+		return
+	}
+	m.runlockSlow()
+}
+
+// runlockSlow is RUnlock past the inlined fast path.
+func (m *RWMutex) runlockSlow() {
 	if w := modeWord.Load(); w&3 == uint32(ModeCheck) {
 		l := m.lock()
 		if gs := held.Slot(goid.ID()); gs == nil || gs.Len() == 0 || gs.Tag() != w ||

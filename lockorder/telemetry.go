@@ -5,9 +5,9 @@ package lockorder
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/syncwatch/syncwatch/internal/class"
+	"github.com/syncwatch/syncwatch/internal/mono"
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
@@ -86,13 +86,13 @@ func violationAttrs(v Violation) []attribute.KeyValue {
 	return append(attrs, v.Attrs...)
 }
 
-// observeWait records a contended lock wait that began at start and has
-// just ended: in the wait histogram and the wait profile always, and as a
-// "lock wait" span, with the waiter's stack in the profile, if it lasted at
-// least the configured threshold. It runs only after a wait, never on the
-// uncontended path.
-func observeWait(ctx context.Context, l *class.Lock, start time.Time, holder int64) {
-	d := time.Since(start)
+// observeWait records a contended lock wait that began at the mono reading
+// from and has just ended: in the wait histogram and the wait profile
+// always, and as a "lock wait" span, with the waiter's stack in the
+// profile, if it lasted at least the configured threshold. It runs only
+// after a wait, never on the uncontended path.
+func observeWait(ctx context.Context, l *class.Lock, from int64, holder int64) {
+	d := mono.Since(from)
 	c := cfg.Load()
 	recordWaitMetric(c, l, d)
 	long := d >= c.waitThreshold
@@ -108,6 +108,7 @@ func observeWait(ctx context.Context, l *class.Lock, start time.Time, holder int
 	if holder != 0 {
 		attrs = append(attrs, attribute.Int64("syncwatch.holder.goroutine", holder))
 	}
+	start := mono.Time(from)
 	_, span := tracer(c).Start(ctx, "lock wait", trace.WithTimestamp(start), trace.WithAttributes(attrs...))
 	span.End(trace.WithTimestamp(start.Add(d)))
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/syncwatch/syncwatch/internal/class"
 	"github.com/syncwatch/syncwatch/internal/goid"
 	"github.com/syncwatch/syncwatch/internal/held"
+	"github.com/syncwatch/syncwatch/internal/mono"
 	"github.com/syncwatch/syncwatch/internal/stack"
 	"github.com/syncwatch/syncwatch/internal/waits"
 )
@@ -61,7 +62,7 @@ func checkWait(gs *held.G, l *class.Lock, read bool, lk locker) {
 	if spin(lk) {
 		return
 	}
-	start := time.Now()
+	start := mono.Now()
 	holder := l.Holder()
 	gs.BeginWait(l, read, start)
 	if modeWord.Load()&profileBit != 0 {
@@ -80,7 +81,7 @@ func traceWait(l *class.Lock, lk locker) {
 	if spin(lk) {
 		return
 	}
-	start := time.Now()
+	start := mono.Now()
 	lk.Lock()
 	observeWait(context.Background(), l, start, 0)
 }
@@ -90,7 +91,7 @@ func traceWait(l *class.Lock, lk locker) {
 // caller gives up first, the helper releases the lock as soon as it gets
 // it, so an abandoned wait never leaves the lock held.
 func waitContext(ctx context.Context, gs *held.G, l *class.Lock, read bool, lk sync.Locker, unlock func()) error {
-	start := time.Now()
+	start := mono.Now()
 	gid := goid.ID()
 	kind := "lock"
 	if read {
@@ -100,7 +101,7 @@ func waitContext(ctx context.Context, gs *held.G, l *class.Lock, read bool, lk s
 	if gs != nil {
 		holder = l.Holder()
 	}
-	waits.Begin(waits.Wait{Goroutine: gid, Kind: kind, Object: l.Name(), ObjectID: l.ID, Holder: holder, Since: start})
+	waits.Begin(waits.Wait{Goroutine: gid, Kind: kind, Object: l.Name(), ObjectID: l.ID, Holder: holder, Since: mono.Time(start)})
 	defer waits.End(gid)
 
 	if lockWithContext(ctx, lk, unlock) {
@@ -111,7 +112,7 @@ func waitContext(ctx context.Context, gs *held.G, l *class.Lock, read bool, lk s
 		holder = l.Holder()
 		gs.Pop() // drop the pending entry before any user code (the handler) runs
 	}
-	err := &WaitError{Lock: l.Name(), Holder: holder, Waited: time.Since(start), Err: ctx.Err()}
+	err := &WaitError{Lock: l.Name(), Holder: holder, Waited: mono.Since(start), Err: ctx.Err()}
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		reportWaitTimeout(ctx, gid, l, err)
 	}

@@ -71,6 +71,7 @@ type Lock struct {
 	chain   [2]uint64
 	addr    uintptr
 	tracked atomic.Bool
+	waits   atomic.Pointer[WaitCounts]
 
 	// The fields above are read on every Lock; holder is written whenever
 	// the lock changes hands. Keep them on different cache lines so that a
@@ -82,6 +83,22 @@ type Lock struct {
 	rgen   atomic.Uint32 // bumped when a read hold is released by a goroutine that does not hold it
 	_      [52]byte
 }
+
+// WaitCounts accumulates a lock's short contended waits for lockorder's
+// wait profile, so that recording one is two atomic adds on the lock's own
+// counters rather than an update of a shared table under a lock.
+type WaitCounts struct {
+	// Gen is the wait profile's generation the counts belong to: the
+	// profile starts a new one when it is reset.
+	Gen          uint64
+	Count, Delay atomic.Int64
+}
+
+// WaitCounts returns the counters set by SetWaitCounts, or nil.
+func (l *Lock) WaitCounts() *WaitCounts { return l.waits.Load() }
+
+// SetWaitCounts sets the counters l's short waits are added to.
+func (l *Lock) SetWaitCounts(c *WaitCounts) { l.waits.Store(c) }
 
 var seqMu sync.Mutex
 var seqs = map[*Class]uint64{}

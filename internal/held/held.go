@@ -21,6 +21,7 @@ import (
 	"github.com/syncwatch/syncwatch/internal/chain"
 	"github.com/syncwatch/syncwatch/internal/class"
 	"github.com/syncwatch/syncwatch/internal/goid"
+	"github.com/syncwatch/syncwatch/internal/mono"
 )
 
 // Entry is one held lock.
@@ -69,19 +70,22 @@ type G struct {
 	inline [8]Entry
 
 	// The lock this goroutine is blocked on, if any: readable by anyone.
-	waitLock  atomic.Pointer[class.Lock]
-	waitRead  atomic.Bool
-	waitSince atomic.Int64
+	waitLock atomic.Pointer[class.Lock]
+	waitFrom atomic.Int64 // mono reading of the start, shifted left, | 1 for a read lock
 
 	// Keep two goroutines' states off one cache line: each is written
 	// by its owner on every lock.
 	_ [64]byte
 }
 
-// BeginWait records that the owner is about to block on l.
-func (g *G) BeginWait(l *class.Lock, read bool, since time.Time) {
-	g.waitRead.Store(read)
-	g.waitSince.Store(since.UnixNano())
+// BeginWait records that the owner is about to block on l, since the
+// mono reading since.
+func (g *G) BeginWait(l *class.Lock, read bool, since int64) {
+	from := since << 1
+	if read {
+		from |= 1
+	}
+	g.waitFrom.Store(from)
 	g.waitLock.Store(l)
 }
 
@@ -95,7 +99,8 @@ func (g *G) Waiting() (l *class.Lock, read bool, since time.Time) {
 	if l == nil {
 		return nil, false, time.Time{}
 	}
-	return l, g.waitRead.Load(), time.Unix(0, g.waitSince.Load())
+	from := g.waitFrom.Load()
+	return l, from&1 != 0, mono.Time(from >> 1)
 }
 
 // Retag drops every entry if tag differs from the one the entries were

@@ -1,0 +1,8 @@
+//go:build go1.24 && !go1.27 && !race
+
+package syncword
+
+// Enabled reports whether the fast paths are compiled in: only for the Go
+// releases whose sync layout has been checked, and never under the race
+// detector.
+const Enabled = true
