@@ -102,13 +102,17 @@ func (m *Mutex) lockSlow() {
 		gs = held.CurrentOf(id)
 	}
 	gs.Retag(w)
-	again := false
+	again, locked := false, false
 	if gs.Len() == 0 && l.Class.Written() {
+		// Nothing held: no order edge and no recursion to check, so m may
+		// be tried before it is recorded.
+		locked = m.mu.TryLock()
 		gs.Push(held.Entry{Lock: l, Elem: l.Elem(false), Chain: chain.Key(l.Chain(false))})
 	} else {
 		again = enter(gs, l, false)
+		locked = m.mu.TryLock()
 	}
-	if !m.mu.TryLock() {
+	if !locked {
 		checkWait(gs, l, false, &m.mu)
 	}
 	if again {

@@ -104,12 +104,16 @@ func (m *RWMutex) rlockSlow() {
 		gs = held.CurrentOf(id)
 	}
 	gs.Retag(w)
+	var locked bool
 	if gs.Len() == 0 {
+		// Nothing held: nothing to check, so m may be tried first.
+		locked = m.mu.TryRLock()
 		gs.Push(held.Entry{Lock: l, Read: true, Gen: l.ReadGen(), Elem: l.Elem(true), Chain: chain.Key(l.Chain(true))})
 	} else {
 		enter(gs, l, true)
+		locked = m.mu.TryRLock()
 	}
-	if !m.mu.TryRLock() {
+	if !locked {
 		checkWait(gs, l, true, (*rlockerOf)(&m.mu))
 	}
 	if w&profileBit != 0 {
