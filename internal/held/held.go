@@ -148,8 +148,9 @@ func (g *G) Pop() {
 // PopUnnoted removes the most recent entry, which must carry no Note. It
 // is Pop for the hot path: small enough to inline.
 func (g *G) PopUnnoted() {
-	g.stack[len(g.stack)-1] = Entry{}
-	g.stack = g.stack[:len(g.stack)-1]
+	n := len(g.stack) - 1
+	g.stack[n].Lock = nil // the only pointer: let the lock be collected
+	g.stack = g.stack[:n]
 }
 
 // Remove deletes entry i and recomputes the chain keys above it.
