@@ -28,3 +28,11 @@ func RecordWaits(name string, n int, d time.Duration) {
 		recordWaitProfile(newLock(name, "Mutex", nil), d, false)
 	}
 }
+
+// RecordWaitsOn records n short waits of d on m's lock, as n contended
+// Locks that ended would.
+func RecordWaitsOn(m *Mutex, n int, d time.Duration) {
+	for range n {
+		recordWaitProfile(m.lock(), d, false)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"sync"
 	"testing"
 	"time"
 
@@ -122,6 +123,29 @@ func TestWaitProfileIsBounded(t *testing.T) {
 	require.Len(t, other, 1)
 	assert.Equal(t, []int64{10, int64(10 * time.Millisecond)}, other[0].Value)
 	assert.Equal(t, []string{"lockorder.wait((other))"}, functions(other[0]))
+}
+
+// Short waits add to counters cached on the lock, without the profile's
+// lock: many goroutines waiting on one lock at once lose none.
+func TestWaitProfileCountsConcurrentWaitsExactly(t *testing.T) {
+	freshWaitProfile(t, time.Hour)
+	m := lockorder.NewMutex("profiled-concurrent")
+	name := nameOf(t, m)
+	const goroutines, waits = 8, 500
+	var wg sync.WaitGroup
+	for range goroutines {
+		wg.Go(func() { lockorder.RecordWaitsOn(m, waits, time.Microsecond) })
+	}
+	wg.Wait()
+	ss := samplesOf(waitProfile(t), name)
+	require.Len(t, ss, 1)
+	assert.Equal(t, []int64{goroutines * waits, goroutines * waits * int64(time.Microsecond)}, ss[0].Value)
+
+	lockorder.ResetWaitProfile() // the cached counters belong to the old profile now
+	lockorder.RecordWaitsOn(m, 3, time.Millisecond)
+	ss = samplesOf(waitProfile(t), name)
+	require.Len(t, ss, 1)
+	assert.Equal(t, []int64{3, int64(3 * time.Millisecond)}, ss[0].Value)
 }
 
 func TestResetWaitProfileForgetsWaits(t *testing.T) {
