@@ -17,10 +17,10 @@ import (
 // The slow path of the engine: recording new order edges, finding the
 // cycles they close, and dropping the nodes of dead locks.
 
-// recordEdges adds an edge from every lock gs holds to e's lock and reports
-// the cycles they close. It runs once per new lock chain.
-func recordEdges(gs *held.G, e held.Entry) {
-	st := stack.Capture()
+// recordEdges adds an edge from every lock gs holds to e's lock, taken at
+// stack st, and reports the cycles they close. It runs once per new lock
+// chain.
+func recordEdges(gs *held.G, e held.Entry, st stack.ID) {
 	now := time.Now()
 	var found []graph.Cycle
 	eng.mu.Lock()

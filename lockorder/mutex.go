@@ -12,6 +12,7 @@ import (
 	"github.com/syncwatch/syncwatch/internal/class"
 	"github.com/syncwatch/syncwatch/internal/goid"
 	"github.com/syncwatch/syncwatch/internal/held"
+	"github.com/syncwatch/syncwatch/internal/stack"
 	"github.com/syncwatch/syncwatch/internal/syncword"
 )
 
@@ -109,7 +110,10 @@ func (m *Mutex) lockSlow() {
 		locked = m.mu.TryLock()
 		gs.Push(held.Entry{Lock: l, Elem: l.Elem(false), Chain: chain.Key(l.Chain(false))})
 	} else {
-		again = enter(gs, l, false)
+		var fresh bool
+		if again, fresh = enter(gs, l, false); fresh {
+			newChain(gs, stack.Capture())
+		}
 		locked = m.mu.TryLock()
 	}
 	if !locked {
@@ -197,7 +201,10 @@ func (m *Mutex) LockContext(ctx context.Context) error {
 	}
 	l := m.lock()
 	gs := current(w)
-	again := enter(gs, l, false)
+	again, fresh := enter(gs, l, false)
+	if fresh {
+		newChain(gs, stack.Capture())
+	}
 	if !m.mu.TryLock() {
 		if err := waitContext(ctx, gs, l, false, &m.mu, m.mu.Unlock); err != nil {
 			return err

@@ -12,6 +12,7 @@ import (
 	"github.com/syncwatch/syncwatch/internal/class"
 	"github.com/syncwatch/syncwatch/internal/goid"
 	"github.com/syncwatch/syncwatch/internal/held"
+	"github.com/syncwatch/syncwatch/internal/stack"
 	"github.com/syncwatch/syncwatch/internal/syncword"
 )
 
@@ -62,7 +63,10 @@ func (m *RWMutex) Lock() {
 	}
 	l := m.lock()
 	gs := current(w)
-	again := enter(gs, l, false)
+	again, fresh := enter(gs, l, false)
+	if fresh {
+		newChain(gs, stack.Capture())
+	}
 	if !m.mu.TryLock() {
 		checkWait(gs, l, false, &m.mu)
 	}
@@ -110,7 +114,9 @@ func (m *RWMutex) rlockSlow() {
 		locked = m.mu.TryRLock()
 		gs.Push(held.Entry{Lock: l, Read: true, Gen: l.ReadGen(), Elem: l.Elem(true), Chain: chain.Key(l.Chain(true))})
 	} else {
-		enter(gs, l, true)
+		if _, fresh := enter(gs, l, true); fresh {
+			newChain(gs, stack.Capture())
+		}
 		locked = m.mu.TryRLock()
 	}
 	if !locked {
@@ -252,7 +258,10 @@ func (m *RWMutex) lockContext(ctx context.Context, read bool) error {
 	}
 	l := m.lock()
 	gs := current(w)
-	again := enter(gs, l, read)
+	again, fresh := enter(gs, l, read)
+	if fresh {
+		newChain(gs, stack.Capture())
+	}
 	if !try() {
 		if err := waitContext(ctx, gs, l, read, lk, unlock); err != nil {
 			return err
