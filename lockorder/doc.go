@@ -91,7 +91,7 @@
 // github.com/sasha-s/go-deadlock; on a 2-core machine an uncontended
 // Lock/Unlock pair cost about 2.3x sync in ModeCheck (2.8x for a nested
 // pair), 1.0-1.1x in ModeTrace and ModeOff, and exactly sync with
-// -tags syncwatch_off; go-deadlock cost 65-75x.
+// -tags syncwatch_off; go-deadlock cost 60-95x.
 //
 // Memory stays bounded: the graph nodes of a mutex that becomes unreachable
 // are dropped after garbage collection, goroutines that exit are swept from
