@@ -28,17 +28,14 @@ var (
 	defaultCfg = config{waitThreshold: 10 * time.Millisecond}
 )
 
-// modeWord packs the mode (bits 0-1), whether the held-locks profiles are
-// on (bit 2) and whether sync's state words may be used directly (bit 3
-// clear; see fastpath.go) with a counter (bits 4 and up) bumped on every
-// change of the mode or the profile switch, so that per-goroutine state
-// recorded under older rules is dropped. Lock loads it once and has
-// everything it needs.
+// modeWord packs the mode (bits 0-1) and whether the held-locks profiles
+// are on (bit 2) with a counter (bits 3 and up) bumped on every change of
+// either, so that per-goroutine state recorded under older rules is
+// dropped. Lock loads it once and has everything it needs.
 const (
 	profileBit = 4
-	slowBit    = 8
-	flagBits   = 15
-	epochShift = 4
+	flagBits   = 7
+	epochShift = 3
 )
 
 func loadMode() Mode { return Mode(modeWord.Load() & 3) }
@@ -74,6 +71,7 @@ func init() {
 	c := defaultCfg
 	cfg.Store(&c)
 	setMode(defaultMode(os.Getenv("SYNCWATCH_MODE"), testing.Testing()))
+	syncFastPaths() // even if the mode stayed ModeOff, which changes nothing above
 }
 
 // defaultMode picks the mode from the environment: SYNCWATCH_MODE if it is

@@ -81,7 +81,7 @@
 // topological order (as Abseil's deadlock detector does) so a new edge
 // that agrees with it costs O(1).
 //
-// In ModeOff and ModeTrace an uncontended Lock, Unlock, RLock or RUnlock is
+// In ModeOff and ModeTrace an uncontended Mutex.Lock or Mutex.Unlock is
 // inlined into its caller and does exactly what sync's does: one
 // compare-and-swap on sync's own state word. (The word is located by
 // internal/syncword for the Go releases whose layout has been checked, and

@@ -9,15 +9,19 @@ package lockorder
 // provider set with [WithMeterProvider] (by default otel.GetMeterProvider),
 // scope [ScopeName], version [Version].
 //
-// A wait is measured when it ends with the lock acquired, if Lock or RLock
-// found the lock taken and did not get it during a short spin, or
+// A wait is measured when it ends with the lock acquired, if Lock found
+// the lock taken and a second try failed too (in ModeCheck, a short spin of
+// tries), if RLock found a writer holding or waiting for it, or if
 // LockContext or RLockContext found it taken: every wait that a "lock wait"
 // span could describe, whether or not it reached the span threshold
-// ([WithWaitThreshold]). A LockContext that gives up is not measured (it is
-// a wait-timeout violation when its deadline passed). An uncontended Lock
-// records nothing and reads no clock. When no SDK is installed, or the
-// instrument is disabled, nothing is computed beyond a call to the
-// instrument's Enabled.
+// ([WithWaitThreshold]). ModeCheck spins because its waits also fill the
+// goroutine's wait slot; ModeTrace leaves the spinning to sync, which does
+// it better, so it counts some very short waits that ModeCheck does not:
+// compare counts within one mode. A LockContext that gives up is not
+// measured (it is a wait-timeout violation when its deadline passed). An
+// uncontended Lock records nothing and reads no clock. When no SDK is
+// installed, or the instrument is disabled, nothing is computed beyond a
+// call to the instrument's Enabled.
 //
 // Attributes:
 //

@@ -83,6 +83,43 @@ func TestWaitHistogramCountsEveryContendedWait(t *testing.T) {
 		"waits far below the span threshold are counted, in check and trace modes; a zero-value lock counts under its kind")
 }
 
+// In ModeTrace a reader waits, and is measured, only behind a writer:
+// readers that share the lock with other readers record nothing.
+func TestTraceModeMeasuresReadersBlockedByAWriter(t *testing.T) {
+	fresh(t)
+	r := meterReader(t)
+	lockorder.Configure(lockorder.WithMode(lockorder.ModeTrace))
+	rw := lockorder.NewRWMutex("histogram-rw")
+
+	rw.RLock()
+	shared := make(chan struct{})
+	go func() {
+		defer close(shared)
+		rw.RLock() // another reader: no wait
+		rw.RUnlock()
+	}()
+	<-shared
+	rw.RUnlock()
+	assert.Empty(t, waitCounts(t, r), "readers sharing the lock wait for nothing")
+
+	rw.Lock()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		rLockBlocked(rw)
+	}()
+	waitParked(t, "lockorder_test.rLockBlocked(")
+	rw.Unlock()
+	<-done
+	assert.Equal(t, map[string]uint64{"histogram-rw": 1}, waitCounts(t, r))
+}
+
+//go:noinline
+func rLockBlocked(rw *lockorder.RWMutex) {
+	rw.RLock()
+	rw.RUnlock()
+}
+
 func TestWaitHistogramFollowsTheConfiguredProvider(t *testing.T) {
 	fresh(t)
 	first := meterReader(t)

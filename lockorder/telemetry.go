@@ -5,6 +5,7 @@ package lockorder
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/syncwatch/syncwatch/internal/class"
 	"github.com/syncwatch/syncwatch/internal/mono"
@@ -108,7 +109,9 @@ func observeWait(ctx context.Context, l *class.Lock, from int64, holder int64) {
 	if holder != 0 {
 		attrs = append(attrs, attribute.Int64("syncwatch.holder.goroutine", holder))
 	}
-	start := mono.Time(from)
+	// The wall clock now, less the monotonic duration: right even if the
+	// wall clock was stepped, or the machine slept, since the process began.
+	start := time.Now().Add(-d)
 	_, span := tracer(c).Start(ctx, "lock wait", trace.WithTimestamp(start), trace.WithAttributes(attrs...))
 	span.End(trace.WithTimestamp(start.Add(d)))
 }

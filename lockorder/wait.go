@@ -101,7 +101,7 @@ func waitContext(ctx context.Context, gs *held.G, l *class.Lock, read bool, lk s
 	if gs != nil {
 		holder = l.Holder()
 	}
-	waits.Begin(waits.Wait{Goroutine: gid, Kind: kind, Object: l.Name(), ObjectID: l.ID, Holder: holder, Since: mono.Time(start)})
+	waits.Begin(waits.Wait{Goroutine: gid, Kind: kind, Object: l.Name(), ObjectID: l.ID, Holder: holder, Since: time.Now()})
 	defer waits.End(gid)
 
 	if lockWithContext(ctx, lk, unlock) {

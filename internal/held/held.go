@@ -79,7 +79,8 @@ type G struct {
 }
 
 // BeginWait records that the owner is about to block on l, since the
-// mono reading since.
+// mono reading since. A reading, not a time.Time: the wall clock is read
+// only when someone asks (Waiting).
 func (g *G) BeginWait(l *class.Lock, read bool, since int64) {
 	from := since << 1
 	if read {
@@ -100,7 +101,7 @@ func (g *G) Waiting() (l *class.Lock, read bool, since time.Time) {
 		return nil, false, time.Time{}
 	}
 	from := g.waitFrom.Load()
-	return l, from&1 != 0, mono.Time(from >> 1)
+	return l, from&1 != 0, time.Now().Add(-mono.Since(from >> 1))
 }
 
 // Retag drops every entry if tag differs from the one the entries were

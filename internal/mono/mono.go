@@ -3,8 +3,10 @@
 //
 // time.Now reads the wall clock and the monotonic clock; a wait needs only
 // the second, and on virtual machines whose clock source is slow each read
-// costs tens of nanoseconds. A wait timed with Now, and converted with Time
-// only when it is reported, pays for one monotonic read at each end.
+// costs tens of nanoseconds. A wait timed with Now pays for one monotonic
+// read at each end; when it is reported, its start on the wall clock is
+// time.Now() less its duration (not the process's start plus the reading,
+// which drifts when the wall clock is stepped or the machine sleeps).
 package mono
 
 import "time"
@@ -18,7 +20,3 @@ func Now() int64 { return int64(time.Since(base)) }
 
 // Since returns the time elapsed since the reading start.
 func Since(start int64) time.Duration { return time.Duration(Now() - start) }
-
-// Time converts a reading to a time.Time, on the wall clock as it was when
-// the process started.
-func Time(n int64) time.Time { return base.Add(time.Duration(n)) }

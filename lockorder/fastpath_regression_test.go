@@ -1,0 +1,164 @@
+//go:build !syncwatch_off
+
+package lockorder_test
+
+// Regression tests from an independent review of the inlined fast paths,
+// the stack captured in the Lock method's own frame and the wait
+// profile's per-lock counters.
+
+import (
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/syncwatch/syncwatch/lockorder"
+)
+
+//go:noinline
+func lockDirect(m *lockorder.Mutex) { m.Lock() } // Lock inlined here
+
+//go:noinline
+func rLockDirect(m *lockorder.RWMutex) { m.RLock() }
+
+//go:noinline
+func lockNested(a, b *lockorder.Mutex) {
+	a.Lock()
+	b.Lock()
+	b.Unlock()
+	a.Unlock()
+}
+
+// With Lock inlined into its caller, the held profile still starts at that
+// caller.
+func TestHeldProfileStartsAtTheCallerOfAnInlinedLock(t *testing.T) {
+	fresh(t)
+	lockorder.Configure(lockorder.WithHeldProfile(true))
+	t.Cleanup(func() { lockorder.Configure(lockorder.WithHeldProfile(false)) })
+	m, rw := lockorder.NewMutex("revHeldM"), lockorder.NewRWMutex("revHeldRW")
+	lockDirect(m)
+	rLockDirect(rw)
+	for _, fn := range []string{"lockorder_test.lockDirect", "lockorder_test.rLockDirect"} {
+		ss := liveSamples(t, lockorder.HeldProfileName, fn)
+		require.Len(t, ss, 1, fn)
+		assert.True(t, strings.HasSuffix(functions(ss[0])[0], fn), "%s: %v", fn, functions(ss[0]))
+	}
+	m.Unlock()
+	rw.RUnlock()
+}
+
+// An edge's stack, captured in the Lock method, starts at its caller.
+func TestCycleEdgeStackStartsAtTheCaller(t *testing.T) {
+	fresh(t)
+	a, b := lockorder.NewMutex("revA"), lockorder.NewMutex("revB")
+	run(func() { lockNested(a, b) })
+	run(func() { lockNested(b, a) })
+	vs := only(lockorder.KindCycle)
+	require.Len(t, vs, 1)
+	require.NotEmpty(t, vs[0].Stack)
+	assert.Contains(t, vs[0].Stack[0].Function, "lockNested", "%v", vs[0].Stack)
+}
+
+// A handler that takes the very mutex being locked, then releases it.
+func TestHandlerMayLockTheMutexBeingLocked(t *testing.T) {
+	fresh(t)
+	a, b := lockorder.NewMutex("revSameA"), lockorder.NewMutex("revSameB")
+	var calls int
+	lockorder.Configure(lockorder.WithHandler(func(v lockorder.Violation) {
+		calls++
+		a.Lock()
+		a.Unlock()
+	}))
+	run(func() { lockNested(a, b) })
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		lockNested(b, a)
+		require.Empty(t, lockorder.HeldLocks())
+	}()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("hang")
+	}
+	assert.Equal(t, 1, calls)
+}
+
+// A handler that panics during an RLock's new chain: nothing is left held.
+func TestHandlerPanicDuringRLockLeavesNothingHeld(t *testing.T) {
+	fresh(t)
+	a, rw := lockorder.NewMutex("revPA"), lockorder.NewRWMutex("revPRW")
+	lockorder.Configure(lockorder.WithHandler(func(v lockorder.Violation) { panic("boom") }))
+	run(func() { rw.Lock(); a.Lock(); a.Unlock(); rw.Unlock() })
+	var rec any
+	var held []lockorder.LockRef
+	run(func() {
+		func() {
+			defer func() { rec = recover() }()
+			a.Lock()
+			defer a.Unlock()
+			rw.RLock()
+		}()
+		held = lockorder.HeldLocks()
+	})
+	require.Equal(t, "boom", rec)
+	assert.Empty(t, held)
+	require.True(t, rw.TryLock())
+	rw.Unlock()
+}
+
+// Locks taken in one mode and released in another report nothing.
+func TestLocksReleasedInAnotherModeReportNothing(t *testing.T) {
+	fresh(t)
+	t.Cleanup(func() { lockorder.Configure(lockorder.WithMode(lockorder.ModeCheck)) })
+	m, rw := lockorder.NewMutex("revModeM"), lockorder.NewRWMutex("revModeRW")
+	run(func() {
+		m.Lock()
+		rw.RLock()
+		lockorder.Configure(lockorder.WithMode(lockorder.ModeOff))
+		rw.RUnlock()
+		m.Unlock() // fast paths
+		m.Lock()
+		rw.RLock()
+		lockorder.Configure(lockorder.WithMode(lockorder.ModeCheck))
+		rw.RUnlock()
+		m.Unlock()
+		m.Lock()
+		rw.RLock()
+		rw.RUnlock()
+		m.Unlock()
+	})
+	assert.Empty(t, lockorder.Violations())
+}
+
+// Resets racing with waits leave the profile exact once they stop.
+func TestWaitProfileSurvivesConcurrentResets(t *testing.T) {
+	freshWaitProfile(t, time.Hour)
+	m := lockorder.NewMutex("revConcReset")
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				lockorder.ResetWaitProfile()
+			}
+		}
+	}()
+	for range 4 {
+		wg.Go(func() { lockorder.RecordWaitsOn(m, 20000, time.Microsecond) })
+	}
+	wg.Wait()
+	close(stop)
+	time.Sleep(10 * time.Millisecond)
+	lockorder.ResetWaitProfile()
+	lockorder.RecordWaitsOn(m, 7, time.Millisecond)
+	ss := samplesOf(waitProfile(t), nameOf(t, m))
+	require.Len(t, ss, 1)
+	assert.Equal(t, []int64{7, int64(7 * time.Millisecond)}, ss[0].Value)
+}
