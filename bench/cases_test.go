@@ -30,6 +30,10 @@ func BenchmarkSharedParallel(b *testing.B) {
 	run(b, workload{syncimpl.SharedParallel, lockorderimpl.SharedParallel, deadlockimpl.SharedParallel})
 }
 
+func BenchmarkRLockParallel(b *testing.B) {
+	run(b, workload{syncimpl.RLockParallel, lockorderimpl.RLockParallel, deadlockimpl.RLockParallel})
+}
+
 func BenchmarkPerGoroutine(b *testing.B) {
 	run(b, workload{syncimpl.PerGoroutine, lockorderimpl.PerGoroutine, deadlockimpl.PerGoroutine})
 }

@@ -71,6 +71,7 @@ var cases = []Case{
 	{"c", "BenchmarkNested4", "nested 4 deep", micro},
 	{"d", "BenchmarkRLock", "RLock/RUnlock", micro},
 	{"e", "BenchmarkSharedParallel", "shared mutex, parallel", micro},
+	{"e+", "BenchmarkRLockParallel", "shared RWMutex, readers in parallel (extra)", micro},
 	{"f", "BenchmarkPerGoroutine", "mutex per goroutine, parallel", scaling},
 	{"g", "BenchmarkHeldElsewhere", "1000 locks held elsewhere", micro},
 	{"h", "BenchmarkDeepStack", "Lock 40 frames deep", micro},

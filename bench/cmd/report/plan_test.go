@@ -18,7 +18,7 @@ func TestPlanEverything(t *testing.T) {
 	}
 	const common = "-benchmem -count 5"
 	assert.Equal(t, "go test -run ^$ -bench ^(BenchmarkUncontended|BenchmarkNestedPair|BenchmarkNested4|BenchmarkRLock|"+
-		"BenchmarkSharedParallel|BenchmarkHeldElsewhere|BenchmarkDeepStack)$ "+common+" -benchtime 1s -timeout 0 "+benchPkg, cmds[0])
+		"BenchmarkSharedParallel|BenchmarkRLockParallel|BenchmarkHeldElsewhere|BenchmarkDeepStack)$ "+common+" -benchtime 1s -timeout 0 "+benchPkg, cmds[0])
 	assert.Equal(t, "go test -run ^$ -bench ^(BenchmarkPerGoroutine)$ "+common+" -benchtime 1s -timeout 0 -cpu 1,2 "+benchPkg, cmds[1])
 	// One process per count for the one-shot cases.
 	for _, cmd := range cmds[2:7] {

@@ -17,7 +17,9 @@ func TestLiveHeapSeesRetainedMemory(t *testing.T) {
 	during := measure.LiveHeap()
 	keep = nil
 	after := measure.LiveHeap()
-	assert.GreaterOrEqual(t, during, before+8<<20)
+	// 8 MiB are retained; allow 1 MiB for whatever else the runtime frees
+	// meanwhile (the test once missed an exact bound by 16 bytes).
+	assert.GreaterOrEqual(t, during, before+7<<20)
 	assert.Less(t, after, during-4<<20)
 }
 

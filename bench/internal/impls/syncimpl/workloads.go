@@ -76,6 +76,23 @@ func SharedParallel(b *testing.B) {
 	})
 }
 
+// RLockParallel is an extra case, not one of the issue's: every goroutine
+// of b.RunParallel, four per CPU, read-locks one shared RWMutex. Readers
+// never wait for each other, so an instrumented RLock should cost about
+// what sync's does here too: a fast path that fails whenever another
+// reader holds the lock would show.
+func RLockParallel(b *testing.B) {
+	b.ReportAllocs()
+	var rw RWMutex
+	b.SetParallelism(4)
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			rw.RLock()
+			rw.RUnlock()
+		}
+	})
+}
+
 // padded keeps a mutex alone on its cache lines, so that per-goroutine
 // mutexes do not slow each other down through false sharing.
 type padded struct {
