@@ -53,6 +53,10 @@
 //   - (d) BenchmarkRLock: one RLock/RUnlock pair.
 //   - (e) BenchmarkSharedParallel: b.RunParallel, all goroutines on one
 //     mutex. Contention dominates: this is the cost of the slow path.
+//   - (e+) BenchmarkRLockParallel, an extra case: b.RunParallel, four
+//     goroutines per CPU read-locking one RWMutex. Readers never wait for
+//     each other, so an RLock fast path that fails while other readers hold
+//     the lock shows up here.
 //   - (f) BenchmarkPerGoroutine: b.RunParallel, one padded mutex per
 //     goroutine. With -cpu 1,2, ns/op should halve: any shared state on the
 //     lock path shows up as poor scaling.
