@@ -93,9 +93,14 @@ func (m *RWMutex) RLock() {
 		// Only a writer makes a reader wait. With none in sight, RLock
 		// itself (one atomic add, which unlike a compare-and-swap never
 		// fails when other readers come and go) is the way in; a writer
-		// arriving in between makes a wait that goes untimed.
-		if atomic.LoadInt32(syncword.Readers(&m.mu)) >= 0 {
-			m.mu.RLock()
+		// arriving in between makes a wait that goes untimed. Without a
+		// verified layout, TryRLock is the way to look.
+		if layoutOK {
+			if atomic.LoadInt32(syncword.Readers(&m.mu)) >= 0 {
+				m.mu.RLock()
+				return
+			}
+		} else if m.mu.TryRLock() {
 			return
 		}
 		traceWait(m.lock(), (*rlockerOf)(&m.mu))

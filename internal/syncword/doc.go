@@ -1,19 +1,20 @@
-// Package syncword locates sync.Mutex's and sync.RWMutex's state words so
-// that lockorder can inline a fast path: the one compare-and-swap that
-// sync's own Lock, Unlock, RLock and RUnlock do when nothing has to wait.
+// Package syncword locates sync.Mutex's state word, so that lockorder can
+// inline a fast path (the one compare-and-swap that sync's own Lock and
+// Unlock do when nothing has to wait), and sync.RWMutex's reader count, so
+// that lockorder can see whether a writer holds or waits for it.
 //
 // lockorder's Lock cannot be inlined into its caller (it has a checking
 // path), so wrapping sync.Mutex.Lock costs a function call on every lock;
 // on a small machine that is a third of an uncontended Lock/Unlock. With
 // these offsets the wrapper's inlinable part does the uncontended case
 // itself, on sync's own state word, and leaves every other case (waiters,
-// starvation, writers pending, other readers) to sync's methods. The
-// compare-and-swap is written out at the call site, not wrapped in a helper
-// here, because the wrapper must fit the inliner's budget.
+// starvation) to sync's methods. The compare-and-swap is written out at the
+// call site, not wrapped in a helper here, because the wrapper must fit the
+// inliner's budget.
 //
 // Reading sync's unexported state relies on its layout, so the fast paths
 // are guarded three ways: they are compiled only for the Go releases whose
-// layout has been checked (go1.24 up to go1.26, see enabled_*.go), never
+// layout has been checked (go1.24 up to go1.26, see enabled.go), never
 // under the race detector (sync tells the detector about its own fast path,
 // and a fast path that bypassed that would make it report false races), and
 // [Verify] checks the layout at run time so that the caller can turn them
