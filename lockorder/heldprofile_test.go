@@ -61,9 +61,11 @@ func TestHeldProfileListsHoldsWhereTaken(t *testing.T) {
 	assert.Equal(t, int64(1), holds(t, "lockorder_test.takeAndKeep"))
 	assert.Equal(t, int64(1), holds(t, "lockorder_test.tryAndKeep"))
 	assert.Equal(t, int64(1), holds(t, "lockorder_test.readAndKeep"))
-	for _, s := range liveSamples(t, lockorder.HeldProfileName, "lockorder_test.takeAndKeep") {
-		assert.True(t, strings.HasSuffix(functions(s)[0], "lockorder_test.takeAndKeep"),
-			"the stack starts where the lock was taken, not in lockorder: %v", functions(s))
+	for _, fn := range []string{"lockorder_test.takeAndKeep", "lockorder_test.tryAndKeep", "lockorder_test.readAndKeep"} {
+		for _, s := range liveSamples(t, lockorder.HeldProfileName, fn) {
+			assert.True(t, strings.HasSuffix(functions(s)[0], fn),
+				"the stack starts where the lock was taken, not in lockorder: %v", functions(s))
+		}
 	}
 
 	rw.RUnlock()

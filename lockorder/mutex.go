@@ -58,6 +58,9 @@ func (m *Mutex) lock() *class.Lock {
 	return m.newLock()
 }
 
+// newLock is lock's rare half, kept out of line so that lock inlines.
+//
+//go:noinline
 func (m *Mutex) newLock() *class.Lock { return initLock(&m.l, "Mutex", unsafe.Pointer(m)) }
 
 // initLock gives a zero-value lock at addr its identity, once: the first

@@ -46,6 +46,9 @@ func (m *RWMutex) lock() *class.Lock {
 	return m.newLock()
 }
 
+// newLock is lock's rare half, kept out of line so that lock inlines.
+//
+//go:noinline
 func (m *RWMutex) newLock() *class.Lock { return initLock(&m.l, "RWMutex", unsafe.Pointer(m)) }
 
 // Lock locks m for writing, blocking until no reader or writer holds it.
@@ -109,6 +112,12 @@ func (m *RWMutex) RLock() {
 		m.mu.RLock()
 		return
 	}
+	m.rlockCheck(w)
+}
+
+// rlockCheck is RLock in ModeCheck, out of line so that RLock's other
+// modes stay a small function.
+func (m *RWMutex) rlockCheck(w uint32) {
 	l := m.lock()
 	id := goid.ID()
 	gs := held.Slot(id)
@@ -131,7 +140,7 @@ func (m *RWMutex) RLock() {
 		checkWait(gs, l, true, (*rlockerOf)(&m.mu))
 	}
 	if w&profileBit != 0 {
-		noteHold(gs, l, 3)
+		noteHold(gs, l, 4) // 4: called from RLock
 	}
 }
 

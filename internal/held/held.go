@@ -138,7 +138,26 @@ func (g *G) Entries() []Entry { return g.stack }
 func (g *G) Top() *Entry { return &g.stack[len(g.stack)-1] }
 
 // Push appends e.
-func (g *G) Push(e Entry) { g.stack = append(g.stack, e) }
+//
+// It copies e field by field into its slot rather than appending the
+// struct: a wide copy of an Entry its caller has just built field by field
+// reads back stores still in flight, which the processor cannot forward,
+// and on the hot path that stall cost more than the rest of Push.
+func (g *G) Push(e Entry) {
+	n := len(g.stack)
+	if n == cap(g.stack) {
+		g.grow()
+	}
+	g.stack = g.stack[:n+1]
+	s := &g.stack[n]
+	s.Lock, s.Elem, s.Chain, s.Gen = e.Lock, e.Elem, e.Chain, e.Gen
+	s.Read, s.Try, s.Again, s.Note = e.Read, e.Try, e.Again, e.Note
+}
+
+// grow makes room for one more entry.
+func (g *G) grow() {
+	g.stack = append(g.stack, Entry{})[:len(g.stack)]
+}
 
 // Pop removes the most recent entry.
 func (g *G) Pop() {
