@@ -15,7 +15,8 @@ const benchPkg = "github.com/syncwatch/syncwatch/bench"
 
 // Options say which cases to run and how long.
 type Options struct {
-	// Count is go test's -count: how many results each median is over.
+	// Count is how many results each median is over: the number of rounds
+	// of the timed cases, and of runs of the one-shot ones.
 	Count int
 	// Benchtime is go test's -benchtime for every case but the one-shot
 	// ones, which always run one op (-benchtime 1x).
@@ -38,10 +39,21 @@ func (inv Invocation) String() string { return "go " + strings.Join(inv.Args, " 
 
 // Plan returns the go test commands that measure the selected cases: the
 // micro cases in both builds, the scaling case at -cpu 1,2 and the
-// one-shot cases at -benchtime 1x, untagged. The one-shot cases run in a
-// fresh process per count, so that what one churn leaves in a detector's
-// process-wide state (go-deadlock's order map, say) cannot hide what the
-// next one adds: each live-heap growth is that of a program doing one churn.
+// one-shot cases at -benchtime 1x, untagged.
+//
+// The timed cases run in rounds, o.Count of them: each round runs every
+// case once (-count 1), every implementation of a case one after another.
+// A ratio compares implementations, and the machine it runs on has slow
+// spells; with -count N in one command, a case's N results for one
+// implementation would come from one stretch of time and another's from
+// the next, so a spell would land on one side of the ratio. Round by
+// round, a spell touches every implementation of the round alike, and the
+// medians are over spread-out rounds.
+//
+// The one-shot cases run in a fresh process per count, so that what one
+// churn leaves in a detector's process-wide state (go-deadlock's order
+// map, say) cannot hide what the next one adds: each live-heap growth is
+// that of a program doing one churn.
 func Plan(o Options) []Invocation {
 	var micros, scalings, oneShots []string
 	for _, c := range cases {
@@ -70,12 +82,14 @@ func Plan(o Options) []Invocation {
 		}
 		plan = append(plan, Invocation{Tagged: tagged, Args: append(args, benchPkg)})
 	}
-	add(false, micros, o.Count, o.Benchtime)
-	add(false, scalings, o.Count, o.Benchtime, "-cpu", "1,2")
+	for range o.Count {
+		add(false, micros, 1, o.Benchtime)
+		add(false, scalings, 1, o.Benchtime, "-cpu", "1,2")
+		add(true, micros, 1, o.Benchtime)
+	}
 	for range o.Count {
 		add(false, oneShots, 1, "1x")
 	}
-	add(true, micros, o.Count, o.Benchtime)
 	return plan
 }
 

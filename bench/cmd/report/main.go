@@ -8,9 +8,11 @@
 //
 //	go run ./bench/cmd/report [-count 5] [-benchtime 1s] [-run REGEXP] [-o FILE] [-q]
 //
-// It runs go test on the bench package several times: the micro cases
-// normally and with -tags syncwatch_off, the per-goroutine case with
-// -cpu 1,2, and the churn and graph cases at one op per count. It then
+// It runs go test on the bench package several times: in each of -count
+// rounds, the micro cases once normally and once with -tags syncwatch_off
+// and the per-goroutine case once with -cpu 1,2 (so that a slow spell of
+// the machine falls on every implementation of a round alike); then the
+// churn and graph cases at one op per run, -count runs. It then
 // compiles the workloads with -tags syncwatch_off and -m to compare the
 // compiler's decisions for lockorder and sync, and runs the detection
 // scenarios in-process. Last it runs the benchmarks of barrier,
@@ -20,7 +22,7 @@
 //
 // Flags:
 //
-//	-count N      results per median (go test -count; default 5)
+//	-count N      results per median: rounds of the timed cases, runs of the one-shot ones (default 5)
 //	-benchtime T  go test -benchtime for all but the one-shot cases (default 1s)
 //	-run REGEXP   only the cases whose benchmark name matches
 //	-o FILE       write the report to FILE instead of standard output
@@ -40,7 +42,7 @@ import (
 )
 
 func main() {
-	count := flag.Int("count", 5, "results per median (go test -count)")
+	count := flag.Int("count", 5, "results per median: rounds of the timed cases, runs of the one-shot ones")
 	benchtime := flag.String("benchtime", "1s", "go test -benchtime for all but the one-shot cases")
 	run := flag.String("run", "", "only the cases whose benchmark name matches this regexp")
 	outFile := flag.String("o", "", "write the report to this file instead of standard output")
