@@ -191,6 +191,13 @@ func (m *Mutex) unlockOther(l *class.Lock) {
 // context.DeadlineExceeded) works), m is left as it was, and, when the
 // deadline passed, a wait-timeout violation names the holder. Like
 // x/sync's semaphore, it may succeed without blocking even if ctx is done.
+//
+// A sync lock cannot be waited for with a deadline, so LockContext waits
+// in a helper goroutine. When it gives up, the helper stays queued on m
+// until m comes free, then releases it at once; the next LockContext on m
+// takes over the queued helper instead of starting another, so retrying a
+// lock that is never released leaves one goroutine per concurrent caller,
+// not one per attempt.
 func (m *Mutex) LockContext(ctx context.Context) error {
 	if ctx == nil {
 		panic("lockorder: LockContext with nil Context")

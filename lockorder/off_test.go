@@ -50,3 +50,7 @@ func TestOffBuildIsPlainSync(t *testing.T) {
 		t.Fatal("Lock allocates")
 	}
 }
+
+// fresh is main_test.go's for the tests shared by both builds: the off
+// build keeps nothing to reset.
+func fresh(t *testing.T) { t.Helper() }

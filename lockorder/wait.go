@@ -86,10 +86,10 @@ func traceWait(l *class.Lock, lk locker) {
 	observeWait(context.Background(), l, start, 0)
 }
 
-// waitContext acquires lk, or gives up when ctx is done. A helper goroutine
-// waits in lk.Lock so that the wait stays in sync's fair queue; if the
-// caller gives up first, the helper releases the lock as soon as it gets
-// it, so an abandoned wait never leaves the lock held.
+// waitContext acquires lk, or gives up when ctx is done, through
+// lockWithContext: a helper goroutine waits in lk.Lock, and one whose
+// caller gave up stays queued (to be reused by the next wait on lk) until
+// it gets the lock, which it then releases at once.
 func waitContext(ctx context.Context, gs *held.G, l *class.Lock, read bool, lk sync.Locker, unlock func()) error {
 	start := mono.Now()
 	gid := goid.ID()
