@@ -48,7 +48,10 @@ func parked(fn string) bool {
 	buf = buf[:runtime.Stack(buf, true)]
 	for _, g := range strings.Split(string(buf), "\n\n") {
 		header, _, _ := strings.Cut(g, "\n")
-		if strings.Contains(header, "[sync.") && strings.Contains(g, fn) &&
+		// A Mutex waits in sync's queue; an RWMutex in internal/rwlock's
+		// channels.
+		waiting := strings.Contains(header, "[sync.") || strings.Contains(header, "[chan receive")
+		if waiting && strings.Contains(g, fn) &&
 			(strings.Contains(g, "lockorder.checkWait(") || strings.Contains(g, "lockorder.traceWait(")) {
 			return true
 		}

@@ -14,8 +14,8 @@ import (
 // sync's own state word and returns; everything else (ModeCheck, a lock
 // that is taken or has waiters) calls the slow half, which uses sync's
 // methods. Inlined, the fast path costs what sync's does: without it every
-// lockorder call paid for a wrapper call. (RWMutex's read side has none;
-// see RWMutex.RLock.)
+// lockorder call paid for a wrapper call. RWMutex's RLock and RUnlock have
+// theirs on a reader count of their own (see readSlow).
 //
 // fastOff is 0 when the fast paths may run: mode off or trace, and sync's
 // layout verified. It starts at 1, so nothing takes a fast path before the
@@ -29,17 +29,30 @@ var fastOff uint32 = 1
 // initializer, so it is known before any init function can lock.
 var layoutOK = syncword.Verify()
 
-// syncFastPaths sets fastOff from modeWord's mode and layoutOK. It rereads
-// modeWord after the store, so that of two racing changes the later one
-// decides.
+// readSlow is RWMutex's fastOff: 0 when RLock and RUnlock may stop after
+// their inlined atomic add (ModeOff and ModeTrace), -1 (every bit set) in
+// ModeCheck and until the package is initialized. The read fast paths OR it
+// into the reader count they get back and test the sign, one test where
+// two would not fit the inliner's budget. The reader count is
+// internal/rwlock's own, so unlike fastOff it does not depend on sync's
+// layout.
+var readSlow int32 = -1
+
+// syncFastPaths sets fastOff and readSlow from modeWord's mode and
+// layoutOK. It rereads modeWord after the stores, so that of two racing
+// changes the later one decides.
 func syncFastPaths() {
 	for {
 		w := modeWord.Load()
 		var off uint32
-		if !layoutOK || Mode(w&3) == ModeCheck {
+		var slow int32
+		if Mode(w&3) == ModeCheck {
+			off, slow = 1, -1
+		} else if !layoutOK {
 			off = 1
 		}
 		atomic.StoreUint32(&fastOff, off)
+		atomic.StoreInt32(&readSlow, slow)
 		if modeWord.Load() == w {
 			return
 		}

@@ -96,7 +96,8 @@ func TestFastPathsInline(t *testing.T) {
 	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
 	out, err := exec.Command(gobin, "build", "-gcflags=-m", ".").CombinedOutput()
 	require.NoError(t, err, "%s", out)
-	for _, m := range []string{`\(\*Mutex\)\.Lock`, `\(\*Mutex\)\.Unlock`, `\(\*Mutex\)\.lock`, `\(\*RWMutex\)\.lock`} {
+	for _, m := range []string{`\(\*Mutex\)\.Lock`, `\(\*Mutex\)\.Unlock`, `\(\*Mutex\)\.lock`, `\(\*RWMutex\)\.lock`,
+		`\(\*RWMutex\)\.RLock`, `\(\*RWMutex\)\.RUnlock`} {
 		require.Regexp(t, regexp.MustCompile(`(?m)^\S+: can inline `+m+`$`), string(out), "%s is not inlinable any more", m)
 	}
 }

@@ -95,3 +95,44 @@ func TestHandlerSeesEachViolationOnce(t *testing.T) {
 	defer mu.Unlock()
 	assert.Equal(t, 1, count[lockorder.KindCycle])
 }
+
+// RLock takes the read lock with its first atomic add, before any check.
+// When the checks may report (something else is held), it hands the read
+// back first: a handler runs without it, as with Mutex, and may write-lock
+// the very RWMutex being read-locked.
+func TestHandlerRunsWithoutTheReadLockBeingTaken(t *testing.T) {
+	fresh(t)
+	m, rw := lockorder.NewMutex("hrM"), lockorder.NewRWMutex("hrRW")
+	var wrote bool
+	lockorder.Configure(lockorder.WithHandler(func(v lockorder.Violation) {
+		if v.Kind == lockorder.KindCycle {
+			rw.Lock() // would deadlock if the reporting goroutine held rw
+			wrote = true
+			rw.Unlock()
+		}
+	}))
+	run(func() { // rw (write) then m
+		rw.Lock()
+		m.Lock()
+		m.Unlock()
+		rw.Unlock()
+	})
+	done := make(chan struct{})
+	go func() { // m then rw (read): closes the cycle
+		defer close(done)
+		m.Lock()
+		rw.RLock()
+		assert.False(t, rw.TryLock(), "RLock returned without the read lock")
+		rw.RUnlock()
+		m.Unlock()
+	}()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("a handler that write-locks the RWMutex being read-locked hung")
+	}
+	assert.True(t, wrote)
+	require.Len(t, only(lockorder.KindCycle), 1)
+	assert.True(t, rw.TryLock(), "rw left locked")
+	rw.Unlock()
+}

@@ -52,8 +52,8 @@ func TestBadUnlockReportedBeforeSyncFails(t *testing.T) {
 	for scenario, want := range map[string][]string{
 		"unlock":             {"bad-unlock: Unlock of unlocked Mutex@0x", "fatal error: sync: unlock of unlocked mutex"},
 		"double-unlock":      {"bad-unlock: Unlock of unlocked twice#", "fatal error: sync: unlock of unlocked mutex"},
-		"runlock":            {"bad-unlock: RUnlock of unlocked RWMutex@0x", "fatal error: sync: RUnlock of unlocked RWMutex"},
-		"unlock-read-locked": {"bad-unlock: Unlock of read-locked (not write-locked) RWMutex@0x", "fatal error: sync: Unlock of unlocked RWMutex"},
+		"runlock":            {"bad-unlock: RUnlock of unlocked RWMutex@0x", "panic: lockorder: RUnlock of unlocked RWMutex"},
+		"unlock-read-locked": {"bad-unlock: Unlock of read-locked (not write-locked) RWMutex@0x", "panic: lockorder: Unlock of unlocked RWMutex"},
 	} {
 		t.Run(scenario, func(t *testing.T) {
 			out := runFatal(t, scenario)
@@ -61,7 +61,7 @@ func TestBadUnlockReportedBeforeSyncFails(t *testing.T) {
 				assert.Contains(t, out, w)
 			}
 			// The report comes first and carries the caller's stack.
-			assert.Less(t, indexOf(out, "bad-unlock"), indexOf(out, "fatal error"))
+			assert.Less(t, indexOf(out, "bad-unlock"), indexOf(out, want[1]))
 			assert.Contains(t, out, "lockorder_test.runChild")
 		})
 	}

@@ -23,12 +23,6 @@ type locker interface {
 	TryLock() bool
 }
 
-// rlocker adapts an RWMutex's read side to locker.
-type rlockerOf sync.RWMutex
-
-func (r *rlockerOf) Lock()         { (*sync.RWMutex)(r).RLock() }
-func (r *rlockerOf) TryLock() bool { return (*sync.RWMutex)(r).TryRLock() }
-
 // spins is how many times a contended lock is retried in ModeCheck, with a
 // short pause, before the wait is timed and recorded: most contended waits
 // end within nanoseconds, and those are not worth two clock reads, the

@@ -1,7 +1,7 @@
 // Package syncword locates sync.Mutex's state word, so that lockorder can
-// inline a fast path (the one compare-and-swap that sync's own Lock and
-// Unlock do when nothing has to wait), and sync.RWMutex's reader count, so
-// that lockorder can see whether a writer holds or waits for it.
+// inline a fast path: the one compare-and-swap that sync's own Lock and
+// Unlock do when nothing has to wait. (lockorder's RWMutex needs no such
+// thing: its reader count is its own, see internal/rwlock.)
 //
 // lockorder's Lock cannot be inlined into its caller (it has a checking
 // path), so wrapping sync.Mutex.Lock costs a function call on every lock;

@@ -58,45 +58,15 @@ func TestMutexFastPathDeclinesWhenContended(t *testing.T) {
 // a waiter makes the state word differ from plain "locked".
 func waiterQueued(m *sync.Mutex) bool { return atomic.LoadInt32(syncword.State(m)) != syncword.Locked }
 
-func TestRWMutexFastPathDeclinesWithWriter(t *testing.T) {
-	skipUnlessEnabled(t)
-	var rw sync.RWMutex
-	rw.Lock()
-	if syncword.TryRLock(&rw) {
-		t.Fatal("TryRLock read-locked a write-locked RWMutex")
-	}
-	rw.Unlock()
-	rw.RLock()
-	got := make(chan struct{})
-	go func() {
-		rw.Lock() // a writer waits for the reader: RUnlock must wake it
-		close(got)
-	}()
-	for rw.TryRLock() { // once the writer is pending, new readers are refused
-		rw.RUnlock()
-		runtime.Gosched()
-	}
-	if syncword.TryRUnlock(&rw) {
-		t.Fatal("TryRUnlock released the last reader without waking the writer")
-	}
-	rw.RUnlock()
-	<-got
-	rw.Unlock()
-}
-
-// TestMixedWithSync hammers one mutex and one RWMutex from goroutines that
-// mix the fast paths with sync's methods: the counters they guard must
-// come out exact, and readers must never see a writer's half-done update.
+// TestMixedWithSync hammers one mutex from goroutines that mix the fast
+// paths with sync's methods: the counter it guards must come out exact.
 func TestMixedWithSync(t *testing.T) {
 	skipUnlessEnabled(t)
 	const goroutines, rounds = 8, 20000
 	var (
-		m    sync.Mutex
-		n    int
-		rw   sync.RWMutex
-		a, b int
-		torn = make(chan int, goroutines)
-		wg   sync.WaitGroup
+		m  sync.Mutex
+		n  int
+		wg sync.WaitGroup
 	)
 	lock := func(i int) {
 		if i%2 == 0 || !syncword.TryLock(&m) {
@@ -110,42 +80,15 @@ func TestMixedWithSync(t *testing.T) {
 	}
 	for g := range goroutines {
 		wg.Go(func() {
-			bad := 0
 			for i := range rounds {
 				lock(i + g)
 				n++
 				unlock(i + g)
-				if i%4 == 0 {
-					rw.Lock()
-					a++
-					b++
-					rw.Unlock()
-					continue
-				}
-				if !syncword.TryRLock(&rw) {
-					rw.RLock()
-				}
-				if a != b {
-					bad++
-				}
-				if !syncword.TryRUnlock(&rw) {
-					rw.RUnlock()
-				}
 			}
-			torn <- bad
 		})
 	}
 	wg.Wait()
-	close(torn)
-	for bad := range torn {
-		if bad != 0 {
-			t.Fatalf("readers saw %d torn updates", bad)
-		}
-	}
 	if n != goroutines*rounds {
 		t.Fatalf("counter = %d, want %d: the fast paths broke mutual exclusion", n, goroutines*rounds)
-	}
-	if want := goroutines * rounds / 4; a != want || b != want {
-		t.Fatalf("a, b = %d, %d, want %d", a, b, want)
 	}
 }
