@@ -93,8 +93,8 @@
 // directory measures all of this against sync and
 // github.com/sasha-s/go-deadlock; on a 2-core machine an uncontended
 // Lock/Unlock pair cost about 1.6-2.1x sync in ModeCheck (2.2-2.7x for a
-// nested pair), 1.0-1.1x in ModeTrace and ModeOff, and exactly sync with
-// -tags syncwatch_off; go-deadlock cost 50-80x.
+// nested pair), 1.0-1.1x in ModeTrace and ModeOff (RLock/RUnlock too), and
+// exactly sync with -tags syncwatch_off; go-deadlock cost 50-80x.
 //
 // Memory stays bounded: the graph nodes of a mutex that becomes unreachable
 // are dropped after garbage collection, goroutines that exit are swept from
