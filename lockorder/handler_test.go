@@ -111,12 +111,7 @@ func TestHandlerRunsWithoutTheReadLockBeingTaken(t *testing.T) {
 			rw.Unlock()
 		}
 	}))
-	run(func() { // rw (write) then m
-		rw.Lock()
-		m.Lock()
-		m.Unlock()
-		rw.Unlock()
-	})
+	run(func() { lockAB(rw, m) }) // rw (write) then m
 	done := make(chan struct{})
 	go func() { // m then rw (read): closes the cycle
 		defer close(done)
@@ -135,4 +130,68 @@ func TestHandlerRunsWithoutTheReadLockBeingTaken(t *testing.T) {
 	require.Len(t, only(lockorder.KindCycle), 1)
 	assert.True(t, rw.TryLock(), "rw left locked")
 	rw.Unlock()
+}
+
+// The same while a writer holds the RWMutex: the reporting goroutine is
+// not left counted as a reader waiting for it, so a handler that
+// write-locks it gets in once the writer is done, and a handler that
+// panics leaves no phantom reader behind.
+func TestHandlerRunsWithoutAPendingRead(t *testing.T) {
+	for _, panics := range []bool{false, true} {
+		fresh(t)
+		m, rw := lockorder.NewMutex("hpM"), lockorder.NewRWMutex("hpRW")
+		inHandler := make(chan struct{}, 1)
+		lockorder.Configure(lockorder.WithHandler(func(v lockorder.Violation) {
+			if v.Kind != lockorder.KindCycle {
+				return
+			}
+			inHandler <- struct{}{}
+			if panics {
+				panic(v.Kind)
+			}
+			rw.Lock()
+			rw.Unlock()
+		}))
+		run(func() { lockAB(rw, m) }) // rw (write) then m
+		held, release, writerDone := make(chan struct{}), make(chan struct{}), make(chan struct{})
+		go func() {
+			defer close(writerDone)
+			rw.Lock()
+			close(held)
+			<-release
+			rw.Unlock()
+		}()
+		<-held
+		done := make(chan struct{})
+		go func() { // m then rw (read) while the writer holds rw: closes the cycle
+			defer close(done)
+			defer func() { recover() }()
+			m.Lock()
+			defer m.Unlock()
+			rw.RLock()
+			rw.RUnlock()
+		}()
+		<-inHandler
+		close(release)
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			t.Fatalf("panics=%v: hung: the handler's rw.Lock waited for the reporting goroutine's pending read", panics)
+		}
+		<-writerDone
+		require.True(t, m.TryLock())
+		m.Unlock()
+		// No reader is left counted: rw can be write-locked now, and soon.
+		got := make(chan struct{})
+		go func() {
+			rw.Lock()
+			rw.Unlock()
+			close(got)
+		}()
+		select {
+		case <-got:
+		case <-time.After(5 * time.Second):
+			t.Fatalf("panics=%v: rw.Lock hangs on a free RWMutex: a reader is still counted", panics)
+		}
+	}
 }

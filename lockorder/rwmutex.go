@@ -23,11 +23,10 @@ import (
 // It runs sync.RWMutex's algorithm on a lock of its own (writers queue,
 // then wait for the readers in; readers that come while a writer holds or
 // waits queue behind it), so that its uncontended RLock and RUnlock can be
-// one atomic add inlined into the caller. Two things differ from sync: a
-// goroutine blocked on it shows as "chan receive" in a goroutine dump, and
-// RUnlock or Unlock of an RWMutex not so locked panics (after a report in
-// ModeCheck) where sync ends the program with a fatal error; the RWMutex
-// is not to be used again after that panic.
+// one atomic add inlined into the caller. A goroutine blocked on it shows
+// as "chan receive" in a goroutine dump. As with sync, RUnlock or Unlock of
+// an RWMutex not so locked is a fatal error that ends the program (after a
+// report in ModeCheck); the message starts "fatal error: lockorder:".
 //
 // Besides what [Mutex] checks, ModeCheck reports recursive read locking
 // (forbidden by sync: it deadlocks once a writer queues) and cycles that
@@ -94,6 +93,13 @@ func (m *RWMutex) Lock() {
 // RLock locks m for reading. It must not be used for recursive read
 // locking; in ModeCheck that is reported.
 func (m *RWMutex) RLock() {
+	if rwlock.RaceEnabled {
+		// The race detector must not see the count's atomic add: it would
+		// order readers after one another (see internal/rwlock).
+		m.rlockSlow(m.mu.AddReader(1))
+		m.mu.ReaderIn()
+		return
+	}
 	// The fast path, inlined (see fastpath.go): the reader count is m's
 	// own (internal/rwlock), so RLock always starts with its atomic add,
 	// which is the whole of an uncontended RLock. A negative count means a
@@ -134,19 +140,22 @@ func (m *RWMutex) rlockSlow(r int32) {
 			checkWait(gs, l, true, (*rwlock.Admitted)(&m.mu))
 		}
 	} else {
+		// The checks may report, and a handler must run as though this
+		// RLock had not begun: not holding m, and not counted as a reader
+		// waiting for it (a handler that write-locks m would wait for this
+		// goroutine; one that panics would leave a reader counted). So
+		// the read is handed back, or, while a writer keeps it waiting,
+		// handed to a goroutine that takes it when the writer lets it in
+		// and lets go at once; RLock then takes m anew.
 		if r >= 0 {
-			// A new chain may be reported, and a handler must not run
-			// while this goroutine holds m: hand the read back and take
-			// it again once the checks are done.
 			m.mu.RUnlock()
+		} else {
+			go m.mu.AbandonReader()
 		}
 		if _, fresh := enter(gs, l, true); fresh {
 			newChain(gs, stack.Capture())
 		}
-		switch {
-		case r < 0:
-			checkWait(gs, l, true, (*rwlock.Admitted)(&m.mu))
-		case !m.mu.TryRLock():
+		if !m.mu.TryRLock() {
 			checkWait(gs, l, true, (*rwlock.Reader)(&m.mu))
 		}
 	}
@@ -198,7 +207,7 @@ func (m *RWMutex) Unlock() {
 		l.ClearHolder()
 	}
 	if !m.mu.Unlock() {
-		panic("lockorder: Unlock of unlocked RWMutex")
+		fatal("lockorder: Unlock of unlocked RWMutex")
 	}
 }
 
@@ -217,9 +226,14 @@ func (m *RWMutex) unlockOther(l *class.Lock) {
 	releasedByOther(l)
 }
 
-// RUnlock undoes a single RLock. It panics, after a report in ModeCheck,
-// if m is not locked for reading on entry.
+// RUnlock undoes a single RLock. It is a fatal error, reported first in
+// ModeCheck, if m is not locked for reading on entry.
 func (m *RWMutex) RUnlock() {
+	if rwlock.RaceEnabled {
+		m.mu.ReaderOut()
+		m.runlockSlow(m.mu.AddReader(-1))
+		return
+	}
 	// The fast path, inlined: the atomic subtraction that is the whole of
 	// an uncontended RUnlock. A negative result means a writer waits (or m
 	// was not read-locked).
@@ -235,10 +249,11 @@ func (m *RWMutex) runlockSlow(r int32) {
 	if w := modeWord.Load(); w&3 == uint32(ModeCheck) {
 		l := m.lock()
 		if r+1 == 0 || r+1 == -rwlock.MaxReaders {
-			// Not read-locked: report it, with its stack, before the panic.
+			// Not read-locked: report it, with its stack, before the fatal
+			// error.
 			m.mu.ReaderLeft(r) // undoes the subtraction
 			reportBadUnlock(goid.ID(), l, "RUnlock of unlocked")
-			panic("lockorder: RUnlock of unlocked RWMutex")
+			fatal("lockorder: RUnlock of unlocked RWMutex")
 		}
 		if gs := held.Slot(goid.ID()); gs == nil || gs.Len() == 0 || gs.Tag() != w ||
 			gs.Top().Note != 0 || !popIfTopRead(gs, l) {
@@ -249,7 +264,7 @@ func (m *RWMutex) runlockSlow(r int32) {
 		}
 	}
 	if r < 0 && !m.mu.ReaderLeft(r) {
-		panic("lockorder: RUnlock of unlocked RWMutex")
+		fatal("lockorder: RUnlock of unlocked RWMutex")
 	}
 }
 

@@ -15,8 +15,9 @@ import (
 
 const childEnv = "LOCKORDER_TEST_CHILD"
 
-// runChild runs one fatal scenario in a subprocess. sync's unlock errors
-// are fatal (not panics), so they can only be observed from outside.
+// runChild runs one fatal scenario in a subprocess: sync's unlock errors
+// are fatal (not panics), and a data race fails the process, so they can
+// only be observed from outside.
 func runChild() {
 	lockorder.Configure(lockorder.WithMode(lockorder.ModeCheck), lockorder.WithHandler(nil))
 	switch os.Getenv(childEnv) {
@@ -35,6 +36,16 @@ func runChild() {
 		var m lockorder.RWMutex
 		m.RLock()
 		m.Unlock()
+	case "runlock-trace":
+		lockorder.Configure(lockorder.WithMode(lockorder.ModeTrace))
+		var m lockorder.RWMutex
+		m.RUnlock()
+	case "race-off":
+		raceScenario(lockorder.ModeOff)
+	case "race-trace":
+		raceScenario(lockorder.ModeTrace)
+	case "race-check":
+		raceScenario(lockorder.ModeCheck)
 	}
 	os.Exit(0)
 }
@@ -52,8 +63,8 @@ func TestBadUnlockReportedBeforeSyncFails(t *testing.T) {
 	for scenario, want := range map[string][]string{
 		"unlock":             {"bad-unlock: Unlock of unlocked Mutex@0x", "fatal error: sync: unlock of unlocked mutex"},
 		"double-unlock":      {"bad-unlock: Unlock of unlocked twice#", "fatal error: sync: unlock of unlocked mutex"},
-		"runlock":            {"bad-unlock: RUnlock of unlocked RWMutex@0x", "panic: lockorder: RUnlock of unlocked RWMutex"},
-		"unlock-read-locked": {"bad-unlock: Unlock of read-locked (not write-locked) RWMutex@0x", "panic: lockorder: Unlock of unlocked RWMutex"},
+		"runlock":            {"bad-unlock: RUnlock of unlocked RWMutex@0x", "fatal error: lockorder: RUnlock of unlocked RWMutex"},
+		"unlock-read-locked": {"bad-unlock: Unlock of read-locked (not write-locked) RWMutex@0x", "fatal error: lockorder: Unlock of unlocked RWMutex"},
 	} {
 		t.Run(scenario, func(t *testing.T) {
 			out := runFatal(t, scenario)
@@ -162,4 +173,13 @@ func TestRelockAfterHandOffIsNotRecursive(t *testing.T) {
 	close(back)
 	<-done
 	assert.Empty(t, lockorder.Violations())
+}
+
+// Outside ModeCheck nothing is reported, but the misuse still ends the
+// program, as sync's does, from the goroutine that made it.
+func TestBadRUnlockIsFatalInTraceMode(t *testing.T) {
+	out := runFatal(t, "runlock-trace")
+	assert.Contains(t, out, "fatal error: lockorder: RUnlock of unlocked RWMutex")
+	assert.NotContains(t, out, "bad-unlock")
+	assert.Contains(t, out, "lockorder_test.runChild")
 }

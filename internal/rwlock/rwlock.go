@@ -19,6 +19,7 @@ package rwlock
 import (
 	"sync"
 	"sync/atomic"
+	"unsafe"
 )
 
 // MaxReaders is the most readers a lock can have at once.
@@ -46,6 +47,21 @@ type queues struct {
 	writer chan struct{}
 }
 
+// The addresses the race detector's annotations use (see race.go): one
+// for "a writer unlocked" (readers and the next writer acquire it), one
+// for "a reader unlocked" (the next writer acquires it).
+func (rw *RWMutex) writerDone() unsafe.Pointer { return unsafe.Pointer(&rw.q) }
+func (rw *RWMutex) readerDone() unsafe.Pointer { return unsafe.Pointer(&rw.leaving) }
+
+// raceQueues makes rw's queues before a stretch the race detector does not
+// see (raceDisable), so that it sees them published: under the detector,
+// code that uses the queues calls it first.
+func (rw *RWMutex) raceQueues() {
+	if RaceEnabled {
+		rw.queues()
+	}
+}
+
 func (rw *RWMutex) queues() *queues {
 	if q := rw.q.Load(); q != nil {
 		return q
@@ -59,23 +75,64 @@ func (rw *RWMutex) queues() *queues {
 
 // RLock locks rw for reading.
 func (rw *RWMutex) RLock() {
-	if atomic.AddInt32(&rw.Readers, 1) < 0 {
+	if rw.AddReader(1) < 0 {
 		rw.WaitReader()
 	}
+	rw.ReaderIn()
 }
+
+// AddReader adds delta (1 or -1) to Readers and returns the result: the
+// first step of RLock and RUnlock. Under the race detector it must be used
+// instead of an atomic add of one's own, with ReaderIn after an RLock and
+// ReaderOut before an RUnlock.
+func (rw *RWMutex) AddReader(delta int32) int32 {
+	raceDisable()
+	r := atomic.AddInt32(&rw.Readers, delta)
+	raceEnable()
+	return r
+}
+
+// ReaderIn tells the race detector that a reader holds rw: it comes after
+// the writer before it. It does nothing without the race detector.
+func (rw *RWMutex) ReaderIn() { raceAcquire(rw.writerDone()) }
+
+// ReaderOut tells the race detector that a reader is about to let go of
+// rw: the next writer comes after it. It does nothing without the race
+// detector.
+func (rw *RWMutex) ReaderOut() { raceReleaseMerge(rw.readerDone()) }
 
 // WaitReader finishes an RLock whose add to Readers left it negative: it
 // blocks until the writer holding or awaiting rw unlocks it.
-func (rw *RWMutex) WaitReader() { <-rw.queues().readers }
+func (rw *RWMutex) WaitReader() {
+	rw.raceQueues()
+	raceDisable()
+	<-rw.queues().readers
+	raceEnable()
+}
+
+// AbandonReader finishes, for a reader that gave up, an RLock whose add
+// to Readers left it negative: it waits until the writer lets the reader
+// in, then unlocks. Run it in a goroutine of its own.
+func (rw *RWMutex) AbandonReader() {
+	rw.WaitReader()
+	rw.ReaderIn()
+	rw.RUnlock()
+}
 
 // TryRLock tries to lock rw for reading and reports whether it succeeded.
 func (rw *RWMutex) TryRLock() bool {
 	for {
+		raceDisable()
 		c := atomic.LoadInt32(&rw.Readers)
+		raceEnable()
 		if c < 0 {
 			return false
 		}
-		if atomic.CompareAndSwapInt32(&rw.Readers, c, c+1) {
+		raceDisable()
+		ok := atomic.CompareAndSwapInt32(&rw.Readers, c, c+1)
+		raceEnable()
+		if ok {
+			rw.ReaderIn()
 			return true
 		}
 	}
@@ -84,7 +141,8 @@ func (rw *RWMutex) TryRLock() bool {
 // RUnlock undoes one RLock. It reports false, leaving rw as it was, if rw
 // was not locked for reading.
 func (rw *RWMutex) RUnlock() bool {
-	if r := atomic.AddInt32(&rw.Readers, -1); r < 0 {
+	rw.ReaderOut()
+	if r := rw.AddReader(-1); r < 0 {
 		return rw.ReaderLeft(r)
 	}
 	return true
@@ -94,6 +152,9 @@ func (rw *RWMutex) RUnlock() bool {
 // r < 0: a writer waits, and the last reader out lets it in. It reports
 // false, and undoes the subtraction, if rw was not locked for reading.
 func (rw *RWMutex) ReaderLeft(r int32) bool {
+	rw.raceQueues()
+	raceDisable()
+	defer raceEnable()
 	if r+1 == 0 || r+1 == -MaxReaders {
 		atomic.AddInt32(&rw.Readers, 1)
 		return false
@@ -107,29 +168,47 @@ func (rw *RWMutex) ReaderLeft(r int32) bool {
 // Lock locks rw for writing: it waits for the writer before it, then for
 // the readers in.
 func (rw *RWMutex) Lock() {
+	rw.raceQueues()
+	raceDisable()
 	rw.w.Lock()
 	r := atomic.AddInt32(&rw.Readers, -MaxReaders) + MaxReaders
 	if r != 0 && rw.leaving.Add(r) != 0 {
 		<-rw.queues().writer
 	}
+	raceEnable()
+	rw.writerIn()
+}
+
+// writerIn tells the race detector that a writer holds rw: it comes after
+// the writer and the readers before it.
+func (rw *RWMutex) writerIn() {
+	raceAcquire(rw.writerDone())
+	raceAcquire(rw.readerDone())
 }
 
 // TryLock tries to lock rw for writing and reports whether it succeeded.
 func (rw *RWMutex) TryLock() bool {
-	if !rw.w.TryLock() {
-		return false
-	}
-	if !atomic.CompareAndSwapInt32(&rw.Readers, 0, -MaxReaders) {
+	raceDisable()
+	ok := rw.w.TryLock()
+	if ok && !atomic.CompareAndSwapInt32(&rw.Readers, 0, -MaxReaders) {
 		rw.w.Unlock()
-		return false
+		ok = false
 	}
-	return true
+	raceEnable()
+	if ok {
+		rw.writerIn()
+	}
+	return ok
 }
 
 // Unlock unlocks rw for writing and lets in the readers that arrived
 // meanwhile. It reports false, leaving rw as it was, if rw was not locked
 // for writing.
 func (rw *RWMutex) Unlock() bool {
+	rw.raceQueues()
+	raceRelease(rw.writerDone())
+	raceDisable()
+	defer raceEnable()
 	r := atomic.AddInt32(&rw.Readers, MaxReaders)
 	if r >= MaxReaders {
 		atomic.AddInt32(&rw.Readers, -MaxReaders)

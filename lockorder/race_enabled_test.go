@@ -1,0 +1,5 @@
+//go:build race
+
+package lockorder_test
+
+const raceEnabled = true
