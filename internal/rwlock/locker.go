@@ -47,11 +47,12 @@ func (a *Admitted) Lock() { (*RWMutex)(a).WaitReader() }
 func (a *Admitted) TryLock() bool {
 	(*RWMutex)(a).raceQueues()
 	raceDisable()
-	defer raceEnable()
+	ok := false
 	select {
 	case <-(*RWMutex)(a).queues().readers:
-		return true
+		ok = true
 	default:
-		return false
 	}
+	raceEnable()
+	return ok
 }

@@ -154,15 +154,14 @@ func (rw *RWMutex) RUnlock() bool {
 func (rw *RWMutex) ReaderLeft(r int32) bool {
 	rw.raceQueues()
 	raceDisable()
-	defer raceEnable()
-	if r+1 == 0 || r+1 == -MaxReaders {
+	ok := r+1 != 0 && r+1 != -MaxReaders
+	if !ok {
 		atomic.AddInt32(&rw.Readers, 1)
-		return false
-	}
-	if rw.leaving.Add(-1) == 0 {
+	} else if rw.leaving.Add(-1) == 0 {
 		rw.queues().writer <- struct{}{}
 	}
-	return true
+	raceEnable()
+	return ok
 }
 
 // Lock locks rw for writing: it waits for the writer before it, then for
@@ -208,18 +207,19 @@ func (rw *RWMutex) Unlock() bool {
 	rw.raceQueues()
 	raceRelease(rw.writerDone())
 	raceDisable()
-	defer raceEnable()
 	r := atomic.AddInt32(&rw.Readers, MaxReaders)
-	if r >= MaxReaders {
+	ok := r < MaxReaders
+	if !ok {
 		atomic.AddInt32(&rw.Readers, -MaxReaders)
-		return false
-	}
-	if r > 0 {
-		q := rw.queues()
-		for range r {
-			q.readers <- struct{}{}
+	} else {
+		if r > 0 {
+			q := rw.queues()
+			for range r {
+				q.readers <- struct{}{}
+			}
 		}
+		rw.w.Unlock()
 	}
-	rw.w.Unlock()
-	return true
+	raceEnable()
+	return ok
 }
