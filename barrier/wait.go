@@ -9,7 +9,7 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 
-	"github.com/syncwatch/syncwatch/internal/waits"
+	"github.com/syncwatch/syncwatch/internal/waitfor"
 )
 
 // wait blocks until g finishes, ctx ends or g's deadline passes. Halfway
@@ -21,9 +21,9 @@ func (b *Barrier) wait(ctx context.Context, g *generation, rank int, gid int64, 
 	detail = strconv.AppendInt(detail, int64(rank), 10)
 	detail = append(detail, ", generation "...)
 	detail = strconv.AppendUint(detail, g.num, 10)
-	waits.Begin(waits.Wait{
-		Goroutine: gid, Kind: "barrier", Object: b.cfg.name, ObjectID: b.id,
-		Detail: string(detail), Since: start,
+	reg := waitfor.Begin(&waitfor.Wait{
+		Goroutine: gid, Kind: waitfor.KindBarrier, Object: b.cfg.name, ObjectID: b.id,
+		Detail: string(detail), Bounded: true,
 	})
 	var (
 		slow     []attribute.KeyValue // the slow report this waiter made
@@ -31,7 +31,7 @@ func (b *Barrier) wait(ctx context.Context, g *generation, rank int, gid int64, 
 		returned bool
 	)
 	defer func() {
-		waits.End(gid)
+		waitfor.End(reg)
 		if !returned {
 			// A violation handler panicked or the goroutine exited: the
 			// rank abandoned its wait, so the generation cannot complete.

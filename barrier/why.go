@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/syncwatch/syncwatch/internal/waits"
+	"github.com/syncwatch/syncwatch/internal/waitfor"
 )
 
 // MissingRank says why a rank had not arrived when its generation broke
@@ -71,15 +71,15 @@ func (x *explainer) explain(rank int) MissingRank {
 		m.Reason = reasonNeverArrived
 		return m
 	}
-	w, ok := waits.Lookup(m.Goroutine)
-	if !ok {
+	w := waitfor.Lookup(m.Goroutine)
+	if w == nil {
 		m.Reason = reasonNotWaiting
 		return m
 	}
 	m.WaitingFor = x.object(w)
-	if isLock(w) && w.Holder != 0 {
-		m.Holder = w.Holder
-		m.HolderRank = x.rankOf(w.Holder)
+	if h := w.Holder(); h != 0 {
+		m.Holder = h
+		m.HolderRank = x.rankOf(h)
 	}
 	var s strings.Builder
 	x.describe(&s, w, map[int64]bool{m.Goroutine: true}, 0)
@@ -89,30 +89,34 @@ func (x *explainer) explain(rank int) MissingRank {
 
 // describe writes "waiting for X[, held by goroutine H (rank R), which
 // ...]" for w, following lock holders through the registry.
-func (x *explainer) describe(s *strings.Builder, w waits.Wait, seen map[int64]bool, depth int) {
+func (x *explainer) describe(s *strings.Builder, w *waitfor.Wait, seen map[int64]bool, depth int) {
 	if w.Kind == "barrier" {
 		s.WriteString("waiting at " + x.object(w))
 		return
 	}
 	s.WriteString("waiting for " + x.object(w))
-	if !isLock(w) {
+	if !w.IsLock() {
 		return
 	}
-	h := w.Holder
+	h := w.Holder()
 	if h == 0 {
-		s.WriteString(", holder unknown")
+		if w.HolderKnown {
+			s.WriteString(", holder unknown")
+		} else {
+			s.WriteString(", holder not tracked in this mode")
+		}
 		return
 	}
 	fmt.Fprintf(s, ", held by goroutine %d", h)
 	if r := x.rankOf(h); r >= 0 {
 		fmt.Fprintf(s, " (rank %d)", r)
 	}
-	switch hw, ok := waits.Lookup(h); {
+	switch hw := waitfor.Lookup(h); {
 	case seen[h]:
 		s.WriteString(", which closes a cycle of waits: deadlock")
 	case x.waitingHere(h):
 		s.WriteString(", which is waiting at this barrier")
-	case !ok:
+	case hw == nil:
 		s.WriteString(", which is " + reasonNotWaiting)
 	case depth+1 >= maxChain:
 		s.WriteString(", which is " + "waiting for " + x.object(hw) + " (chain truncated)")
@@ -145,27 +149,13 @@ func (x *explainer) rankOf(gid int64) int {
 }
 
 // object names what w waits for.
-func (x *explainer) object(w waits.Wait) string {
-	switch w.Kind {
-	case "lock":
-		return "lock " + w.Object
-	case "rlock":
-		return "read lock " + w.Object
-	case "barrier":
-		name := "barrier " + w.Object
-		if w.ObjectID == x.b.id {
-			name = "this barrier"
-		}
+func (x *explainer) object(w *waitfor.Wait) string {
+	if w.Kind == waitfor.KindBarrier && w.ObjectID == x.b.id {
+		name := "this barrier"
 		if w.Detail != "" {
 			name += " (" + w.Detail + ")"
 		}
 		return name
 	}
-	s := w.Kind + " " + w.Object
-	if w.Detail != "" {
-		s += " (" + w.Detail + ")"
-	}
-	return s
+	return waitfor.Describe(w)
 }
-
-func isLock(w waits.Wait) bool { return w.Kind == "lock" || w.Kind == "rlock" }

@@ -19,6 +19,9 @@ type config struct {
 	tracerProvider trace.TracerProvider
 	meterProvider  metric.MeterProvider
 	waitThreshold  time.Duration
+	deadlockAction DeadlockAction
+	longWait       time.Duration
+	longWaitSet    bool
 }
 
 var (
@@ -69,9 +72,13 @@ func updateMode(f func(uint32) uint32) {
 
 func init() {
 	c := defaultCfg
+	if testing.Testing() {
+		c.deadlockAction = DeadlockPanic
+	}
 	cfg.Store(&c)
 	setMode(defaultMode(os.Getenv("SYNCWATCH_MODE"), testing.Testing()))
 	syncFastPaths() // even if the mode stayed ModeOff, which changes nothing above
+	applyMonitor(&c, modeWord.Load())
 }
 
 // defaultMode picks the mode from the environment: SYNCWATCH_MODE if it is
@@ -107,6 +114,7 @@ func Configure(opts ...Option) {
 	if m != nil {
 		setMode(*m)
 	}
+	applyMonitor(&c, modeWord.Load())
 }
 
 // An Option changes the configuration; see [Configure].
@@ -176,4 +184,40 @@ func WithWaitThreshold(d time.Duration) Option {
 		panic("lockorder: negative wait threshold")
 	}
 	return optionFunc(func(c *config, _ **Mode) { c.waitThreshold = d })
+}
+
+// DeadlockAction says what happens when a deadlock is found: see
+// [WithDeadlockAction].
+type DeadlockAction int
+
+const (
+	// DeadlockReport reports the deadlock (handler, Violations, span) and
+	// leaves the goroutines blocked, as sync would. The default outside
+	// tests.
+	DeadlockReport DeadlockAction = iota
+	// DeadlockPanic reports the deadlock, then panics with it, which ends
+	// the program: under go test the test binary fails at once, naming the
+	// cycle, instead of hanging until -timeout. The default under go test.
+	DeadlockPanic
+)
+
+// WithDeadlockAction sets what happens when goroutines are found
+// deadlocked. An unknown action panics.
+func WithDeadlockAction(a DeadlockAction) Option {
+	if a != DeadlockReport && a != DeadlockPanic {
+		panic(fmt.Sprintf("lockorder: unknown DeadlockAction %d", int(a)))
+	}
+	return optionFunc(func(c *config, _ **Mode) { c.deadlockAction = a })
+}
+
+// WithLongWait sets how long a wait in a syncwatch primitive may last
+// before it is reported as a long-wait, with the holder and what it is
+// doing. The default is 5s in ModeCheck and none in ModeTrace (where
+// WithWaitThreshold's spans trace slow waits). Zero turns the reports off;
+// a negative duration panics.
+func WithLongWait(d time.Duration) Option {
+	if d < 0 {
+		panic("lockorder: negative long-wait bound")
+	}
+	return optionFunc(func(c *config, _ **Mode) { c.longWait, c.longWaitSet = d, true })
 }

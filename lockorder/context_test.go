@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/syncwatch/syncwatch/internal/waitfor"
 	"github.com/syncwatch/syncwatch/lockorder"
 )
 
@@ -51,10 +52,12 @@ func TestLockContextDeadline(t *testing.T) {
 	v := vs[0]
 	assert.Equal(t, we.Holder, v.Holder)
 	assert.Contains(t, v.Message, "held by goroutine")
-	require.NotEmpty(t, v.HolderStack, "where the holder is")
-	assert.Contains(t, v.HolderStack[0].Function, "holdUntil")
+	// Giving up costs no goroutine dump: where the holder is comes only
+	// from a dump taken recently for another report.
+	if len(v.HolderStack) > 0 {
+		assert.Contains(t, v.HolderStack[0].Function, "holdUntil")
+	}
 	assert.True(t, errors.Is(v.Err, context.DeadlineExceeded))
-	assert.Contains(t, v.String(), "holdUntil")
 
 	// The abandoned wait never leaves m locked: once the holder lets go,
 	// m is free again.
@@ -139,4 +142,21 @@ func TestLockContextChecksOrder(t *testing.T) {
 		b.Unlock()
 	})
 	assert.Len(t, only(lockorder.KindCycle), 1, "a bounded wait can still deadlock until its bound")
+}
+
+// A wait that gives up stops no world: with many goroutines a dump would
+// make it return long after its deadline.
+func TestLockContextTimeoutTakesNoGoroutineDump(t *testing.T) {
+	fresh(t)
+	m := lockorder.NewMutex("nodump")
+	m.Lock()
+	defer m.Unlock()
+	before := waitfor.DumpCount()
+	for range 5 {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Millisecond)
+		require.Error(t, m.LockContext(ctx))
+		cancel()
+	}
+	assert.Equal(t, before, waitfor.DumpCount())
+	assert.NotEmpty(t, only(lockorder.KindWaitTimeout))
 }

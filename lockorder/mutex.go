@@ -43,7 +43,9 @@ func NewMutex(class string) *Mutex {
 }
 
 func newLock(name, kind string, p unsafe.Pointer) *class.Lock {
-	return newLockState(class.Named(name), kind, uintptr(p))
+	l := newLockState(class.Named(name), kind, uintptr(p))
+	l.SetOwner(p)
+	return l
 }
 
 // CurrentMode returns the mode in force.
@@ -67,6 +69,7 @@ func (m *Mutex) newLock() *class.Lock { return initLock(&m.l, "Mutex", unsafe.Po
 // of concurrent callers wins.
 func initLock(p *atomic.Pointer[class.Lock], kind string, addr unsafe.Pointer) *class.Lock {
 	l := newLockState(nil, kind, uintptr(addr))
+	l.SetOwner(addr)
 	if p.CompareAndSwap(nil, l) {
 		return l
 	}

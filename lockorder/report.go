@@ -57,7 +57,13 @@ func ReportContext(ctx context.Context, v Violation) {
 // no internal lock held.
 func publish(v Violation) { publishContext(context.Background(), v) }
 
-func publishContext(ctx context.Context, v Violation) {
+func publishContext(ctx context.Context, v Violation) { publishNew(ctx, v) }
+
+// publishCounted is publish, reporting whether v was new.
+func publishCounted(v Violation) bool { return publishNew(context.Background(), v) }
+
+// publishNew records v and, if it is new, delivers it and reports true.
+func publishNew(ctx context.Context, v Violation) bool {
 	if v.Source == "" {
 		v.Source = "lockorder"
 	}
@@ -66,11 +72,12 @@ func publishContext(ctx context.Context, v Violation) {
 		store = &expected
 	}
 	if !store.Add(v.Key, v, func(v *Violation) { v.ID = lastID.Add(1) }) {
-		return
+		return false
 	}
 	c := cfg.Load()
 	emitSpan(ctx, c, v)
 	deliver(c, v)
+	return true
 }
 
 // deliver calls the handler, unless the calling goroutine is already

@@ -40,6 +40,22 @@ func runChild() {
 		lockorder.Configure(lockorder.WithMode(lockorder.ModeTrace))
 		var m lockorder.RWMutex
 		m.RUnlock()
+	case "deadlock-abba":
+		// The default action under go test: the program fails, naming
+		// the cycle, instead of hanging.
+		lockorder.Configure(lockorder.WithDeadlockAction(lockorder.DeadlockPanic))
+		a, b := lockorder.NewMutex("child-a"), lockorder.NewMutex("child-b")
+		aHeld, bHeld := make(chan struct{}), make(chan struct{})
+		go func() {
+			a.Lock()
+			close(aHeld)
+			<-bHeld
+			b.Lock()
+		}()
+		b.Lock()
+		close(bHeld)
+		<-aHeld
+		a.Lock()
 	case "race-off":
 		raceScenario(lockorder.ModeOff)
 	case "race-trace":

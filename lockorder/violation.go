@@ -31,6 +31,24 @@ const (
 	// KindNotHeld: AssertHeld or AssertRHeld found the lock not held by the
 	// calling goroutine.
 	KindNotHeld Kind = "not-held"
+	// KindDeadlock: goroutines are blocked in syncwatch waits in a cycle,
+	// each waiting for the next (a goroutine waiting for itself is a cycle
+	// of one), and nothing that can end by itself is in the cycle. It is
+	// reported once the cycle has lasted a grace period (about a second),
+	// since a goroutine outside it may legally unlock a Mutex.
+	KindDeadlock Kind = "deadlock"
+	// KindLongWait: a wait in a syncwatch primitive lasted longer than
+	// the long-wait bound (see [WithLongWait]); the report names the
+	// holder and what the holder is doing now.
+	KindLongWait Kind = "long-wait"
+	// KindHeldByExited: a goroutine waits for a lock whose holder has
+	// exited without unlocking it; or, at exit, a lock is still held by a
+	// goroutine that has exited.
+	KindHeldByExited Kind = "held-by-exited-goroutine"
+	// KindBlockedAtExit: when the tests ended (lockordertest), a goroutine
+	// was still blocked in a syncwatch wait; the report says on what and
+	// why.
+	KindBlockedAtExit Kind = "blocked-at-exit"
 )
 
 // Frame is one call site of a stack.

@@ -14,7 +14,7 @@ import (
 	"github.com/syncwatch/syncwatch/internal/held"
 	"github.com/syncwatch/syncwatch/internal/mono"
 	"github.com/syncwatch/syncwatch/internal/stack"
-	"github.com/syncwatch/syncwatch/internal/waits"
+	"github.com/syncwatch/syncwatch/internal/waitfor"
 )
 
 // locker is a lock with a non-blocking attempt.
@@ -58,7 +58,7 @@ func checkWait(gs *held.G, l *class.Lock, read bool, lk locker) {
 	}
 	start := mono.Now()
 	holder := l.Holder()
-	gs.BeginWait(l, read, start)
+	w := beginLockWait(gs, gs.ID(), l, read, false)
 	if modeWord.Load()&profileBit != 0 {
 		beginWaitNote(gs)
 		lk.Lock()
@@ -66,7 +66,7 @@ func checkWait(gs *held.G, l *class.Lock, read bool, lk locker) {
 	} else {
 		lk.Lock()
 	}
-	gs.EndWait()
+	waitfor.End(w)
 	observeWait(context.Background(), l, start, holder)
 }
 
@@ -74,9 +74,15 @@ func checkWait(gs *held.G, l *class.Lock, read bool, lk locker) {
 // checkWait it does not spin first: measured on a shared mutex, sync's own
 // spinning inside Lock (which tells Unlock a waiter is awake) beats ours,
 // and the wait costs only two clock reads besides.
+//
+// The wait is registered in the wait-for graph, without a holder (ModeTrace
+// does not track holders), so that a barrier or a long-wait report can say
+// which lock a goroutine is blocked on.
 func traceWait(l *class.Lock, lk locker) {
 	start := mono.Now()
+	w := beginLockWait(nil, goid.ID(), l, false, false)
 	lk.Lock()
+	waitfor.End(w)
 	observeWait(context.Background(), l, start, 0)
 }
 
@@ -87,16 +93,12 @@ func traceWait(l *class.Lock, lk locker) {
 func waitContext(ctx context.Context, gs *held.G, l *class.Lock, read bool, lk sync.Locker, unlock func()) error {
 	start := mono.Now()
 	gid := goid.ID()
-	kind := "lock"
-	if read {
-		kind = "rlock"
-	}
 	var holder int64
 	if gs != nil {
 		holder = l.Holder()
 	}
-	waits.Begin(waits.Wait{Goroutine: gid, Kind: kind, Object: l.Name(), ObjectID: l.ID, Holder: holder, Since: time.Now()})
-	defer waits.End(gid)
+	w := beginLockWait(gs, gid, l, read, ctx.Done() != nil)
+	defer waitfor.End(w)
 
 	if lockWithContext(ctx, lk, unlock) {
 		observeWait(ctx, l, start, holder)
@@ -128,13 +130,15 @@ func reportWaitTimeout(ctx context.Context, gid int64, l *class.Lock, err *WaitE
 		Key:       fmt.Sprintf("%s:%d:%d", KindWaitTimeout, l.Class.ID, st),
 	}
 	if err.Holder != 0 {
+		// What the holder is doing costs no goroutine dump: its own wait,
+		// if it is in one, and its stack only from a dump taken recently
+		// for another report.
 		v.Message += fmt.Sprintf(", held by goroutine %d", err.Holder)
-		_, fs := stack.ParseGoroutine(stack.Goroutine(err.Holder))
-		for _, f := range fs {
-			v.HolderStack = append(v.HolderStack, Frame(f))
-		}
-		if w, ok := waits.Lookup(err.Holder); ok {
-			v.Detail = fmt.Sprintf("goroutine %d is itself waiting for %s %s", err.Holder, w.Kind, w.Object)
+		if w := waitfor.Lookup(err.Holder); w != nil {
+			v.Detail = fmt.Sprintf("goroutine %d is itself waiting for %s", err.Holder, waitfor.Describe(w))
+		} else if d := waitfor.Cached(dumpEvery); d != nil {
+			v.HolderStack, _ = routine(d, err.Holder)
+			v.Detail = fmt.Sprintf("goroutine %d %s", err.Holder, waitfor.RoutineState(d, err.Holder))
 		}
 	}
 	publishContext(ctx, v)

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/syncwatch/syncwatch/internal/goid"
-	"github.com/syncwatch/syncwatch/internal/waits"
+	"github.com/syncwatch/syncwatch/internal/waitfor"
 )
 
 // WaitVersion waits until the server reaches version v and returns the
@@ -88,15 +88,15 @@ func (s *Server) await(ctx context.Context, v uint64) (*state, error) {
 	}
 	start := time.Now()
 	gid := goid.ID()
-	waits.Begin(waits.Wait{
+	w := waitfor.Begin(&waitfor.Wait{
 		Goroutine: gid,
-		Kind:      "version",
+		Kind:      waitfor.KindWatch,
 		Object:    s.name,
 		ObjectID:  s.id,
 		Detail:    fmt.Sprintf("waits for version %d, at version %d", v, st.snap.Version),
-		Since:     start,
+		Bounded:   true,
 	})
-	defer waits.End(gid)
+	defer waitfor.End(w)
 	timer := time.NewTimer(s.cfg.maxWait)
 	defer timer.Stop()
 	for {

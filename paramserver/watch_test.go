@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/syncwatch/syncwatch/internal/waits"
+	"github.com/syncwatch/syncwatch/internal/waitfor"
 	"github.com/syncwatch/syncwatch/lockorder/lockordertest"
 	"github.com/syncwatch/syncwatch/paramserver"
 )
@@ -184,8 +184,8 @@ func TestWatchStopsWhenContextEnds(t *testing.T) {
 		done <- errs
 	}()
 	require.Eventually(t, func() bool {
-		for _, w := range waits.All() {
-			if w.Kind == "version" && w.Object == s.String() {
+		for _, w := range waitfor.All() {
+			if w.Kind == waitfor.KindWatch && w.Object == s.String() {
 				return assert.Equal(t, "waits for version 2, at version 1", w.Detail)
 			}
 		}

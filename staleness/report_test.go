@@ -13,7 +13,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 
 	"github.com/syncwatch/syncwatch/internal/goid"
-	"github.com/syncwatch/syncwatch/internal/waits"
+	"github.com/syncwatch/syncwatch/internal/waitfor"
 	"github.com/syncwatch/syncwatch/lockorder"
 	"github.com/syncwatch/syncwatch/lockorder/lockordertest"
 	"github.com/syncwatch/syncwatch/staleness"
@@ -135,8 +135,8 @@ func TestTimeoutSaysWhatTheSlowWorkerWaitsFor(t *testing.T) {
 	}()
 	gid := <-gids
 	require.Eventually(t, func() bool {
-		w, ok := waits.Lookup(gid)
-		return ok && w.Kind == "lock" && strings.HasPrefix(w.Object, "aggregation_lock#")
+		w := waitfor.Lookup(gid)
+		return w != nil && w.Kind == waitfor.KindLock && strings.HasPrefix(w.Name(), "aggregation_lock#")
 	}, 5*time.Second, time.Millisecond, "worker 1 blocks on the lock")
 
 	for range 2 {
@@ -160,7 +160,7 @@ func TestWaitIsRegistered(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	ch := advanceAsync(ctx, c, 1)
 	require.Eventually(t, func() bool {
-		for _, w := range waits.All() {
+		for _, w := range waitfor.All() {
 			if w.Kind == "clock" && w.Object == c.String() {
 				return assert.Contains(t, w.Detail, "worker 1 at clock 1 waits for every worker to reach clock 1")
 			}
@@ -169,7 +169,7 @@ func TestWaitIsRegistered(t *testing.T) {
 	}, 5*time.Second, time.Millisecond)
 	cancel()
 	receive(t, ch)
-	for _, w := range waits.All() {
+	for _, w := range waitfor.All() {
 		assert.NotEqual(t, c.String(), w.Object, "the wait is unregistered when Advance returns")
 	}
 }

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/syncwatch/syncwatch/internal/waits"
+	"github.com/syncwatch/syncwatch/internal/waitfor"
 	"github.com/syncwatch/syncwatch/lockorder"
 	"go.opentelemetry.io/otel/attribute"
 )
@@ -23,15 +23,15 @@ const KindClockWaitTimeout lockorder.Kind = "clock-wait-timeout"
 // wait runs out. ch is the broadcast channel current when mu was released.
 func (c *Clock) wait(ctx context.Context, worker int, now uint64, ch <-chan struct{}, gid int64) (uint64, error) {
 	start := time.Now()
-	waits.Begin(waits.Wait{
+	w := waitfor.Begin(&waitfor.Wait{
 		Goroutine: gid,
-		Kind:      "clock",
+		Kind:      waitfor.KindClock,
 		Object:    c.name,
 		ObjectID:  c.id,
 		Detail:    fmt.Sprintf("worker %d at clock %d waits for every worker to reach clock %d", worker, now, now-c.maxSkew),
-		Since:     start,
+		Bounded:   true,
 	})
-	defer waits.End(gid)
+	defer waitfor.End(w)
 	timer := time.NewTimer(c.maxWait)
 	defer timer.Stop()
 	for {
@@ -94,15 +94,15 @@ func (c *Clock) reportTimeout(ctx context.Context, gid int64, err *WaitError, gi
 	var detail strings.Builder
 	for _, w := range err.Slowest {
 		g := gids[w.Worker]
-		switch wt, ok := waits.Lookup(g); {
+		switch wt := waitfor.Lookup(g); {
 		case g == 0:
 			fmt.Fprintf(&detail, "worker %d (clock %d) has not advanced yet\n", w.Worker, w.Clock)
 		case g == gid:
 			fmt.Fprintf(&detail, "worker %d (clock %d) last advanced on this goroutine, which is the one waiting\n", w.Worker, w.Clock)
-		case ok:
-			fmt.Fprintf(&detail, "worker %d (clock %d, goroutine %d) is waiting for %s %s", w.Worker, w.Clock, g, wt.Kind, wt.Object)
-			if wt.Holder != 0 {
-				fmt.Fprintf(&detail, ", held by goroutine %d", wt.Holder)
+		case wt != nil:
+			fmt.Fprintf(&detail, "worker %d (clock %d, goroutine %d) is waiting for %s", w.Worker, w.Clock, g, waitfor.Describe(wt))
+			if h := wt.Holder(); h != 0 {
+				fmt.Fprintf(&detail, ", held by goroutine %d", h)
 			}
 			detail.WriteString("\n")
 		default:

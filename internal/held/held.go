@@ -16,12 +16,10 @@ package held
 import (
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/syncwatch/syncwatch/internal/chain"
 	"github.com/syncwatch/syncwatch/internal/class"
 	"github.com/syncwatch/syncwatch/internal/goid"
-	"github.com/syncwatch/syncwatch/internal/mono"
 )
 
 // Entry is one held lock.
@@ -69,39 +67,9 @@ type G struct {
 	stack  []Entry
 	inline [8]Entry
 
-	// The lock this goroutine is blocked on, if any: readable by anyone.
-	waitLock atomic.Pointer[class.Lock]
-	waitFrom atomic.Int64 // mono reading of the start, shifted left, | 1 for a read lock
-
 	// Keep two goroutines' states off one cache line: each is written
 	// by its owner on every lock.
 	_ [64]byte
-}
-
-// BeginWait records that the owner is about to block on l, since the
-// mono reading since. A reading, not a time.Time: the wall clock is read
-// only when someone asks (Waiting).
-func (g *G) BeginWait(l *class.Lock, read bool, since int64) {
-	from := since << 1
-	if read {
-		from |= 1
-	}
-	g.waitFrom.Store(from)
-	g.waitLock.Store(l)
-}
-
-// EndWait records that the owner stopped waiting.
-func (g *G) EndWait() { g.waitLock.Store(nil) }
-
-// Waiting returns the lock g's owner is blocked on, nil if none. It may be
-// called from any goroutine.
-func (g *G) Waiting() (l *class.Lock, read bool, since time.Time) {
-	l = g.waitLock.Load()
-	if l == nil {
-		return nil, false, time.Time{}
-	}
-	from := g.waitFrom.Load()
-	return l, from&1 != 0, time.Now().Add(-mono.Since(from >> 1))
 }
 
 // Retag drops every entry if tag differs from the one the entries were
@@ -242,7 +210,6 @@ func (g *G) reset(id int64) {
 	g.stack = g.inline[:0]
 	g.tag = 0
 	g.InHandler = false
-	g.waitLock.Store(nil)
 	g.id.Store(id)
 }
 
@@ -301,8 +268,8 @@ func Mine() *G {
 	return Lookup(id)
 }
 
-// Lookup returns goroutine id's state, or nil. Only G.ID and the waits
-// recorded elsewhere may be read from another goroutine's state.
+// Lookup returns goroutine id's state, or nil. Only G.ID may be read
+// from another goroutine's state.
 func Lookup(id int64) *G {
 	i := uint64(id) & (tableSize - 1)
 	if s := &table[i]; s.owner.Load() == id {

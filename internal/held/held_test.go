@@ -8,7 +8,6 @@ import (
 	"github.com/syncwatch/syncwatch/internal/class"
 	"github.com/syncwatch/syncwatch/internal/goid"
 	"github.com/syncwatch/syncwatch/internal/held"
-	"github.com/syncwatch/syncwatch/internal/mono"
 )
 
 func TestCurrentIsPerGoroutine(t *testing.T) {
@@ -116,40 +115,5 @@ func BenchmarkCurrent(b *testing.B) {
 	held.Current()
 	for b.Loop() {
 		held.Current()
-	}
-}
-
-// A wait recorded by the owner reads back, from another goroutine, with its
-// lock, its kind and its start on the wall clock.
-func TestWaitingReadsBackWhatBeginWaitRecorded(t *testing.T) {
-	g := held.Current()
-	if l, _, _ := g.Waiting(); l != nil {
-		t.Fatal("a fresh state is waiting")
-	}
-	for _, read := range []bool{false, true} {
-		l := class.New(nil, "RWMutex", 0)
-		before := time.Now()
-		g.BeginWait(l, read, mono.Now())
-		var (
-			got      *class.Lock
-			gotRead  bool
-			gotSince time.Time
-		)
-		done := make(chan struct{})
-		go func() { // read from another goroutine, as the waits registry does
-			defer close(done)
-			got, gotRead, gotSince = g.Waiting()
-		}()
-		<-done
-		if got != l || gotRead != read {
-			t.Fatalf("Waiting() = %p, read %v; want %p, read %v", got, gotRead, l, read)
-		}
-		if d := gotSince.Sub(before); d < -time.Millisecond || d > time.Second {
-			t.Fatalf("wait began %v after the clock was read before BeginWait", d)
-		}
-		g.EndWait()
-		if l, _, _ := g.Waiting(); l != nil {
-			t.Fatal("still waiting after EndWait")
-		}
 	}
 }

@@ -39,6 +39,8 @@ var internal = []string{
 	"github.com/syncwatch/syncwatch/staleness.",
 	"github.com/syncwatch/syncwatch/paramserver.",
 	"runtime.",
+	"sync.",
+	"internal/sync.",
 }
 
 // isInternal reports whether fn belongs to syncwatch's machinery or the runtime.

@@ -13,8 +13,18 @@
 //	}
 //
 // Under go test lockorder runs in ModeCheck by default, so every lock-order
-// cycle, recursive lock, bad unlock, failed AssertHeld and abandoned
-// bounded wait seen while the tests ran is a failure. Violations a program
+// cycle, recursive lock, bad unlock, failed AssertHeld, abandoned bounded
+// wait and long wait seen while the tests ran is a failure. (A deadlock
+// fails the test binary at once, with the cycle: see
+// lockorder.WithDeadlockAction.)
+//
+// Most concurrency bugs bite in goroutines that outlive the test function,
+// so VerifyNone and VerifyTestMain first wait, at most two seconds (see
+// [MaxWait]), until every goroutine still running has finished or blocked.
+// Then they also fail on what is stuck: every goroutine still blocked in a
+// syncwatch wait that only another goroutine could end (blocked-at-exit,
+// with why), and every lock still held by a goroutine that has exited
+// (held-by-exited-goroutine). Violations a program
 // is built to handle (marked Expected, such as a rejected stale gradient)
 // are ignored unless [IncludeExpected] is given.
 package lockordertest
@@ -26,6 +36,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/syncwatch/syncwatch/lockorder"
 )
@@ -50,6 +61,21 @@ type options struct {
 	classes  []string
 	expected bool
 	all      bool
+	maxWait  time.Duration
+}
+
+// defaultMaxWait is how long VerifyNone and VerifyTestMain wait for
+// goroutines still running, by default.
+const defaultMaxWait = 2 * time.Second
+
+func newOptions(opts []Option) options {
+	o := options{maxWait: defaultMaxWait}
+	for _, opt := range opts {
+		if opt != nil {
+			opt.apply(&o)
+		}
+	}
+	return o
 }
 
 type optionFunc func(*options)
@@ -72,6 +98,16 @@ func IncludeExpected() Option {
 	return optionFunc(func(o *options) { o.expected = true })
 }
 
+// MaxWait sets how long VerifyNone and VerifyTestMain wait for goroutines
+// that are still running to finish or block before they check (default
+// 2s). Zero checks at once. A negative duration panics.
+func MaxWait(d time.Duration) Option {
+	if d < 0 {
+		panic("lockordertest: negative MaxWait")
+	}
+	return optionFunc(func(o *options) { o.maxWait = d })
+}
+
 // IncludeReported counts violations that an earlier VerifyNone or Find
 // already returned. By default each violation fails one check only, so
 // that one bad test does not fail every test after it.
@@ -87,12 +123,11 @@ var (
 // Find returns an error describing every violation that counts, or nil.
 // The error lists the full reports.
 func Find(opts ...Option) error {
-	var o options
-	for _, opt := range opts {
-		if opt != nil {
-			opt.apply(&o)
-		}
-	}
+	o := newOptions(opts)
+	return o.find()
+}
+
+func (o *options) find() error {
 	mu.Lock()
 	defer mu.Unlock()
 	var found []lockorder.Violation
@@ -136,9 +171,21 @@ func VerifyNone(t TestingT, opts ...Option) {
 	if h, ok := t.(interface{ Helper() }); ok {
 		h.Helper()
 	}
-	if err := Find(opts...); err != nil {
+	if err := verify(opts); err != nil {
 		t.Error(err)
 	}
+}
+
+// verify waits for stragglers, reports what is stuck, and finds what
+// counts.
+func verify(opts []Option) error {
+	o := newOptions(opts)
+	minAge := o.maxWait
+	if settle(o.maxWait) {
+		minAge = 0 // nothing runs that could end a wait
+	}
+	lockorder.ReportBlocked(minAge)
+	return o.find()
 }
 
 // VerifyTestMain runs the tests and then fails the run (exit code 1) if a
@@ -146,7 +193,7 @@ func VerifyNone(t TestingT, opts ...Option) {
 func VerifyTestMain(m TestingM, opts ...Option) {
 	code := m.Run()
 	if code == 0 {
-		if err := Find(opts...); err != nil {
+		if err := verify(opts); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			code = 1
 		}

@@ -1,0 +1,143 @@
+package waitfor
+
+import (
+	"bytes"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/syncwatch/syncwatch/internal/goid"
+	"github.com/syncwatch/syncwatch/internal/mono"
+	"github.com/syncwatch/syncwatch/internal/stack"
+)
+
+// Routine is what the runtime shows of one goroutine: its state
+// ("chan receive", "select", "IO wait", "sleep", "running", ...) and
+// where it is, syncwatch's own frames left out.
+type Routine struct {
+	ID     int64
+	State  string
+	Frames []stack.Frame
+}
+
+// Dump is every goroutine's stack at one moment, as runtime.Stack prints
+// them, indexed by goroutine id. Only the goroutines asked for are parsed.
+type Dump struct {
+	at    int64 // mono reading
+	buf   []byte
+	index map[int64][2]int // goroutine id -> its text in buf
+}
+
+// Alive reports whether goroutine gid existed when d was taken.
+func (d *Dump) Alive(gid int64) bool {
+	_, ok := d.index[gid]
+	return ok
+}
+
+// Routine returns goroutine gid as d shows it.
+func (d *Dump) Routine(gid int64) (Routine, bool) {
+	span, ok := d.index[gid]
+	if !ok {
+		return Routine{}, false
+	}
+	header, frames := stack.ParseGoroutine(string(d.buf[span[0]:span[1]]))
+	return Routine{ID: gid, State: stateOf(header), Frames: frames}, true
+}
+
+// stateOf returns the state in a header "goroutine 7 [chan receive, 2
+// minutes]:", without the duration.
+func stateOf(header string) string {
+	i, j := strings.IndexByte(header, '['), strings.LastIndexByte(header, ']')
+	if i < 0 || j < i {
+		return ""
+	}
+	s := header[i+1 : j]
+	if k := strings.LastIndex(s, " minutes"); k >= 0 {
+		if c := strings.LastIndexByte(s[:k], ','); c >= 0 {
+			s = s[:c]
+		}
+	}
+	return s
+}
+
+// dumpCount counts the dumps taken, for tests of what stops the world.
+var dumpCount atomic.Int64
+
+// DumpCount returns how many goroutine dumps have been taken.
+func DumpCount() int64 { return dumpCount.Load() }
+
+// newDump stops the world once to list every goroutine.
+func newDump() *Dump {
+	dumpCount.Add(1)
+	buf := stack.All()
+	d := &Dump{at: mono.Now(), buf: buf, index: map[int64][2]int{}}
+	for off := 0; off < len(buf); {
+		end := bytes.Index(buf[off:], []byte("\n\n"))
+		if end < 0 {
+			end = len(buf)
+		} else {
+			end += off
+		}
+		if id := goid.Parse(buf[off:end]); id != 0 {
+			d.index[id] = [2]int{off, end}
+		}
+		off = end + 2
+	}
+	return d
+}
+
+var dumps struct {
+	mu   sync.Mutex
+	last *Dump
+}
+
+// Recent returns a dump taken at most maxAge ago, taking one if there is
+// none. Taking one stops the world, for a time that grows with the number
+// of goroutines, so callers that may run often pass a maxAge that rate-
+// limits it: at most one dump per maxAge however many ask.
+func Recent(maxAge time.Duration) *Dump {
+	dumps.mu.Lock()
+	defer dumps.mu.Unlock()
+	if d := dumps.last; d != nil && mono.Since(d.at) <= maxAge {
+		return d
+	}
+	d := newDump()
+	dumps.last = d
+	return d
+}
+
+// Cached returns the latest dump if it was taken at most maxAge ago, or
+// nil. It never takes one: it is for paths that must stay cheap (a bounded
+// wait that gives up).
+func Cached(maxAge time.Duration) *Dump {
+	dumps.mu.Lock()
+	defer dumps.mu.Unlock()
+	if d := dumps.last; d != nil && mono.Since(d.at) <= maxAge {
+		return d
+	}
+	return nil
+}
+
+// States returns every goroutine's state in d ("running", "chan receive",
+// "sleep", ...), by id.
+func (d *Dump) States() map[int64]string {
+	out := make(map[int64]string, len(d.index))
+	for id, span := range d.index {
+		line := d.buf[span[0]:span[1]]
+		if i := bytes.IndexByte(line, '\n'); i >= 0 {
+			line = line[:i]
+		}
+		out[id] = stateOf(string(line))
+	}
+	return out
+}
+
+// Fresh returns a dump taken now, and keeps it for Recent and Cached.
+func Fresh() *Dump {
+	d := newDump()
+	dumps.mu.Lock()
+	dumps.last = d
+	dumps.mu.Unlock()
+	return d
+}

@@ -1,0 +1,129 @@
+package waitfor
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Describe names what w waits for: "lock store#1", "read lock cache#2",
+// "once config", "barrier allreduce (rank 3, generation 41)".
+func Describe(w *Wait) string {
+	var s string
+	switch w.Kind {
+	case KindLock:
+		s = "lock " + w.Name()
+	case KindRLock:
+		s = "read lock " + w.Name()
+	case KindWaitGroup:
+		s = "WaitGroup " + w.Name()
+	case KindOnce:
+		s = "Once " + w.Name()
+	case KindCond:
+		s = "Cond " + w.Name()
+	default:
+		s = w.Kind + " " + w.Name()
+	}
+	if w.Detail != "" {
+		s += " (" + w.Detail + ")"
+	}
+	return s
+}
+
+// maxChain bounds how many goroutines an explanation follows.
+const maxChain = 8
+
+// Explain says in words why w's goroutine is stuck: what it waits for,
+// who can release it, and what those goroutines are doing, following
+// waits from one goroutine to the next ("waiting for lock b#1, held by
+// goroutine 12, which is waiting for lock a#1, held by goroutine 7, which
+// closes a cycle of waits"). d, if not nil, tells the state of goroutines
+// that are in no syncwatch wait ("blocked in chan receive at ...", "has
+// exited").
+func (g *Graph) Explain(w *Wait, d *Dump) string {
+	var b strings.Builder
+	g.explain(&b, w, d, map[int64]bool{w.Goroutine: true}, 0)
+	return b.String()
+}
+
+func (g *Graph) explain(b *strings.Builder, w *Wait, d *Dump, seen map[int64]bool, depth int) {
+	b.WriteString("waiting for " + Describe(w))
+	ids := g.Blockers(w)
+	if len(ids) == 0 {
+		if w.IsLock() && !w.HolderKnown {
+			b.WriteString(", holder not tracked in this mode")
+		} else if w.IsLock() {
+			b.WriteString(", holder unknown")
+		}
+		return
+	}
+	if len(ids) > 1 {
+		fmt.Fprintf(b, ", which needs %d goroutines", len(ids))
+	}
+	for i, id := range ids {
+		if i == 3 {
+			fmt.Fprintf(b, "; and %d more", len(ids)-i)
+			break
+		}
+		sep := ", "
+		if i > 0 {
+			sep = "; "
+		}
+		b.WriteString(sep + verbFor(w) + fmt.Sprintf(" goroutine %d", id))
+		g.follow(b, id, d, seen, depth)
+	}
+}
+
+// verbFor says how the goroutines a wait needs relate to it.
+func verbFor(w *Wait) string {
+	switch {
+	case w.IsLock() && w.Lock.Holder() != 0:
+		return "held by"
+	case w.Kind == KindLock:
+		return "read-held by"
+	case w.Kind == KindRLock:
+		return "queued behind the writer,"
+	case w.Kind == KindOnce:
+		return "running its function:"
+	case w.Kind == KindWaitGroup:
+		return "still running:"
+	}
+	return "needs"
+}
+
+// follow writes what goroutine id is doing.
+func (g *Graph) follow(b *strings.Builder, id int64, d *Dump, seen map[int64]bool, depth int) {
+	next := g.waits[id]
+	switch {
+	case seen[id]:
+		b.WriteString(", which closes a cycle of waits")
+	case next != nil && depth+1 >= maxChain:
+		b.WriteString(", which is waiting for " + Describe(next) + " (chain truncated)")
+	case next != nil:
+		seen[id] = true
+		b.WriteString(", which is ")
+		g.explain(b, next, d, seen, depth+1)
+	case d == nil:
+		b.WriteString(", which is in no syncwatch wait")
+	default:
+		b.WriteString(", which " + RoutineState(d, id))
+	}
+}
+
+// RoutineState says what d shows of goroutine id, for a goroutine in no
+// syncwatch wait: "has exited", "is blocked in chan receive at
+// main.worker (worker.go:42)", "is running at ...".
+func RoutineState(d *Dump, id int64) string {
+	r, ok := d.Routine(id)
+	if !ok {
+		return "has exited"
+	}
+	where := ""
+	if len(r.Frames) > 0 {
+		where = " at " + r.Frames[0].String()
+	}
+	switch r.State {
+	case "running", "runnable":
+		return "is " + r.State + where
+	}
+	return "is blocked in " + r.State + where
+}

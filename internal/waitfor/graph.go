@@ -1,0 +1,149 @@
+package waitfor
+
+import (
+	"slices"
+
+	"github.com/syncwatch/syncwatch/internal/class"
+)
+
+// Graph is a snapshot of the registered waits, with the edges between
+// them: each wait points at the goroutines whose action it needs. Edges are
+// derived when the snapshot is taken, not kept up to date on every Lock,
+// so that the only cost a wait adds to a lock is its registration.
+type Graph struct {
+	waits map[int64]*Wait
+	// readers lists, per lock, the waiting goroutines that hold it for
+	// reading (a lock's readers are not recorded on the lock itself).
+	readers map[*class.Lock][]int64
+	// writers lists, per lock, the goroutines waiting to write-lock it.
+	writers map[*class.Lock][]int64
+}
+
+// Snapshot returns the graph of the waits registered now.
+func Snapshot() *Graph {
+	all := All()
+	g := &Graph{
+		waits:   make(map[int64]*Wait, len(all)),
+		readers: map[*class.Lock][]int64{},
+		writers: map[*class.Lock][]int64{},
+	}
+	for _, w := range all {
+		g.waits[w.Goroutine] = w
+		for _, h := range w.Holds {
+			if h.Read && h.Valid(w.Goroutine) {
+				g.readers[h.Lock] = append(g.readers[h.Lock], w.Goroutine)
+			}
+		}
+		if w.Kind == KindLock && w.Lock != nil {
+			g.writers[w.Lock] = append(g.writers[w.Lock], w.Goroutine)
+		}
+	}
+	return g
+}
+
+// Wait returns goroutine gid's wait in the snapshot, or nil.
+func (g *Graph) Wait(gid int64) *Wait { return g.waits[gid] }
+
+// Waits returns the snapshot's waits, oldest first.
+func (g *Graph) Waits() []*Wait {
+	out := make([]*Wait, 0, len(g.waits))
+	for _, w := range g.waits {
+		out = append(out, w)
+	}
+	slices.SortFunc(out, func(a, b *Wait) int {
+		if a.seq < b.seq {
+			return -1
+		}
+		if a.seq > b.seq {
+			return 1
+		}
+		return 0
+	})
+	return out
+}
+
+// Blockers returns the goroutines w needs to act before it can end, every
+// one of them: a lock's writer, or, for a lock held for reading, the
+// waiting goroutines known to hold it; a reader queued behind a writer
+// needs the writer; other waits say themselves. It returns nil when
+// nothing is known, or when any goroutine could end the wait.
+func (g *Graph) Blockers(w *Wait) []int64 {
+	if !w.IsLock() {
+		if w.Blockers == nil {
+			return nil
+		}
+		return w.Blockers(nil)
+	}
+	if !w.HolderKnown {
+		return nil
+	}
+	if h := w.Lock.Holder(); h != 0 {
+		return []int64{h}
+	}
+	if w.Kind == KindRLock {
+		// Held for reading and not writable: this reader is queued behind
+		// a writer, which goes first.
+		return others(g.writers[w.Lock], w.Goroutine)
+	}
+	return slices.Clone(g.readers[w.Lock])
+}
+
+func others(ids []int64, self int64) []int64 {
+	var out []int64
+	for _, id := range ids {
+		if id != self {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// Cycles returns the cycles of waits in the snapshot that no timeout or
+// cancellation can break: each wait in a cycle needs the next one's
+// goroutine, and the last needs the first's. A goroutine waiting for
+// itself is a cycle of one. Each wait is in at most one returned cycle.
+func (g *Graph) Cycles() [][]*Wait {
+	const (
+		white = iota
+		grey
+		black
+	)
+	color := make(map[int64]uint8, len(g.waits))
+	var (
+		path   []*Wait
+		cycles [][]*Wait
+		inOne  = map[int64]bool{}
+	)
+	var visit func(w *Wait)
+	visit = func(w *Wait) {
+		color[w.Goroutine] = grey
+		path = append(path, w)
+		for _, b := range g.Blockers(w) {
+			next := g.waits[b]
+			if next == nil || next.Bounded {
+				continue
+			}
+			switch color[b] {
+			case white:
+				visit(next)
+			case grey:
+				i := slices.IndexFunc(path, func(p *Wait) bool { return p.Goroutine == b })
+				c := slices.Clone(path[i:])
+				if !slices.ContainsFunc(c, func(p *Wait) bool { return inOne[p.Goroutine] }) {
+					for _, p := range c {
+						inOne[p.Goroutine] = true
+					}
+					cycles = append(cycles, c)
+				}
+			}
+		}
+		path = path[:len(path)-1]
+		color[w.Goroutine] = black
+	}
+	for _, w := range g.Waits() {
+		if !w.Bounded && color[w.Goroutine] == white {
+			visit(w)
+		}
+	}
+	return cycles
+}

@@ -1,0 +1,78 @@
+//go:build !syncwatch_off
+
+package lockorder
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/syncwatch/syncwatch/internal/class"
+	"github.com/syncwatch/syncwatch/internal/held"
+	"github.com/syncwatch/syncwatch/internal/stack"
+	"github.com/syncwatch/syncwatch/internal/waitfor"
+)
+
+// What Once and WaitGroup share: each has a lock identity of its own (a
+// node of the order graph, so that "Wait under L while a Go'd function takes
+// L" is a cycle like any other), and both can wait for themselves.
+
+// enterBlocking runs in ModeCheck before a wait on the primitive whose
+// identity is l: it records the order edges from the locks gs holds to l,
+// as a Lock would, and pushes an entry for l that the caller drops with
+// leaveBlocking (or turns into a hold, for a Once's runner).
+func enterBlocking(gs *held.G, l *class.Lock) {
+	if _, fresh := enter(gs, l, false); fresh {
+		newChain(gs, stack.Capture())
+	}
+}
+
+// leaveBlocking drops gs's newest entry for l, however the wait ended.
+func leaveBlocking(gs *held.G, l *class.Lock) {
+	if i := gs.Find(l); i >= 0 {
+		gs.Remove(i)
+	}
+}
+
+// orderOnly records, in ModeCheck, the edges a wait on l would add, for a
+// call that does not block this time (a Once already done, a WaitGroup at
+// zero): the same call, a little earlier, would have.
+func orderOnly(w uint32, l *class.Lock) {
+	gs := held.Mine()
+	if gs == nil || gs.Tag() != w || gs.Len() == 0 {
+		return
+	}
+	enterBlocking(gs, l)
+	leaveBlocking(gs, l)
+}
+
+// selfWait reports a goroutine that waits for itself for good (Once.Do
+// inside its own function, WaitGroup.Wait inside a function the group
+// waits for), then carries out the deadlock action: under go test the
+// calling goroutine panics with the report. Otherwise the caller goes on to
+// block, as sync would.
+func selfWait(gid int64, l *class.Lock, kind, what string) {
+	st := stack.Capture()
+	v := Violation{
+		Kind:      KindDeadlock,
+		Message:   fmt.Sprintf("cycle of 1 goroutine blocked for good: goroutine %d %s", gid, what),
+		Time:      time.Now(),
+		Goroutine: gid,
+		Stack:     frames(st),
+		Locks:     []LockRef{ref(l)},
+		Key:       fmt.Sprintf("%s:%s:%d:%d", KindDeadlock, kind, l.Class.ID, st),
+	}
+	publish(v)
+	if cfg.Load().deadlockAction == DeadlockPanic {
+		panic("lockorder: deadlock: " + v.Message)
+	}
+}
+
+// blockOn registers gid's wait for the primitive l, of kind kind, whose
+// end needs the goroutines blockers lists.
+func blockOn(gs *held.G, gid int64, l *class.Lock, kind string, blockers func([]int64) []int64) *waitfor.Wait {
+	w := &waitfor.Wait{Goroutine: gid, Kind: kind, Object: l.Name(), ObjectID: l.ID, Blockers: blockers}
+	if gs != nil {
+		w.Holds = holdsOf(gs, 1)
+	}
+	return waitfor.Begin(w)
+}

@@ -1,0 +1,116 @@
+//go:build !syncwatch_off
+
+package lockorder_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/syncwatch/syncwatch/lockorder"
+)
+
+// reportDeadlocks makes deadlocks reports only, for tests that cause one
+// on purpose and then break it.
+func reportDeadlocks(t *testing.T) {
+	t.Helper()
+	fresh(t)
+	lockorder.Configure(lockorder.WithDeadlockAction(lockorder.DeadlockReport))
+	t.Cleanup(func() { lockorder.Configure(lockorder.WithDeadlockAction(lockorder.DeadlockPanic)) })
+}
+
+// awaitKind waits until a violation of kind k is recorded, and returns it.
+func awaitKind(t *testing.T, k lockorder.Kind, within time.Duration) lockorder.Violation {
+	t.Helper()
+	var got lockorder.Violation
+	require.Eventually(t, func() bool {
+		vs := only(k)
+		if len(vs) > 0 {
+			got = vs[0]
+		}
+		return len(vs) > 0
+	}, within, 10*time.Millisecond, "no %s reported", k)
+	return got
+}
+
+func TestABBADeadlockIsReportedAndCanBeBroken(t *testing.T) {
+	reportDeadlocks(t)
+	a, b := lockorder.NewMutex("abba-a"), lockorder.NewMutex("abba-b")
+	aHeld, bHeld := make(chan struct{}), make(chan struct{})
+	done := make(chan struct{}, 2)
+	go func() { // takes a, then b
+		a.Lock()
+		close(aHeld)
+		<-bHeld
+		b.Lock() // blocks: b is held by the other goroutine
+		b.Unlock()
+		done <- struct{}{}
+	}()
+	go func() { // takes b, then a
+		b.Lock()
+		close(bHeld)
+		<-aHeld
+		a.Lock() // blocks: a is held by the first goroutine
+		a.Unlock()
+		b.Unlock()
+		done <- struct{}{}
+	}()
+	start := time.Now()
+	v := awaitKind(t, lockorder.KindDeadlock, 10*time.Second)
+	t.Logf("reported after %v:\n%s", time.Since(start), v)
+	assert.Contains(t, v.Message, "cycle of 2 goroutines")
+	assert.Contains(t, v.Message, "lock abba-a#")
+	assert.Contains(t, v.Message, "lock abba-b#")
+	assert.Len(t, v.Locks, 2)
+	assert.Contains(t, v.Detail, "it holds abba-")
+	assert.Contains(t, v.Detail, "lockorder_test.TestABBADeadlockIsReportedAndCanBeBroken")
+	// Any goroutine may unlock a Mutex: hand a to the second goroutine.
+	a.Unlock()
+	<-done
+	<-done
+	assert.Len(t, only(lockorder.KindDeadlock), 1, "one report per deadlock")
+}
+
+func TestHandOffAfterOneAndAHalfSecondsIsNoDeadlock(t *testing.T) {
+	reportDeadlocks(t)
+	var m lockorder.Mutex
+	m.Lock()
+	go func() {
+		time.Sleep(1500 * time.Millisecond)
+		m.Unlock() // a hand-off: legal
+	}()
+	m.Lock() // waits for the hand-off, on a lock this goroutine took
+	m.Unlock()
+	time.Sleep(3 * monitorTick)
+	assert.Empty(t, only(lockorder.KindDeadlock))
+}
+
+const monitorTick = 100 * time.Millisecond
+
+func TestSelfDeadlockIsACycleOfOne(t *testing.T) {
+	reportDeadlocks(t)
+	m := lockorder.NewMutex("self")
+	locked := make(chan struct{})
+	go func() {
+		m.Lock()
+		close(locked)
+		m.Lock() // recursive: blocks for good
+		m.Unlock()
+	}()
+	<-locked
+	v := awaitKind(t, lockorder.KindDeadlock, 10*time.Second)
+	assert.Contains(t, v.Message, "cycle of 1 goroutine")
+	assert.True(t, strings.Contains(v.Message, "lock self#"), v.Message)
+	m.Unlock() // break it
+}
+
+func TestDeadlockFailsTheProgramUnderTest(t *testing.T) {
+	out := runFatal(t, "deadlock-abba")
+	assert.Contains(t, out, "lockorder: deadlock: cycle of 2 goroutines")
+	assert.Contains(t, out, "lock child-a#")
+	assert.Contains(t, out, "lock child-b#")
+	assert.Contains(t, out, "panic: lockorder: deadlock")
+}

@@ -1,0 +1,72 @@
+//go:build !syncwatch_off
+
+package lockorder
+
+import (
+	"fmt"
+	"runtime"
+	"slices"
+	"time"
+
+	"github.com/syncwatch/syncwatch/internal/held"
+	"github.com/syncwatch/syncwatch/internal/waitfor"
+)
+
+// ReportBlocked is for a program, or a test binary, about to exit: it
+// reports every goroutine that has been blocked for at least minAge in a
+// syncwatch wait that only another goroutine could end (a Lock or RLock, a
+// Once.Do, a WaitGroup.Wait; not a Cond.Wait, whose goroutine may be idle
+// by design, nor a wait bounded by a timeout or a context) as a
+// blocked-at-exit violation that says why, following the chain of waits;
+// and every lock still held by a goroutine that has exited (and still
+// reachable: a lock that became garbage harms no one), as a
+// held-by-exited-goroutine violation. It returns how many violations it
+// recorded. It stops the world once, to read the goroutines' states.
+// lockordertest's VerifyNone and VerifyTestMain call it.
+func ReportBlocked(minAge time.Duration) int {
+	if loadMode() == ModeOff {
+		return 0
+	}
+	g := waitfor.Snapshot()
+	d := waitfor.Fresh()
+	n := 0
+	for _, w := range g.Waits() {
+		if w.Bounded || w.Kind == waitfor.KindCond || w.Kind == waitfor.KindWatch || w.Age() < minAge {
+			continue
+		}
+		if !d.Alive(w.Goroutine) {
+			continue // it has gone since the snapshot
+		}
+		v := waitViolation(KindBlockedAtExit, waitfor.Finding{Waits: []*waitfor.Wait{w}, Graph: g, Dump: d},
+			fmt.Sprintf("is still blocked, after %v, in a wait for %s", w.Age().Round(time.Millisecond), waitfor.Describe(w)))
+		if publishCounted(v) {
+			n++
+		}
+	}
+	if Mode(modeWord.Load()&3) != ModeCheck {
+		return n
+	}
+	runtime.GC() // so that locks no one can reach again are known
+	dead := slices.DeleteFunc(held.DeadHolds(d.Alive), func(h held.DeadHold) bool { return !h.Entry.Lock.Reachable() })
+	slices.SortFunc(dead, func(a, b held.DeadHold) int { return int(a.Goroutine - b.Goroutine) })
+	for _, h := range dead {
+		l := h.Entry.Lock
+		how := ""
+		if h.Entry.Read {
+			how = " for reading"
+		}
+		v := Violation{
+			Kind:      KindHeldByExited,
+			Message:   fmt.Sprintf("%s is still held%s by goroutine %d, which has exited without unlocking it", l.Name(), how, h.Goroutine),
+			Time:      time.Now(),
+			Goroutine: h.Goroutine,
+			Holder:    h.Goroutine,
+			Locks:     []LockRef{ref(l)},
+			Key:       fmt.Sprintf("%s:exit:%d:%d", KindHeldByExited, l.ID, h.Goroutine),
+		}
+		if publishCounted(v) {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,138 @@
+package lockordertest_test
+
+import (
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/syncwatch/syncwatch/lockorder"
+	"github.com/syncwatch/syncwatch/lockorder/lockordertest"
+)
+
+// funcM is a TestingM whose tests are a function.
+type funcM func()
+
+func (f funcM) Run() int { f(); return 0 }
+
+var (
+	globalMu   lockorder.Mutex // reachable for the life of the program
+	globalLeft lockorder.RWMutex
+)
+
+// exitScenarios are test binaries' bodies: each starts goroutines that
+// outlive it, as real tests' goroutines do, then returns.
+var exitScenarios = map[string]func(){
+	// A goroutine takes the locks in the other order after the tests
+	// returned: VerifyTestMain waits for it.
+	"straggler": func() {
+		a, b := lockorder.NewMutex("sA"), lockorder.NewMutex("sB")
+		a.Lock()
+		b.Lock()
+		b.Unlock()
+		a.Unlock()
+		go func() {
+			time.Sleep(300 * time.Millisecond)
+			b.Lock()
+			a.Lock()
+			a.Unlock()
+			b.Unlock()
+		}()
+	},
+	// An Unlock lost on an early return, and a goroutine that then waits
+	// for the lock.
+	"lost-unlock": func() {
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			globalMu.Lock()
+			if len(os.Args) > 0 {
+				return // forgot to unlock
+			}
+			globalMu.Unlock()
+		}()
+		<-done
+		go func() {
+			globalMu.Lock()
+			globalMu.Unlock()
+		}()
+	},
+	// A read lock left by a goroutine that exited, no one waiting.
+	"left-rlock": func() {
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			globalLeft.RLock()
+		}()
+		<-done
+	},
+	// The holder of a lock blocks on a channel no one sends on; a waiter
+	// blocks on the lock.
+	"lock-chan": func() {
+		mu := lockorder.NewMutex("aggregation_lock")
+		never := make(chan int)
+		held := make(chan struct{})
+		go func() {
+			mu.Lock()
+			close(held)
+			<-never
+			mu.Unlock()
+		}()
+		<-held
+		go func() {
+			mu.Lock()
+			mu.Unlock()
+		}()
+	},
+	// Correct code: a worker idle in Cond.Wait, a lock left held by a
+	// goroutine whose lock became garbage.
+	"idle": func() {
+		var mu lockorder.Mutex
+		c := lockorder.NewCond(&mu)
+		go func() {
+			mu.Lock()
+			c.Wait()
+			mu.Unlock()
+		}()
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			var m lockorder.Mutex
+			m.Lock()
+		}()
+		<-done
+	},
+}
+
+func TestVerifyTestMainAtExit(t *testing.T) {
+	if s := os.Getenv("LOCKORDERTEST_EXIT"); s != "" {
+		lockorder.Configure(lockorder.WithHandler(func(lockorder.Violation) {}))
+		lockordertest.VerifyTestMain(funcM(exitScenarios[s]))
+		return
+	}
+	if lockorder.CurrentMode() == lockorder.ModeOff {
+		t.Skip("built with syncwatch_off")
+	}
+	for scenario, want := range map[string][]string{
+		"straggler":   {"lock-order-cycle", "sB -> sA -> sB"},
+		"lost-unlock": {"blocked-at-exit", "which has exited", "held-by-exited-goroutine: Mutex@"},
+		"left-rlock":  {"held-by-exited-goroutine: RWMutex@", "still held for reading by goroutine"},
+		"lock-chan":   {"blocked-at-exit", "waiting for lock aggregation_lock#1, held by goroutine", "which is blocked in chan receive at github.com/syncwatch/syncwatch/lockorder/lockordertest_test"},
+		"idle":        nil,
+	} {
+		t.Run(scenario, func(t *testing.T) {
+			cmd := exec.Command(os.Args[0], "-test.run=^TestVerifyTestMainAtExit$")
+			cmd.Env = append(os.Environ(), "LOCKORDERTEST_EXIT="+scenario)
+			out, err := cmd.CombinedOutput()
+			if (err != nil) != (want != nil) {
+				t.Fatalf("exit error %v, want failure %v:\n%s", err, want != nil, out)
+			}
+			for _, w := range want {
+				if !strings.Contains(string(out), w) {
+					t.Errorf("output lacks %q:\n%s", w, out)
+				}
+			}
+		})
+	}
+}

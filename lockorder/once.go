@@ -1,0 +1,114 @@
+//go:build !syncwatch_off
+
+package lockorder
+
+import (
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/syncwatch/syncwatch/internal/class"
+	"github.com/syncwatch/syncwatch/internal/goid"
+	"github.com/syncwatch/syncwatch/internal/held"
+	"github.com/syncwatch/syncwatch/internal/waitfor"
+)
+
+// Once is an object that performs exactly one action. It is a drop-in
+// replacement for [sync.Once]: the zero value is ready, Do has sync's
+// meaning (f runs once; every Do returns after it has; if f panics, Do
+// counts it as done), and the completion of f synchronizes before the
+// return of every Do.
+//
+// It adds what sync cannot see. A Do that waits for another goroutine's f
+// is a wait of the wait-for graph, naming the goroutine running f, so a
+// cycle through it (f waits for a lock the caller holds) is a deadlock
+// report. In ModeCheck a Once is a node of the lock-order graph: a Do
+// called while holding lock L, where f (on any goroutine) takes L, is a
+// lock-order cycle, reported the first time both are seen. A Do called from
+// inside its own f, which sync leaves blocked for good, is a deadlock report
+// at once.
+//
+// A Once must not be copied after first use.
+type Once struct {
+	done   atomic.Uint32
+	m      sync.Mutex
+	runner atomic.Int64 // the goroutine running f, 0 if none
+	l      atomic.Pointer[class.Lock]
+}
+
+func (o *Once) lock() *class.Lock {
+	if l := o.l.Load(); l != nil {
+		return l
+	}
+	return initLock(&o.l, "Once", unsafe.Pointer(o))
+}
+
+// Do calls f if and only if Do is being called for the first time for
+// this Once. Other calls wait until f has returned, then return.
+func (o *Once) Do(f func()) {
+	if o.done.Load() != 0 {
+		if w := modeWord.Load(); Mode(w&3) == ModeCheck {
+			orderOnly(w, o.lock())
+		}
+		return
+	}
+	o.doSlow(f)
+}
+
+func (o *Once) doSlow(f func()) {
+	w := modeWord.Load()
+	if Mode(w&3) == ModeOff {
+		o.m.Lock()
+		defer o.m.Unlock()
+		if o.done.Load() == 0 {
+			defer o.done.Store(1)
+			f()
+		}
+		return
+	}
+	gid := goid.ID()
+	l := o.lock()
+	if o.runner.Load() == gid {
+		selfWait(gid, l, waitfor.KindOnce, "calls Do on "+l.Name()+" inside its own function, which waits for itself")
+	}
+	var gs *held.G
+	if Mode(w&3) == ModeCheck {
+		gs = current(w)
+		enterBlocking(gs, l)
+	}
+	if !o.m.TryLock() {
+		wt := blockOn(gs, gid, l, waitfor.KindOnce, o.blockers)
+		o.m.Lock()
+		waitfor.End(wt)
+	}
+	if o.done.Load() != 0 {
+		o.m.Unlock()
+		if gs != nil {
+			leaveBlocking(gs, l)
+		}
+		return
+	}
+	// This goroutine runs f, holding the Once: locks f takes are ordered
+	// after it.
+	if gs != nil {
+		holds(gs, l)
+	}
+	o.runner.Store(gid)
+	defer func() {
+		o.runner.Store(0)
+		if gs != nil {
+			leaveBlocking(gs, l)
+		}
+		o.done.Store(1)
+		o.m.Unlock()
+	}()
+	f()
+}
+
+// blockers names the goroutine running f, for the wait-for graph.
+func (o *Once) blockers(dst []int64) []int64 {
+	if r := o.runner.Load(); r != 0 {
+		dst = append(dst, r)
+	}
+	return dst
+}

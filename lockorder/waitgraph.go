@@ -1,0 +1,224 @@
+//go:build !syncwatch_off
+
+package lockorder
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/syncwatch/syncwatch/internal/class"
+	"github.com/syncwatch/syncwatch/internal/held"
+	"github.com/syncwatch/syncwatch/internal/stack"
+	"github.com/syncwatch/syncwatch/internal/waitfor"
+)
+
+// The wait-for graph's side of lockorder: registering lock waits, and
+// turning what internal/waitfor's monitor finds into violations.
+
+// How the monitor looks at waits. The grace period is how long a cycle of
+// waits must last before it is a deadlock: any goroutine may Unlock a
+// Mutex, so one outside the cycle could still break it.
+const (
+	monitorTick     = 100 * time.Millisecond
+	deadlockGrace   = 2 * time.Second
+	exitedAfter     = time.Second
+	dumpEvery       = time.Second
+	defaultLongWait = 5 * time.Second
+)
+
+// applyMonitor sets the monitor's settings from c under mode word w.
+func applyMonitor(c *config, w uint32) {
+	s := waitfor.Settings{Tick: monitorTick, Grace: deadlockGrace, DumpEvery: dumpEvery, Report: reportFinding}
+	switch Mode(w & 3) {
+	case ModeOff:
+		s.Report = nil
+	case ModeCheck:
+		s.ExitedAfter = exitedAfter
+		s.LongWait = defaultLongWait
+	}
+	if c.longWaitSet {
+		s.LongWait = c.longWait
+	}
+	waitfor.Configure(s)
+}
+
+// beginLockWait registers gs's goroutine (nil: the caller, untracked) as
+// blocked on l. In ModeCheck the holder of l is known, and the locks the
+// goroutine holds are listed, but for its newest entry: the pending
+// acquisition of l itself.
+func beginLockWait(gs *held.G, gid int64, l *class.Lock, read, bounded bool) *waitfor.Wait {
+	w := &waitfor.Wait{Goroutine: gid, Kind: waitfor.KindLock, ObjectID: l.ID, Lock: l, Bounded: bounded}
+	if read {
+		w.Kind = waitfor.KindRLock
+	}
+	if gs != nil {
+		w.HolderKnown = true
+		w.Holds = holdsOf(gs, 1)
+	}
+	return waitfor.Begin(w)
+}
+
+// holdsOf lists the valid holds of gs but its newest skip entries.
+func holdsOf(gs *held.G, skip int) []waitfor.Hold {
+	ents := gs.Entries()
+	ents = ents[:max(0, len(ents)-skip)]
+	var out []waitfor.Hold
+	for i := range ents {
+		if e := &ents[i]; gs.Valid(e) {
+			out = append(out, waitfor.Hold{Lock: e.Lock, Read: e.Read, Gen: e.Gen})
+		}
+	}
+	return out
+}
+
+// reportFinding turns a finding of the monitor into a violation, and
+// carries out the deadlock action. It runs on the monitor's goroutine.
+func reportFinding(f waitfor.Finding) {
+	if loadMode() == ModeOff {
+		return
+	}
+	var v Violation
+	switch f.Kind {
+	case waitfor.Deadlock:
+		v = deadlockViolation(f)
+	case waitfor.LongWait:
+		v = waitViolation(KindLongWait, f, fmt.Sprintf("has waited %v", f.Waits[0].Age().Round(time.Millisecond)))
+	case waitfor.HeldByExited:
+		w := f.Waits[0]
+		v = waitViolation(KindHeldByExited, f, fmt.Sprintf("waits for %s, held by goroutine %d, which has exited without unlocking it", waitfor.Describe(w), w.Holder()))
+	default:
+		return
+	}
+	publish(v)
+	if c := cfg.Load(); v.Kind == KindDeadlock && c.deadlockAction == DeadlockPanic {
+		if c.handler == nil {
+			panic("lockorder: deadlock: " + v.Message + " (the report is above)")
+		}
+		panic("lockorder: deadlock: " + v.String())
+	}
+}
+
+// deadlockViolation reports a cycle of waits.
+func deadlockViolation(f waitfor.Finding) Violation {
+	c := f.Waits
+	first := c[0]
+	v := Violation{
+		Kind:      KindDeadlock,
+		Time:      time.Now(),
+		Goroutine: first.Goroutine,
+		Waited:    first.Age(),
+	}
+	var parts, key []string
+	var detail strings.Builder
+	for i, w := range c {
+		next := c[(i+1)%len(c)]
+		parts = append(parts, fmt.Sprintf("goroutine %d waits for %s %s goroutine %d", w.Goroutine, waitfor.Describe(w), relation(w), next.Goroutine))
+		key = append(key, fmt.Sprintf("%s/%d/%d", w.Kind, w.ObjectID, w.Goroutine))
+		if w.Lock != nil {
+			v.Locks = append(v.Locks, ref(w.Lock))
+		}
+		fmt.Fprintf(&detail, "goroutine %d has waited %v for %s, %s goroutine %d", w.Goroutine, w.Age().Round(time.Millisecond), waitfor.Describe(w), relation(w), next.Goroutine)
+		if hs := holdNames(w); hs != "" {
+			fmt.Fprintf(&detail, "; it holds %s", hs)
+		}
+		detail.WriteString("\n")
+		if r, ok := routine(f.Dump, w.Goroutine); ok {
+			detail.WriteString(r.String())
+		}
+		detail.WriteString("\n")
+	}
+	slices.Sort(key)
+	v.Key = string(KindDeadlock) + ":" + strings.Join(key, ",")
+	n := "goroutines"
+	if len(c) == 1 {
+		n = "goroutine"
+	}
+	v.Message = fmt.Sprintf("cycle of %d %s blocked for good: %s", len(c), n, strings.Join(parts, "; "))
+	v.Detail = strings.TrimRight(detail.String(), "\n")
+	return v
+}
+
+// relation says how a wait relates to the goroutine it needs.
+func relation(w *waitfor.Wait) string {
+	switch {
+	case w.IsLock() && w.Lock.Holder() != 0:
+		return "held by"
+	case w.Kind == waitfor.KindLock:
+		return "read-held by"
+	case w.Kind == waitfor.KindRLock:
+		return "queued behind"
+	case w.Kind == waitfor.KindOnce:
+		return "whose function runs in"
+	case w.Kind == waitfor.KindWaitGroup:
+		return "which waits for"
+	}
+	return "which needs"
+}
+
+// holdNames lists the locks a waiting goroutine holds.
+func holdNames(w *waitfor.Wait) string {
+	var names []string
+	for _, h := range w.Holds {
+		if h.Valid(w.Goroutine) {
+			n := h.Lock.Name()
+			if h.Read {
+				n += " (read)"
+			}
+			names = append(names, n)
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+// routine returns goroutine id's stack as d shows it.
+func routine(d *waitfor.Dump, id int64) (Stack, bool) {
+	if d == nil {
+		return nil, false
+	}
+	r, ok := d.Routine(id)
+	if !ok {
+		return nil, false
+	}
+	return framesOf(r.Frames), true
+}
+
+func framesOf(fs []stack.Frame) Stack {
+	out := make(Stack, len(fs))
+	for i, f := range fs {
+		out[i] = Frame(f)
+	}
+	return out
+}
+
+// waitViolation reports one wait: a long one, or one on a lock left by an
+// exited goroutine.
+func waitViolation(kind Kind, f waitfor.Finding, what string) Violation {
+	w := f.Waits[0]
+	v := Violation{
+		Kind:      kind,
+		Time:      time.Now(),
+		Goroutine: w.Goroutine,
+		Waited:    w.Age(),
+		Holder:    w.Holder(),
+	}
+	if w.Lock != nil {
+		v.Locks = []LockRef{ref(w.Lock)}
+	}
+	v.Stack, _ = routine(f.Dump, w.Goroutine)
+	if v.Holder != 0 {
+		v.HolderStack, _ = routine(f.Dump, v.Holder)
+	}
+	v.Message = fmt.Sprintf("goroutine %d %s", w.Goroutine, what)
+	v.Detail = fmt.Sprintf("goroutine %d is %s", w.Goroutine, f.Graph.Explain(w, f.Dump))
+	if hs := holdNames(w); hs != "" {
+		v.Detail += "\nit holds " + hs
+	}
+	top := ""
+	if len(v.Stack) > 0 {
+		top = v.Stack[0].String()
+	}
+	v.Key = fmt.Sprintf("%s:%s/%d:%d:%s", kind, w.Kind, w.ObjectID, v.Holder, top)
+	return v
+}

@@ -1,0 +1,144 @@
+//go:build !syncwatch_off
+
+package lockorder
+
+import (
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/syncwatch/syncwatch/internal/class"
+	"github.com/syncwatch/syncwatch/internal/goid"
+	"github.com/syncwatch/syncwatch/internal/held"
+	"github.com/syncwatch/syncwatch/internal/waitfor"
+)
+
+// A WaitGroup waits for a collection of goroutines to finish. It is a
+// drop-in replacement for [sync.WaitGroup]: the zero value is ready, and
+// Add, Done, Wait and Go have sync's meanings (a Done synchronizes before
+// the return of the Wait it unblocks; a negative counter panics).
+//
+// It adds what sync cannot see. A Wait that blocks is a wait of the
+// wait-for graph, naming the goroutines started by [WaitGroup.Go] that have
+// not returned: a cycle through it (a Go'd function waits for a lock the
+// waiter holds) is a deadlock report. In ModeCheck a WaitGroup is a node of
+// the lock-order graph: Wait called while holding lock L, where a function
+// started by Go takes L, is a lock-order cycle, reported the first time both
+// are seen, whether or not they overlapped. (Goroutines counted with Add
+// and Done are waited for too, but syncwatch cannot tell which they are.)
+//
+// A WaitGroup must not be copied after first use.
+type WaitGroup struct {
+	wg sync.WaitGroup
+	n  atomic.Int64 // the counter, as far as Wait needs to know
+	l  atomic.Pointer[class.Lock]
+
+	mu      sync.Mutex
+	running map[int64]struct{} // goroutines started by Go, not yet returned
+}
+
+func (wg *WaitGroup) lock() *class.Lock {
+	if l := wg.l.Load(); l != nil {
+		return l
+	}
+	return initLock(&wg.l, "WaitGroup", unsafe.Pointer(wg))
+}
+
+// Add adds delta, which may be negative, to the counter. As with sync, a
+// counter that goes negative panics, and Adds that start from zero must
+// happen before Wait.
+func (wg *WaitGroup) Add(delta int) {
+	wg.wg.Add(delta)
+	wg.n.Add(int64(delta))
+}
+
+// Done decrements the counter by one.
+func (wg *WaitGroup) Done() { wg.Add(-1) }
+
+// Wait blocks until the counter is zero.
+func (wg *WaitGroup) Wait() {
+	w := modeWord.Load()
+	if Mode(w&3) == ModeOff {
+		wg.wg.Wait()
+		return
+	}
+	l := wg.lock()
+	var gs *held.G
+	if Mode(w&3) == ModeCheck {
+		if wg.n.Load() == 0 {
+			orderOnly(w, l)
+			wg.wg.Wait()
+			return
+		}
+		gs = current(w)
+		enterBlocking(gs, l)
+		defer leaveBlocking(gs, l)
+	}
+	if wg.n.Load() == 0 {
+		wg.wg.Wait()
+		return
+	}
+	gid := goid.ID()
+	if wg.isRunning(gid) {
+		selfWait(gid, l, waitfor.KindWaitGroup, "calls Wait on "+l.Name()+" inside a function started by its Go, which waits for itself")
+	}
+	wt := blockOn(gs, gid, l, waitfor.KindWaitGroup, wg.blockers)
+	defer waitfor.End(wt)
+	wg.wg.Wait()
+}
+
+// Go calls f in a new goroutine and adds that task to the WaitGroup: Add(1)
+// before, Done after f returns, as sync.WaitGroup.Go does. f must not
+// panic.
+func (wg *WaitGroup) Go(f func()) {
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		w := modeWord.Load()
+		if Mode(w&3) == ModeOff {
+			f()
+			return
+		}
+		gid := goid.ID()
+		wg.mu.Lock()
+		if wg.running == nil {
+			wg.running = map[int64]struct{}{}
+		}
+		wg.running[gid] = struct{}{}
+		wg.mu.Unlock()
+		defer func() {
+			wg.mu.Lock()
+			delete(wg.running, gid)
+			wg.mu.Unlock()
+		}()
+		if Mode(w&3) == ModeCheck {
+			// f runs holding the group for reading: a Wait is a write that
+			// needs every reader gone, so locks f takes are ordered after
+			// the group, and a Wait under one of them closes a cycle.
+			gs, l := current(w), wg.lock()
+			tryAcquired(gs, l, true)
+			defer leaveBlocking(gs, l)
+		}
+		f()
+	}()
+}
+
+// isRunning reports whether goroutine gid was started by Go and has not
+// returned.
+func (wg *WaitGroup) isRunning(gid int64) bool {
+	wg.mu.Lock()
+	defer wg.mu.Unlock()
+	_, ok := wg.running[gid]
+	return ok
+}
+
+// blockers lists the goroutines started by Go that have not returned, for
+// the wait-for graph.
+func (wg *WaitGroup) blockers(dst []int64) []int64 {
+	wg.mu.Lock()
+	defer wg.mu.Unlock()
+	for id := range wg.running {
+		dst = append(dst, id)
+	}
+	return dst
+}
