@@ -280,3 +280,38 @@ func TestLockHeldAtBarrierIsReported(t *testing.T) {
 	require.NoError(t, res[0].err)
 	assert.Len(t, violations(barrier.KindLockHeld), 1)
 }
+
+// In ModeTrace (production) lock waits are registered too, without a
+// holder: the break still names the lock a missing rank is blocked on.
+func TestWhyInTraceModeNamesTheLock(t *testing.T) {
+	requireCheckMode(t)
+	defer goleak.VerifyNone(t)
+	resetViolations(t)
+	lockorder.Configure(lockorder.WithMode(lockorder.ModeTrace))
+	defer lockorder.Configure(lockorder.WithMode(lockorder.ModeCheck))
+	agg := lockorder.NewMutex("aggregation_lock")
+	b := barrier.New(2, barrier.WithName("step"), barrier.WithTimeout(time.Second))
+	locked := make(chan struct{})
+	done := make(chan struct{})
+	go func() { // rank 1
+		defer close(done)
+		_, err := b.Await(context.Background(), 1) // generation 0: both arrive
+		assert.NoError(t, err)
+		<-locked
+		agg.Lock() // rank 1 never arrives at generation 1: it waits for the lock
+		agg.Unlock()
+	}()
+	_, err := b.Await(context.Background(), 0)
+	require.NoError(t, err)
+	agg.Lock()
+	close(locked)
+	_, err = b.Await(context.Background(), 0)
+	agg.Unlock()
+	<-done
+	var be *barrier.BrokenError
+	require.ErrorAs(t, err, &be)
+	require.Len(t, be.Why, 1)
+	assert.Equal(t, 1, be.Why[0].Rank)
+	assert.Regexp(t, `^lock aggregation_lock#\d+$`, be.Why[0].WaitingFor)
+	assert.Regexp(t, `^waiting for lock aggregation_lock#\d+, holder not tracked in this mode$`, be.Why[0].Reason)
+}

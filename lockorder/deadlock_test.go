@@ -114,3 +114,65 @@ func TestDeadlockFailsTheProgramUnderTest(t *testing.T) {
 	assert.Contains(t, out, "lock child-b#")
 	assert.Contains(t, out, "panic: lockorder: deadlock")
 }
+
+//go:noinline
+func holdAndReceive(m *lockorder.Mutex, locked chan<- struct{}, ch <-chan int) {
+	m.Lock()
+	close(locked)
+	<-ch
+	m.Unlock()
+}
+
+// The lock-plus-channel deadlock: the holder is blocked on a channel, so
+// no cycle of syncwatch waits exists, but the long wait names it.
+func TestLongWaitNamesAHolderBlockedOnAChannel(t *testing.T) {
+	reportDeadlocks(t)
+	lockorder.Configure(lockorder.WithLongWait(200 * time.Millisecond))
+	t.Cleanup(func() { lockorder.Configure(lockorder.WithLongWait(5 * time.Second)) })
+	m := lockorder.NewMutex("aggregation")
+	ch := make(chan int)
+	locked := make(chan struct{})
+	go holdAndReceive(m, locked, ch)
+	<-locked
+	waited := make(chan struct{})
+	go func() {
+		defer close(waited)
+		m.Lock()
+		m.Unlock()
+	}()
+	v := awaitKind(t, lockorder.KindLongWait, 10*time.Second)
+	t.Log(v)
+	assert.Contains(t, v.Message, "has waited")
+	assert.NotZero(t, v.Holder)
+	assert.Contains(t, v.Detail, "waiting for lock aggregation#")
+	assert.Contains(t, v.Detail, "which is blocked in chan receive at github.com/syncwatch/syncwatch/lockorder_test.holdAndReceive")
+	require.NotEmpty(t, v.HolderStack)
+	assert.Contains(t, v.HolderStack[0].Function, "holdAndReceive")
+	close(ch)
+	<-waited
+	assert.Len(t, only(lockorder.KindLongWait), 1, "once per wait")
+	assert.Empty(t, only(lockorder.KindDeadlock))
+}
+
+func TestWaitForALockLeftByAnExitedGoroutine(t *testing.T) {
+	reportDeadlocks(t)
+	m := lockorder.NewMutex("left")
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		m.Lock() // and returns without unlocking
+	}()
+	<-done
+	waited := make(chan struct{})
+	go func() {
+		defer close(waited)
+		m.Lock()
+		m.Unlock()
+	}()
+	v := awaitKind(t, lockorder.KindHeldByExited, 10*time.Second)
+	t.Log(v)
+	assert.Contains(t, v.Message, "which has exited without unlocking it")
+	assert.Contains(t, v.Message, "lock left#")
+	m.Unlock() // on the exited goroutine's behalf: legal
+	<-waited
+}

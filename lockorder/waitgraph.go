@@ -84,7 +84,8 @@ func reportFinding(f waitfor.Finding) {
 	case waitfor.Deadlock:
 		v = deadlockViolation(f)
 	case waitfor.LongWait:
-		v = waitViolation(KindLongWait, f, fmt.Sprintf("has waited %v", f.Waits[0].Age().Round(time.Millisecond)))
+		w := f.Waits[0]
+		v = waitViolation(KindLongWait, f, fmt.Sprintf("has waited %v for %s", w.Age().Round(time.Millisecond), waitfor.Describe(w)))
 	case waitfor.HeldByExited:
 		w := f.Waits[0]
 		v = waitViolation(KindHeldByExited, f, fmt.Sprintf("waits for %s, held by goroutine %d, which has exited without unlocking it", waitfor.Describe(w), w.Holder()))

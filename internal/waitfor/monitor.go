@@ -106,17 +106,6 @@ func tick() {
 	wake() // a wait registered after the count was read
 }
 
-// Check looks at the waits now, as a tick does, and returns what it
-// found instead of reporting it, waiting no grace period: for a program
-// that is about to exit.
-func Check(s Settings) []Finding {
-	s.Grace = 0
-	var out []Finding
-	s.Report = func(f Finding) { out = append(out, f) }
-	scanWith(&s, Snapshot(), map[string]int64{})
-	return out
-}
-
 func scan(s *Settings) {
 	candMu.Lock()
 	defer candMu.Unlock()
