@@ -1,9 +1,11 @@
-// Package lockorder provides drop-in replacements for [sync.Mutex] and
-// [sync.RWMutex] that find lock-order bugs before they deadlock.
+// Package lockorder provides drop-in replacements for [sync.Mutex],
+// [sync.RWMutex], [sync.Once], [sync.WaitGroup] and [sync.Cond] that find
+// lock-order bugs before they deadlock, and name every deadlock and stuck
+// wait the moment it happens.
 //
-// Replace sync.Mutex with lockorder.Mutex and sync.RWMutex with
-// lockorder.RWMutex. The zero value is an unlocked mutex and every method
-// has the name and meaning it has in sync; [Mutex.LockContext],
+// Replace sync.Mutex with lockorder.Mutex, sync.RWMutex with
+// lockorder.RWMutex, and so on. Zero values work as sync's do and every
+// method has the name and meaning it has in sync; [Mutex.LockContext],
 // [Mutex.AssertHeld] and their RWMutex counterparts are additions.
 //
 // # What it finds
@@ -27,8 +29,67 @@
 //   - bad-unlock: Unlock or RUnlock of a lock that is not locked, reported
 //     with its stack just before sync's own fatal error.
 //   - wait-timeout: a [Mutex.LockContext] gave up at its deadline; the
-//     report names the goroutine holding the lock and where it is now.
+//     report names the goroutine holding the lock and what it waits for
+//     (and where it is, when a goroutine dump was taken recently).
 //   - not-held: [Mutex.AssertHeld] was called without the lock held.
+//   - deadlock, long-wait, held-by-exited-goroutine, blocked-at-exit: see
+//     below.
+//
+// [Once] and [WaitGroup] are nodes of the order graph too: Once.Do called
+// while holding L, where the Once's function takes L, is a cycle, and so is
+// WaitGroup.Wait under a lock that a function started by [WaitGroup.Go]
+// takes.
+//
+// # When it actually hangs
+//
+// Every goroutine blocked in a syncwatch wait (Lock, RLock, the Context
+// variants, Once.Do waiting for another goroutine's function,
+// WaitGroup.Wait, Cond.Wait, a barrier's Await, a clock's Advance, a
+// parameter server's Watch) is registered, once it is about to block, in
+// one wait-for graph, with what it waits for and who can release it: a
+// lock's writer or readers, the goroutine running a Once's function, the
+// goroutines started by WaitGroup.Go that have not returned, a barrier's
+// missing ranks. A monitor looks at the graph while anything waits (and is
+// no goroutine at all otherwise). It reports:
+//
+//   - deadlock: goroutines blocked in a cycle, each waiting for the next;
+//     a goroutine waiting for itself (Lock of a mutex it holds) is a cycle
+//     of one. The report lists every goroutine, what it waits for, who
+//     holds it, which locks each holds, and each one's stack. Any goroutine
+//     may unlock a Mutex, so a cycle that one outside it could still break
+//     is reported only after it has lasted two seconds; a wait that ends is
+//     never a deadlock, and a cycle through a wait that gives up by itself
+//     (a timeout, a context) is left to that wait. Once.Do called inside
+//     its own function, and WaitGroup.Wait inside a function started by its
+//     Go, are reported at once. What happens next is [WithDeadlockAction]:
+//     under go test the default, [DeadlockPanic], ends the test binary with
+//     the report, so go test fails in seconds instead of at -timeout;
+//     elsewhere, [DeadlockReport] reports and leaves the goroutines
+//     blocked, as sync would. Fix: take the locks in one order everywhere.
+//   - long-wait: a wait longer than [WithLongWait] (5s by default in
+//     ModeCheck), once per wait, with the holder and what the runtime says
+//     it is doing now (chan receive, select, IO wait, sleep, running) and
+//     where. It names the commonest mixed deadlock of real Go code: a lock
+//     whose holder is blocked on a channel.
+//   - held-by-exited-goroutine: a goroutine has waited a second for a lock
+//     whose holder has exited without unlocking it (an Unlock lost on an
+//     early return, or in a callback that never ran). Fix: defer the
+//     Unlock.
+//   - blocked-at-exit: when lockordertest checks (VerifyNone,
+//     VerifyTestMain), after waiting for goroutines still running to finish
+//     or block, a goroutine still blocked in a syncwatch wait that only
+//     another goroutine could end, with why; a Cond.Wait, whose goroutine
+//     may be idle by design, is not reported. Locks still held by a
+//     goroutine that has exited are reported then as
+//     held-by-exited-goroutine. See [ReportBlocked].
+//
+// In ModeTrace lock waits that reach the slow path are registered too,
+// without the holder (ModeTrace tracks no holders: that would cost a store
+// on every uncontended Lock), so a barrier's account of a missing rank and
+// a long-wait report still name the lock waited for. Looking at the graph
+// costs nothing while nothing waits, and the goroutine dumps that tell what
+// a holder is doing (each stops the world) are taken at most once a second,
+// and only for a report: a wait that gives up never takes one.
 //
 // It does not report what cannot deadlock: a Mutex unlocked by another
 // goroutine than the one that locked it (legal in Go), a TryLock (it

@@ -4,6 +4,7 @@ package lockorder
 
 import (
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -92,13 +93,25 @@ func reportFinding(f waitfor.Finding) {
 	default:
 		return
 	}
-	publish(v)
+	publishFromMonitor(v)
 	if c := cfg.Load(); v.Kind == KindDeadlock && c.deadlockAction == DeadlockPanic {
 		if c.handler == nil {
 			panic("lockorder: deadlock: " + v.Message + " (the report is above)")
 		}
 		panic("lockorder: deadlock: " + v.String())
 	}
+}
+
+// publishFromMonitor publishes v from the monitor's goroutine, which has
+// no caller for a handler's panic to reach: the panic is printed and the
+// monitor goes on.
+func publishFromMonitor(v Violation) {
+	defer func() {
+		if p := recover(); p != nil {
+			fmt.Fprintf(os.Stderr, "lockorder: the violation handler panicked on a %s report: %v\n", v.Kind, p)
+		}
+	}()
+	publish(v)
 }
 
 // deadlockViolation reports a cycle of waits.
@@ -162,13 +175,19 @@ func relation(w *waitfor.Wait) string {
 func holdNames(w *waitfor.Wait) string {
 	var names []string
 	for _, h := range w.Holds {
-		if h.Valid(w.Goroutine) {
-			n := h.Lock.Name()
-			if h.Read {
-				n += " (read)"
-			}
-			names = append(names, n)
+		if !h.Valid(w.Goroutine) {
+			continue
 		}
+		n := h.Lock.Name()
+		switch {
+		case h.Lock.Kind == "WaitGroup":
+			n = "a place in " + n // a function started by its Go
+		case h.Lock.Kind == "Once":
+			n = "the running function of " + n
+		case h.Read:
+			n += " (read)"
+		}
+		names = append(names, n)
 	}
 	return strings.Join(names, ", ")
 }

@@ -106,18 +106,23 @@ func tick() {
 	wake() // a wait registered after the count was read
 }
 
+// scan looks at the waits once and reports what it finds, with no lock
+// held.
 func scan(s *Settings) {
 	candMu.Lock()
-	defer candMu.Unlock()
-	cands = scanWith(s, Snapshot(), cands)
+	found, next := scanWith(s, Snapshot(), cands)
+	cands = next
+	candMu.Unlock()
+	for _, f := range found {
+		s.Report(f)
+	}
 }
 
-// scanWith reports what g shows under s and returns the cycles still
-// waiting out their grace period.
-func scanWith(s *Settings, g *Graph, prev map[string]int64) map[string]int64 {
+// scanWith returns what g shows under s, and the cycles still waiting out
+// their grace period.
+func scanWith(s *Settings, g *Graph, prev map[string]int64) (found []Finding, next map[string]int64) {
 	now := mono.Now()
-	var found []Finding
-	next := map[string]int64{}
+	next = map[string]int64{}
 	for _, c := range g.Cycles() {
 		key := cycleKey(c)
 		first, ok := prev[key]
@@ -169,10 +174,7 @@ func scanWith(s *Settings, g *Graph, prev map[string]int64) map[string]int64 {
 			}
 		}
 	}
-	for _, f := range found {
-		s.Report(f)
-	}
-	return next
+	return found, next
 }
 
 var lastDump atomic.Int64

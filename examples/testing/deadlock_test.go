@@ -1,0 +1,73 @@
+package bank_test
+
+import (
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+
+	bank "github.com/syncwatch/syncwatch/examples/testing"
+	"github.com/syncwatch/syncwatch/lockorder"
+)
+
+// deadlockEnv runs TestTransfersDeadlock for real: with it unset the test
+// is skipped, so that go test ./... passes.
+const deadlockEnv = "BANK_DEADLOCK"
+
+// TestTransfersDeadlock is the bug biting: transfers in both directions at
+// once until two of them deadlock. With sync.Mutex this test hangs until
+// go test's -timeout (10 minutes) and ends in a dump of every goroutine.
+// With lockorder.Mutex it fails within seconds, naming the cycle:
+//
+//	panic: lockorder: deadlock: cycle of 2 goroutines blocked for good:
+//	goroutine 9 waits for lock account#1 held by goroutine 8;
+//	goroutine 8 waits for lock account#2 held by goroutine 9 (the report is above)
+//
+// preceded by the report with both goroutines' stacks, which locks each
+// holds, and the lock-order-cycle report that predicted it.
+//
+// Run it with: BANK_DEADLOCK=1 go test -run TestTransfersDeadlock ./examples/testing
+func TestTransfersDeadlock(t *testing.T) {
+	if os.Getenv(deadlockEnv) == "" {
+		t.Skip("a demonstration of a failing test: set " + deadlockEnv + "=1 to run it")
+	}
+	a, b := bank.NewAccount(1, 1_000_000), bank.NewAccount(2, 1_000_000)
+	var wg lockorder.WaitGroup
+	wg.Go(func() {
+		for {
+			_ = bank.Transfer(a, b, 1)
+		}
+	})
+	wg.Go(func() {
+		for {
+			_ = bank.Transfer(b, a, 1)
+		}
+	})
+	wg.Wait()
+}
+
+// The demonstration above, run as go test would: it fails, in seconds
+// rather than at the timeout, with the deadlock named.
+func TestDeadlockedTestFailsInSeconds(t *testing.T) {
+	if lockorder.CurrentMode() != lockorder.ModeCheck {
+		t.Skip("needs lockorder's check mode")
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestTransfersDeadlock$", "-test.timeout=2m")
+	cmd.Env = append(os.Environ(), deadlockEnv+"=1")
+	out, err := cmd.CombinedOutput()
+	if err == nil {
+		t.Fatalf("the deadlocked test passed:\n%s", out)
+	}
+	for _, want := range []string{
+		"panic: lockorder: deadlock: cycle of 2 goroutines",
+		"waits for lock account#",
+		"lock-order-cycle",
+	} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(string(out), "test timed out") {
+		t.Errorf("the test ran into its timeout instead of failing at once:\n%s", out)
+	}
+}
