@@ -42,7 +42,7 @@ func (s *Server) Apply(ctx context.Context, worker int, grad Params, base uint64
 	if ctx == nil {
 		panic("paramserver: Apply with nil Context")
 	}
-	s.worker(worker)
+	ws := s.worker(worker)
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
@@ -57,10 +57,10 @@ func (s *Server) Apply(ctx context.Context, worker int, grad Params, base uint64
 		o = s.applyOne(grad, base, mask)
 	}
 	if o.err != nil {
-		s.rejected(ctx, worker, base, o.err)
+		s.rejected(ctx, worker, ws, base, o.err)
 		return 0, o.err
 	}
-	s.accepted(ctx, worker, o.staleness)
+	s.accepted(ctx, ws, o.staleness)
 	return o.version, nil
 }
 
