@@ -97,14 +97,25 @@
 // rate that is not finite and positive) or contradictory ones. Runtime
 // conditions are errors matching a sentinel through errors.Is and giving
 // an ErrorType: *[staleness.StaleError], *[ShapeError] ([ErrShape]),
-// *[HistoryError] ([ErrHistoryTrimmed]) and *[WaitError]
-// ([ErrWaitTimeout]).
+// *[NonFiniteError] ([ErrNonFinite]), *[HistoryError]
+// ([ErrHistoryTrimmed]) and *[WaitError] ([ErrWaitTimeout]).
+//
+// # Non-finite values
+//
+// The server never holds a NaN or an infinity: [New] refuses initial
+// parameters with one, and [Server.Apply] a gradient with one, or whose
+// update would make one (an overflow, a [WithUpdate] function that
+// produced one, an aggregation round whose sum would overflow), with a
+// *[NonFiniteError] that locates the value. Like every rejection, it
+// changes nothing and is counted (WorkerStats.NonFinite) and traced.
 //
 // # Cost
 //
 // Get: four atomic loads (the worker table, the worker's state, its last
 // read, the current version) and, when the version moved, a
 // compare-and-swap; no allocation after a worker's first call. Apply:
-// copies the tensors it changes (copy-on-write) and the parameter map's
-// headers; accepted gradients are counted, not traced.
+// reads the gradient once to check that it is finite, copies the tensors
+// it changes (copy-on-write) and the parameter map's headers, and reads
+// the new tensors once to check them; accepted gradients are counted, not
+// traced.
 package paramserver

@@ -55,6 +55,9 @@ func (s *Server) rejected(ctx context.Context, worker int, ws *workerState, base
 		ws.tooStale.Add(1)
 		ws.observe(se.Staleness)
 		s.tel.count(ctx, ws, outTooStale, se.Staleness, true)
+	case errors.Is(err, ErrNonFinite):
+		ws.nonFinite.Add(1)
+		s.tel.count(ctx, ws, outNonFinite, 0, false)
 	default:
 		ws.shape.Add(1)
 		s.tel.count(ctx, ws, outShape, 0, false)

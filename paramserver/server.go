@@ -95,7 +95,8 @@ var serverIDs atomic.Uint64
 // New returns a server at version 0 holding a deep copy of initial.
 //
 // It returns a *[ShapeError] if initial has no parameters or a parameter
-// with no elements. Contradictory options panic (see [Option]).
+// with no elements, and a *[NonFiniteError] if a parameter holds a NaN or
+// an infinity. Contradictory options panic (see [Option]).
 func New(initial Params, opts ...Option) (*Server, error) {
 	cfg := defaults()
 	for _, o := range opts {
@@ -106,6 +107,9 @@ func New(initial Params, opts ...Option) (*Server, error) {
 	cfg.validate()
 	l, err := newLayout(initial)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkFinite(initial, NonFiniteInitial); err != nil {
 		return nil, err
 	}
 	id := serverIDs.Add(1)

@@ -33,10 +33,10 @@ type WorkerStats struct {
 	// Accepted counts the gradients applied (or, in aggregation mode,
 	// added to a round).
 	Accepted uint64
-	// TooStale, FutureVersion and BadShape count the rejected gradients
-	// by reason: staleness.ErrTooStale, staleness.ErrFutureVersion,
-	// ErrShape.
-	TooStale, FutureVersion, BadShape uint64
+	// TooStale, FutureVersion, BadShape and NonFinite count the rejected
+	// gradients by reason: staleness.ErrTooStale,
+	// staleness.ErrFutureVersion, ErrShape, ErrNonFinite.
+	TooStale, FutureVersion, BadShape, NonFinite uint64
 	// Staleness is a histogram of the staleness of the gradients checked
 	// against the bound (accepted and too stale): Staleness[s] counts
 	// staleness s for s from 0 to min(MaxStaleness, 63), and the last
@@ -46,7 +46,9 @@ type WorkerStats struct {
 }
 
 // Rejected returns the number of rejected gradients.
-func (w WorkerStats) Rejected() uint64 { return w.TooStale + w.FutureVersion + w.BadShape }
+func (w WorkerStats) Rejected() uint64 {
+	return w.TooStale + w.FutureVersion + w.BadShape + w.NonFinite
+}
 
 // Submitted returns the number of gradients submitted: accepted plus
 // rejected.
@@ -60,6 +62,7 @@ func (s Stats) Total() WorkerStats {
 		t.TooStale += w.TooStale
 		t.FutureVersion += w.FutureVersion
 		t.BadShape += w.BadShape
+		t.NonFinite += w.NonFinite
 		if t.Staleness == nil {
 			t.Staleness = make([]uint64, len(w.Staleness))
 		}
@@ -87,6 +90,7 @@ func (s *Server) Stats() Stats {
 			ws.TooStale = w.tooStale.Load()
 			ws.FutureVersion = w.future.Load()
 			ws.BadShape = w.shape.Load()
+			ws.NonFinite = w.nonFinite.Load()
 			for b := range w.staleness {
 				ws.Staleness[b] = w.staleness[b].Load()
 			}

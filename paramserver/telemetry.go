@@ -22,10 +22,11 @@ const (
 	outTooStale
 	outFuture
 	outShape
+	outNonFinite
 	outcomes
 )
 
-var outcomeNames = [outcomes]string{"accepted", "too-stale", "future-version", "shape-mismatch"}
+var outcomeNames = [outcomes]string{"accepted", "too-stale", "future-version", "shape-mismatch", "non-finite"}
 
 // telemetry holds the server's instruments. The attribute options of each
 // worker and outcome are built once per worker (workerOptions) and kept

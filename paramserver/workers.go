@@ -23,6 +23,7 @@ type workerState struct {
 	tooStale  atomic.Uint64
 	future    atomic.Uint64
 	shape     atomic.Uint64
+	nonFinite atomic.Uint64
 	staleness []atomic.Uint64
 	add       [outcomes][]metric.AddOption
 	rec       [outcomes][]metric.RecordOption
