@@ -30,21 +30,20 @@ type Barrier struct {
 	// plain sync.Mutex, not a lockorder one: the barrier's own lock must
 	// not appear in the program's lock-order graph. It is never held while
 	// user code (the action, a violation handler) or telemetry runs.
-	mu      sync.Mutex
-	cur     *generation
-	next    []uint64 // by rank: the generation its next Await is for
-	lastGID []int64  // by rank: the goroutine of its latest arrival
-	left    []bool   // by rank: it called Leave
-	reason  []error  // by rank: Leave's reason
-	nleft   int
-	hist    history
-	late    lateErrors
+	mu    sync.Mutex
+	cur   *generation
+	ranks rankTable
+	left  map[int]error // the ranks that called Leave, and Leave's reason
+	hist  history
+	late  lateErrors
 }
 
 var lastID atomic.Uint64
 
 // New returns a barrier for parties ranks, numbered 0..parties-1. Fewer
-// than one party panics.
+// than one party panics. The barrier's memory grows with the ranks that
+// arrive at it, not with parties: New itself allocates only an index of
+// pages of ranks, and a page when one of its ranks first arrives.
 func New(parties int, opts ...Option) *Barrier {
 	if parties < 1 {
 		panic(fmt.Sprintf("barrier: %d parties, want at least 1", parties))
@@ -59,17 +58,14 @@ func New(parties int, opts ...Option) *Barrier {
 		cfg:     c,
 		id:      lastID.Add(1),
 		parties: parties,
-		next:    make([]uint64, parties),
-		lastGID: make([]int64, parties),
-		left:    make([]bool, parties),
-		reason:  make([]error, parties),
+		ranks:   newRankTable(parties),
 		hist:    newHistory(c.history),
 	}
 	if b.cfg.name == "" {
 		b.cfg.name = "barrier#" + strconv.FormatUint(b.id, 10)
 	}
 	b.tel = newTelemetry(&b.cfg)
-	b.cur = b.newGenerationLocked(0)
+	b.cur = b.newGenerationLocked(0, firstArrivals)
 	return b
 }
 
@@ -115,24 +111,24 @@ func (b *Barrier) Await(ctx context.Context, rank int) (generation uint64, err e
 	now := time.Now()
 	b.mu.Lock()
 	g := b.cur
-	if b.left[rank] {
-		err := &LeftError{Barrier: b.cfg.name, Rank: rank, Reason: b.reason[rank]}
+	if reason, gone := b.left[rank]; gone {
+		err := &LeftError{Barrier: b.cfg.name, Rank: rank, Reason: reason}
 		b.mu.Unlock()
 		return g.num, err
 	}
-	if n := b.next[rank]; n < g.num {
-		b.lastGID[rank] = gid
+	st := b.ranks.at(rank)
+	if n := st.next; n < g.num {
+		st.gid = gid
 		err := b.late.collect(b, n, rank)
-		b.next[rank] = n + 1
+		st.next = n + 1
 		b.mu.Unlock()
 		return n, err
 	}
-	if g.present[rank] {
+	if st.next > g.num {
 		b.mu.Unlock()
 		return g.num, &DuplicateArrivalError{Barrier: b.cfg.name, Rank: rank, Generation: g.num}
 	}
-	b.lastGID[rank] = gid
-	g.present[rank] = true
+	st.gid, st.next = gid, g.num+1
 	g.arrivals = append(g.arrivals, Arrival{Rank: rank, Goroutine: gid, At: now})
 	g.waitingFor--
 	if g.ready() {

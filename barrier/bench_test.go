@@ -155,3 +155,38 @@ func BenchmarkRoundTrip(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkWideBreak measures the break of a generation of a wide barrier
+// that one rank reached: what a waiter pays between noticing the end of
+// its wait (here its context, already canceled) and returning the
+// generation's error, which names every missing rank. It reports the
+// length of the error's text. Each op uses a fresh barrier, so the broken
+// generations that missing ranks would collect later are not kept.
+func BenchmarkWideBreak(b *testing.B) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, parties := range []int{32, 100_000, 1_000_000} {
+		b.Run(fmt.Sprintf("parties=%d", parties), func(b *testing.B) {
+			b.ReportAllocs()
+			var text int
+			for b.Loop() {
+				_, err := barrier.New(parties).Await(ctx, 0)
+				text = len(err.Error())
+			}
+			b.ReportMetric(float64(text), "errbytes")
+		})
+	}
+}
+
+// BenchmarkNew measures creating a barrier: its memory grows with the
+// ranks that arrive, not with parties.
+func BenchmarkNew(b *testing.B) {
+	for _, parties := range []int{32, 100_000, 1 << 26} {
+		b.Run(fmt.Sprintf("parties=%d", parties), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				barrier.New(parties)
+			}
+		})
+	}
+}

@@ -38,15 +38,18 @@ func (b *Barrier) Abort(reason error) {
 func (b *Barrier) Leave(rank int, reason error) {
 	b.checkRank(rank)
 	b.mu.Lock()
-	if b.left[rank] {
+	if _, gone := b.left[rank]; gone {
 		b.mu.Unlock()
 		return
 	}
-	b.left[rank], b.reason[rank] = true, reason
-	b.nleft++
-	b.late.forget(b.next[rank])
+	if b.left == nil {
+		b.left = make(map[int]error)
+	}
+	b.left[rank] = reason
+	next := b.ranks.get(rank).next
+	b.late.forget(next)
 	g := b.cur
-	if g.state == pending && !g.present[rank] {
+	if g.state == pending && next <= g.num { // rank has not arrived for g
 		g.waitingFor--
 	}
 	if g.ready() {

@@ -57,6 +57,15 @@
 // (running, or blocked elsewhere)", and a rank that never called Await is
 // "never arrived at this barrier".
 //
+// A break explains at most [MaxExplained] ranks, those whose goroutine is
+// known first, and counts the others, so that a barrier of a hundred
+// thousand ranks breaks on time. Its error's text gives ranks as ranges
+// and is bounded in length whatever the number of parties:
+//
+//	barrier: broken: wide generation 0 after 50ms: 1/100000 arrived, missing [1-99999] (99999 ranks): rank 0 timed out after 50ms: context deadline exceeded; ranks 1-32 and 99967 more: never arrived at this barrier
+//
+// The [BrokenError]'s fields list every rank.
+//
 // Halfway through a waiter's bound, if ranks are still missing, the
 // barrier makes an early warning once per generation ("31/32 arrived,
 // missing [17]", with the same explanations): a barrier-slow violation
@@ -95,7 +104,11 @@
 // An Await takes the barrier's mutex once; a waiter also adds an entry to
 // the waits registry and blocks in a select. Each generation allocates its
 // state and one timer, armed by its first waiter, which bounds all its
-// waiters. The barrier's mutex is a plain sync.Mutex, so it never appears
+// waiters. A barrier's memory grows with the ranks that arrive at it, not
+// with its parties: [New] allocates an index of pages of ranks, and a page
+// is allocated when one of its ranks first arrives. A break costs a pass
+// over the ranks to list the missing ones; its explanations, reports and
+// texts are bounded. The barrier's mutex is a plain sync.Mutex, so it never appears
 // in the program's lock-order graph, and it is never held while the
 // action, a violation handler or telemetry runs. In lockorder's check mode
 // each Await also asks which locks the caller holds. The explanation of a

@@ -44,9 +44,15 @@ type BrokenError struct {
 	// Missing lists, in increasing order, the participating ranks that
 	// never arrived.
 	Missing []int
-	// Why says, for each rank of Missing and in the same order, what its
-	// goroutine was doing when the generation broke.
+	// Why says, for ranks of Missing and in the same order, what their
+	// goroutine was doing when the generation broke: for every rank of
+	// Missing when there are at most [MaxExplained], else for
+	// MaxExplained of them, those whose goroutine is known first.
 	Why []MissingRank
+	// NeverArrived is how many ranks of Missing never called Await at
+	// this barrier (the ranks Why says "never arrived at this barrier"
+	// of, and possibly more).
+	NeverArrived int
 	// Left lists the ranks that had left the barrier (see [Barrier.Leave])
 	// and did not arrive.
 	Left []int
@@ -66,25 +72,28 @@ type BrokenError struct {
 }
 
 // Error describes the break in one line: the generation, who is missing
-// and why, and the cause.
+// and why, and the cause. Ranks are given as ranges ("[1-5, 7, 9-12]"),
+// ranks with the same explanation together, and the text is bounded
+// whatever the number of parties: lists are cut short and explanations
+// that do not fit are counted, not written. The fields hold everything.
 func (e *BrokenError) Error() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "barrier: broken: %s", e.summary())
+	t := boundedText{max: maxErrorText}
+	t.head("barrier: broken: " + e.summary())
 	if e.Cause != nil {
-		fmt.Fprintf(&b, ": %v", e.Cause)
+		t.head(": " + e.Cause.Error())
 	}
-	for _, m := range e.Why {
-		fmt.Fprintf(&b, "; %s", m)
+	for _, c := range e.whyClauses() {
+		t.clause("; " + c)
 	}
-	return b.String()
+	return t.String()
 }
 
 // summary is "NAME generation G after D: A/P arrived, missing [..]".
 func (e *BrokenError) summary() string {
-	s := fmt.Sprintf("%s generation %d after %v: %d/%d arrived, missing %v",
-		e.Barrier, e.Generation, e.Waited.Round(time.Microsecond), len(e.Arrived), e.Parties, e.Missing)
+	s := fmt.Sprintf("%s generation %d after %v: %d/%d arrived, missing %s",
+		e.Barrier, e.Generation, e.Waited.Round(time.Microsecond), len(e.Arrived), e.Parties, rankList(e.Missing))
 	if len(e.Left) > 0 {
-		s += fmt.Sprintf(", left %v", e.Left)
+		s += ", left " + rankList(e.Left)
 	}
 	return s
 }
@@ -98,8 +107,9 @@ func (e *BrokenError) Unwrap() error { return e.Cause }
 // ErrorType returns "barrier-broken", for telemetry's error.type.
 func (e *BrokenError) ErrorType() string { return string(KindBroken) }
 
-// Report returns the full, multi-line account of the break: the summary,
-// why each rank is missing, and the flight recorder of recent generations.
+// Report returns the multi-line account of the break: the summary, the
+// explanations of Why and the flight recorder of recent generations. Like
+// Error, it gives ranks as ranges and bounds every list it writes.
 func (e *BrokenError) Report() string {
 	return fmt.Sprintf("barrier %s\n%s", e.summary(), e.body(len(e.History)))
 }
@@ -118,6 +128,10 @@ func (e *BrokenError) body(maxHistory int) string {
 		b.WriteString("why ranks are missing:\n")
 		for _, m := range e.Why {
 			fmt.Fprintf(&b, "  %s\n", m)
+		}
+		never, other := e.unexplained()
+		for _, c := range unexplainedClauses(true, never, other) {
+			fmt.Fprintf(&b, "  %s\n", c)
 		}
 	}
 	if h := e.History[max(0, len(e.History)-maxHistory):]; len(h) > 0 {

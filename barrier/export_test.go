@@ -8,3 +8,9 @@ func SetGiveUpHook(f func()) (restore func()) {
 	testHookGiveUp.Store(&f)
 	return func() { testHookGiveUp.Store(nil) }
 }
+
+// MaxErrorText bounds the length of BrokenError.Error's text.
+const MaxErrorText = maxErrorText
+
+// MaxAttrRanks bounds the ranks a list-of-ranks span attribute holds.
+const MaxAttrRanks = maxAttrRanks

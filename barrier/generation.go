@@ -23,9 +23,8 @@ type generation struct {
 	num        uint64
 	state      state
 	arrivals   []Arrival
-	present    []bool // by rank
-	waitingFor int    // participating ranks that have not arrived
-	warned     bool   // the slow-generation report was made
+	waitingFor int  // participating ranks that have not arrived
+	warned     bool // the slow-generation report was made
 	err        *BrokenError
 	done       chan struct{}
 
@@ -36,13 +35,18 @@ type generation struct {
 	halfway   bool // the timer's first tick was handled
 }
 
-// newGenerationLocked starts generation num.
-func (b *Barrier) newGenerationLocked(num uint64) *generation {
+// firstArrivals is the room for arrivals of generation 0; later
+// generations start with room for as many as the previous one had.
+const firstArrivals = 64
+
+// newGenerationLocked starts generation num, with room for arrivals
+// arrivals: the state of a generation grows with the ranks that arrive,
+// not with the barrier's parties.
+func (b *Barrier) newGenerationLocked(num uint64, arrivals int) *generation {
 	return &generation{
 		num:        num,
-		arrivals:   make([]Arrival, 0, b.parties),
-		present:    make([]bool, b.parties),
-		waitingFor: b.parties - b.nleft,
+		arrivals:   make([]Arrival, 0, min(arrivals, b.parties)),
+		waitingFor: b.parties - len(b.left),
 		done:       make(chan struct{}),
 	}
 }
@@ -72,18 +76,10 @@ func (g *generation) ready() bool {
 }
 
 // absentLocked returns the participating ranks that did not arrive for g
-// and the departed ranks that did not either.
-func (b *Barrier) absentLocked(g *generation) (missing, left []int) {
-	for r, here := range g.present {
-		switch {
-		case here:
-		case b.left[r]:
-			left = append(left, r)
-		default:
-			missing = append(missing, r)
-		}
-	}
-	return missing, left
+// and the departed ranks that did not either, both in increasing order,
+// and how many of the missing ranks never called Await.
+func (b *Barrier) absentLocked(g *generation) (missing, left []int, neverArrived int) {
+	return b.ranks.absent(g.num, g.waitingFor, b.left)
 }
 
 // completeLocked finishes g with success and returns the straggler lag.
@@ -102,17 +98,19 @@ func (b *Barrier) completeLocked(g *generation, now time.Time) time.Duration {
 // arrived, who is missing and why. by is the rank that broke it, -1 for
 // Abort and Leave.
 func (b *Barrier) breakLocked(g *generation, cause error, by int, now time.Time) *BrokenError {
-	missing, left := b.absentLocked(g)
+	missing, left, never := b.absentLocked(g)
+	why := b.whyLocked(g, missing, never)
 	err := &BrokenError{
-		Barrier:    b.cfg.name,
-		Generation: g.num,
-		Parties:    b.parties,
-		Arrived:    g.ranks(),
-		Missing:    missing,
-		Why:        b.whyLocked(g, missing),
-		Left:       left,
-		Cause:      cause,
-		BrokenBy:   by,
+		Barrier:      b.cfg.name,
+		Generation:   g.num,
+		Parties:      b.parties,
+		Arrived:      g.ranks(),
+		Missing:      missing,
+		Why:          why,
+		NeverArrived: never,
+		Left:         left,
+		Cause:        cause,
+		BrokenBy:     by,
 	}
 	if len(g.arrivals) > 0 {
 		err.Waited = now.Sub(g.start())
@@ -129,18 +127,16 @@ func (b *Barrier) breakLocked(g *generation, cause error, by int, now time.Time)
 	return err
 }
 
-// finishLocked releases g's waiters, moves every rank that arrived on to
-// the next generation and starts it. Ranks that did not arrive stay on g:
-// their next Await returns g's error at once.
+// finishLocked releases g's waiters and starts the next generation, which
+// the ranks that arrived for g are already on (Await moved them). Ranks
+// that did not arrive stay on g: their next Await returns g's error at
+// once.
 func (b *Barrier) finishLocked(g *generation, st state, err *BrokenError) {
 	g.state, g.err = st, err
 	if g.timer != nil {
 		g.timer.Stop()
 	}
-	for _, a := range g.arrivals {
-		b.next[a.Rank] = g.num + 1
-	}
-	b.cur = b.newGenerationLocked(g.num + 1)
+	b.cur = b.newGenerationLocked(g.num+1, len(g.arrivals))
 	close(g.done)
 }
 

@@ -42,8 +42,8 @@ type Record struct {
 // String describes r in one line.
 func (r Record) String() string {
 	if r.Broken {
-		return fmt.Sprintf("generation %d: broken after %v, %d arrived, missing %v: %v",
-			r.Generation, r.End.Sub(r.startOrEnd()).Round(time.Microsecond), len(r.Arrivals), r.Missing, r.Cause)
+		return fmt.Sprintf("generation %d: broken after %v, %d arrived, missing %s: %v",
+			r.Generation, r.End.Sub(r.startOrEnd()).Round(time.Microsecond), len(r.Arrivals), rankList(r.Missing), r.Cause)
 	}
 	return fmt.Sprintf("generation %d: completed, straggler rank %d (+%v)",
 		r.Generation, r.Straggler, r.Lag.Round(time.Microsecond))
@@ -56,15 +56,25 @@ func (r Record) startOrEnd() time.Time {
 	return r.Start
 }
 
-// order returns "rank@offset ..." for r's arrivals.
+// order returns "rank@offset ..." for r's arrivals: all of them, or the
+// first and last maxListed/2 with the number left out between.
 func (r Record) order() string {
 	var b strings.Builder
-	for i, a := range r.Arrivals {
-		if i > 0 {
-			b.WriteByte(' ')
+	write := func(as []Arrival) {
+		for _, a := range as {
+			if b.Len() > 0 {
+				b.WriteByte(' ')
+			}
+			fmt.Fprintf(&b, "%d@+%v", a.Rank, a.At.Sub(r.Start).Round(time.Microsecond))
 		}
-		fmt.Fprintf(&b, "%d@+%v", a.Rank, a.At.Sub(r.Start).Round(time.Microsecond))
 	}
+	if n := len(r.Arrivals); n > maxListed {
+		write(r.Arrivals[:maxListed/2])
+		fmt.Fprintf(&b, " ... %d more ...", n-maxListed)
+		write(r.Arrivals[n-maxListed/2:])
+		return b.String()
+	}
+	write(r.Arrivals)
 	return b.String()
 }
 

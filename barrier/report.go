@@ -54,20 +54,32 @@ func (b *Barrier) reportBroken(ctx context.Context, err *BrokenError, gid int64)
 	})
 }
 
+// maxAttrRanks bounds the ranks a list-of-ranks attribute holds: a span
+// attribute of a million ranks would slow the break and exceed what
+// exporters send. The *_count attributes give the full numbers.
+const maxAttrRanks = 1024
+
+// rankAttr is an attribute listing ranks, at most maxAttrRanks of them.
+func rankAttr(key string, ranks []int) attribute.KeyValue {
+	return attribute.IntSlice(key, ranks[:min(len(ranks), maxAttrRanks)])
+}
+
 func brokenAttrs(e *BrokenError) []attribute.KeyValue {
 	attrs := []attribute.KeyValue{
 		attribute.String("syncwatch.barrier.name", e.Barrier),
 		attribute.Int64("syncwatch.barrier.generation", int64(e.Generation)),
 		attribute.Int("syncwatch.barrier.parties", e.Parties),
-		attribute.IntSlice("syncwatch.barrier.arrived", e.Arrived),
-		attribute.IntSlice("syncwatch.barrier.missing", e.Missing),
+		attribute.Int("syncwatch.barrier.arrived_count", len(e.Arrived)),
+		rankAttr("syncwatch.barrier.arrived", e.Arrived),
+		attribute.Int("syncwatch.barrier.missing_count", len(e.Missing)),
+		rankAttr("syncwatch.barrier.missing", e.Missing),
 		attribute.Int("syncwatch.barrier.broken_by", e.BrokenBy),
 	}
 	if e.Cause != nil {
 		attrs = append(attrs, attribute.String("syncwatch.barrier.cause", e.Cause.Error()))
 	}
 	if len(e.Left) > 0 {
-		attrs = append(attrs, attribute.IntSlice("syncwatch.barrier.left", e.Left))
+		attrs = append(attrs, rankAttr("syncwatch.barrier.left", e.Left))
 	}
 	if len(e.Why) > 0 {
 		why := make([]string, len(e.Why))
@@ -91,28 +103,33 @@ func (b *Barrier) warn(ctx context.Context, g *generation, gid int64) []attribut
 		return nil
 	}
 	g.warned = true
-	missing, left := b.absentLocked(g)
-	why := b.whyLocked(g, missing)
+	missing, left, never := b.absentLocked(g)
+	why := b.whyLocked(g, missing, never)
 	arrived, waited := len(g.arrivals), now.Sub(g.start())
 	b.mu.Unlock()
 
-	msg := fmt.Sprintf("barrier %s generation %d: %d/%d arrived, missing %v after %v",
-		b.cfg.name, g.num, arrived, b.parties, missing, waited.Round(time.Millisecond))
+	msg := fmt.Sprintf("barrier %s generation %d: %d/%d arrived, missing %s after %v",
+		b.cfg.name, g.num, arrived, b.parties, rankList(missing), waited.Round(time.Millisecond))
 	if len(left) > 0 {
-		msg += fmt.Sprintf(", left %v", left)
+		msg += ", left " + rankList(left)
 	}
 	attrs := []attribute.KeyValue{
 		attribute.String("syncwatch.barrier.name", b.cfg.name),
 		attribute.Int64("syncwatch.barrier.generation", int64(g.num)),
 		attribute.Int("syncwatch.barrier.parties", b.parties),
 		attribute.Int("syncwatch.barrier.arrived_count", arrived),
-		attribute.IntSlice("syncwatch.barrier.missing", missing),
+		attribute.Int("syncwatch.barrier.missing_count", len(missing)),
+		rankAttr("syncwatch.barrier.missing", missing),
 		attribute.String("syncwatch.barrier.message", msg),
 	}
 	trace.SpanFromContext(ctx).AddEvent("syncwatch.barrier.slow", trace.WithAttributes(attrs...))
 	var detail strings.Builder
 	for _, m := range why {
 		fmt.Fprintf(&detail, "%s\n", m)
+	}
+	never, other := unexplained(len(missing), why, never)
+	for _, c := range unexplainedClauses(len(why) > 0, never, other) {
+		fmt.Fprintf(&detail, "%s\n", c)
 	}
 	lockorder.ReportContext(ctx, lockorder.Violation{
 		Kind:      KindSlow,

@@ -43,54 +43,148 @@ const (
 // maxChain bounds how many holders an explanation follows.
 const maxChain = 8
 
-// whyLocked explains each missing rank of g. Called with b.mu held; it
-// only reads the waits registry, whose lock is a leaf.
-func (b *Barrier) whyLocked(g *generation, missing []int) []MissingRank {
-	if len(missing) == 0 {
+// MaxExplained bounds how many missing ranks a break explains in
+// [BrokenError.Why], so that a wide barrier breaks on time: explaining a
+// rank looks its goroutine up in the waits registry and follows the
+// holders of the locks it waits for.
+const MaxExplained = 32
+
+// whyLocked explains up to MaxExplained of the missing ranks of g, of
+// which neverArrived never called Await, in Missing's order. The ranks
+// whose goroutine is known come first, since they are stuck somewhere; a
+// rank that never called Await is only said to have never arrived. Called
+// with b.mu held; it only reads the waits registry, whose lock is a leaf.
+// Beyond reading the state of missing ranks until it has chosen the ones
+// to explain, its work is bounded: at most MaxExplained chains of at most
+// maxChain lookups, and one read of the rank table to name the ranks of
+// the lock holders met.
+func (b *Barrier) whyLocked(g *generation, missing []int, neverArrived int) []MissingRank {
+	known := min(len(missing)-neverArrived, MaxExplained)
+	never := min(neverArrived, MaxExplained-known)
+	if known+never == 0 {
 		return nil
 	}
-	x := explainer{b: b, waiting: make(map[int64]int, len(g.arrivals))}
-	for _, a := range g.arrivals {
-		x.waiting[a.Goroutine] = a.Rank
+	x := explainer{b: b, g: g, holders: make(map[int64]bool)}
+	why := make([]MissingRank, 0, known+never)
+	chains := make([]chain, 0, known+never)
+	for _, r := range missing {
+		if known+never == 0 {
+			break
+		}
+		switch gid := b.ranks.get(r).gid; {
+		case gid != 0 && known > 0:
+			known--
+			m, c := x.trace(r, gid)
+			why, chains = append(why, m), append(chains, c)
+		case gid == 0 && never > 0:
+			never--
+			why = append(why, MissingRank{Rank: r, HolderRank: -1, Reason: reasonNeverArrived})
+			chains = append(chains, chain{})
+		}
 	}
-	out := make([]MissingRank, len(missing))
-	for i, r := range missing {
-		out[i] = x.explain(r)
-	}
-	return out
+	x.render(why, chains)
+	return why
 }
+
+// A chain is what an explanation follows: the wait of a missing rank's
+// goroutine, then the wait of the holder of each lock waited for.
+type chain struct {
+	waits []seenWait
+	end   chainEnd
+}
+
+// seenWait is a wait as the explanation saw it: the holder of a lock is
+// read once, so that the text and the fields agree.
+type seenWait struct {
+	*waitfor.Wait
+	holder int64
+}
+
+// see reads w's holder.
+func see(w *waitfor.Wait) seenWait { return seenWait{w, w.Holder()} }
+
+// chainEnd says why a chain stops after its last wait, when that wait is
+// for a lock whose holder is known.
+type chainEnd uint8
+
+const (
+	endFollowed   chainEnd = iota // the last wait has no holder to follow
+	endCycle                      // the holder's wait is already in the chain
+	endNotWaiting                 // the holder is in no syncwatch wait
+	endTruncated                  // the last wait is the holder's, not followed: maxChain
+)
 
 type explainer struct {
 	b       *Barrier
-	waiting map[int64]int // goroutines waiting at the barrier now -> rank
+	g       *generation
+	holders map[int64]bool // the lock holders met, to name their ranks
+	rank    map[int64]int  // holder -> its rank at this barrier
+	here    map[int64]bool // holders waiting at this barrier for g
 }
 
-func (x *explainer) explain(rank int) MissingRank {
-	m := MissingRank{Rank: rank, Goroutine: x.b.lastGID[rank], HolderRank: -1}
-	if m.Goroutine == 0 {
-		m.Reason = reasonNeverArrived
-		return m
-	}
-	w := waitfor.Lookup(m.Goroutine)
-	if w == nil {
+// trace starts the explanation of rank, whose latest arrival was made by
+// goroutine gid: it follows the waits from gid's through the registry.
+func (x *explainer) trace(rank int, gid int64) (MissingRank, chain) {
+	m := MissingRank{Rank: rank, Goroutine: gid, HolderRank: -1}
+	lw := waitfor.Lookup(gid)
+	if lw == nil {
 		m.Reason = reasonNotWaiting
-		return m
+		return m, chain{}
 	}
+	w := see(lw)
 	m.WaitingFor = x.object(w)
-	if h := w.Holder(); h != 0 {
-		m.Holder = h
-		m.HolderRank = x.rankOf(h)
+	c := chain{waits: []seenWait{w}}
+	seen := map[int64]bool{gid: true}
+	for {
+		w := c.waits[len(c.waits)-1]
+		if !w.IsLock() || w.holder == 0 {
+			return m, c
+		}
+		h := w.holder
+		x.holders[h] = true
+		if seen[h] {
+			c.end = endCycle
+			return m, c
+		}
+		hw := waitfor.Lookup(h)
+		if hw == nil {
+			c.end = endNotWaiting
+			return m, c
+		}
+		c.waits = append(c.waits, see(hw))
+		if len(c.waits) > maxChain {
+			c.end = endTruncated
+			return m, c
+		}
+		seen[h] = true
 	}
-	var s strings.Builder
-	x.describe(&s, w, map[int64]bool{m.Goroutine: true}, 0)
-	m.Reason = s.String()
-	return m
+}
+
+// render names the ranks of the holders met, then writes the reason of
+// each traced explanation.
+func (x *explainer) render(why []MissingRank, chains []chain) {
+	if len(x.holders) > 0 {
+		x.rank, x.here = x.b.ranks.ranksOf(x.g.num, x.holders)
+	}
+	for i, c := range chains {
+		if len(c.waits) == 0 {
+			continue // never arrived, or not waiting: the reason is set
+		}
+		if w := c.waits[0]; w.holder != 0 {
+			why[i].Holder = w.holder
+			why[i].HolderRank = x.rankOf(w.holder)
+		}
+		var s strings.Builder
+		x.describe(&s, c, 0)
+		why[i].Reason = s.String()
+	}
 }
 
 // describe writes "waiting for X[, held by goroutine H (rank R), which
-// ...]" for w, following lock holders through the registry.
-func (x *explainer) describe(s *strings.Builder, w *waitfor.Wait, seen map[int64]bool, depth int) {
-	if w.Kind == "barrier" {
+// ...]" for the i-th wait of c and what follows it.
+func (x *explainer) describe(s *strings.Builder, c chain, i int) {
+	w := c.waits[i]
+	if w.Kind == waitfor.KindBarrier {
 		s.WriteString("waiting at " + x.object(w))
 		return
 	}
@@ -98,7 +192,7 @@ func (x *explainer) describe(s *strings.Builder, w *waitfor.Wait, seen map[int64
 	if !w.IsLock() {
 		return
 	}
-	h := w.Holder()
+	h := w.holder
 	if h == 0 {
 		if w.HolderKnown {
 			s.WriteString(", holder unknown")
@@ -111,45 +205,33 @@ func (x *explainer) describe(s *strings.Builder, w *waitfor.Wait, seen map[int64
 	if r := x.rankOf(h); r >= 0 {
 		fmt.Fprintf(s, " (rank %d)", r)
 	}
-	switch hw := waitfor.Lookup(h); {
-	case seen[h]:
+	last := i == len(c.waits)-1
+	switch {
+	case last && c.end == endCycle:
 		s.WriteString(", which closes a cycle of waits: deadlock")
-	case x.waitingHere(h):
+	case x.here[h]:
 		s.WriteString(", which is waiting at this barrier")
-	case hw == nil:
+	case last && c.end == endNotWaiting:
 		s.WriteString(", which is " + reasonNotWaiting)
-	case depth+1 >= maxChain:
-		s.WriteString(", which is " + "waiting for " + x.object(hw) + " (chain truncated)")
+	case i == len(c.waits)-2 && c.end == endTruncated:
+		s.WriteString(", which is " + "waiting for " + x.object(c.waits[i+1]) + " (chain truncated)")
 	default:
-		seen[h] = true
 		s.WriteString(", which is ")
-		x.describe(s, hw, seen, depth+1)
+		x.describe(s, c, i+1)
 	}
 }
 
-// waitingHere reports whether goroutine gid is waiting at this barrier for
-// the current generation.
-func (x *explainer) waitingHere(gid int64) bool {
-	_, ok := x.waiting[gid]
-	return ok
-}
-
-// rankOf returns the rank goroutine gid waits as, or last waited as, at
-// this barrier; -1 if none.
+// rankOf returns the rank goroutine gid, a holder met, waits as or last
+// waited as at this barrier; -1 if none.
 func (x *explainer) rankOf(gid int64) int {
-	if r, ok := x.waiting[gid]; ok {
+	if r, ok := x.rank[gid]; ok {
 		return r
-	}
-	for r, g := range x.b.lastGID {
-		if g == gid {
-			return r
-		}
 	}
 	return -1
 }
 
 // object names what w waits for.
-func (x *explainer) object(w *waitfor.Wait) string {
+func (x *explainer) object(w seenWait) string {
 	if w.Kind == waitfor.KindBarrier && w.ObjectID == x.b.id {
 		name := "this barrier"
 		if w.Detail != "" {
@@ -157,5 +239,5 @@ func (x *explainer) object(w *waitfor.Wait) string {
 		}
 		return name
 	}
-	return waitfor.Describe(w)
+	return waitfor.Describe(w.Wait)
 }

@@ -5,6 +5,8 @@ package lockorder
 import (
 	"context"
 	"sync"
+
+	"github.com/syncwatch/syncwatch/internal/mono"
 )
 
 // This file is the build with the syncwatch_off tag: every type keeps its
@@ -34,10 +36,14 @@ func (m *Mutex) LockContext(ctx context.Context) error {
 	if ctx == nil {
 		panic("lockorder: LockContext with nil Context")
 	}
-	if m.mu.TryLock() || lockWithContext(ctx, &m.mu, m.mu.Unlock) {
+	if m.mu.TryLock() {
 		return nil
 	}
-	return &WaitError{Lock: "Mutex", Err: ctx.Err()}
+	start := mono.Now()
+	if lockWithContext(ctx, &m.mu, m.mu.Unlock) {
+		return nil
+	}
+	return &WaitError{Lock: "Mutex", Waited: mono.Since(start), Err: ctx.Err()}
 }
 
 // AssertHeld does nothing.
@@ -76,10 +82,14 @@ func (m *RWMutex) LockContext(ctx context.Context) error {
 	if ctx == nil {
 		panic("lockorder: LockContext with nil Context")
 	}
-	if m.mu.TryLock() || lockWithContext(ctx, &m.mu, m.mu.Unlock) {
+	if m.mu.TryLock() {
 		return nil
 	}
-	return &WaitError{Lock: "RWMutex", Err: ctx.Err()}
+	start := mono.Now()
+	if lockWithContext(ctx, &m.mu, m.mu.Unlock) {
+		return nil
+	}
+	return &WaitError{Lock: "RWMutex", Waited: mono.Since(start), Err: ctx.Err()}
 }
 
 // RLockContext locks m for reading, waiting at most until ctx is done.
@@ -87,10 +97,14 @@ func (m *RWMutex) RLockContext(ctx context.Context) error {
 	if ctx == nil {
 		panic("lockorder: LockContext with nil Context")
 	}
-	if m.mu.TryRLock() || lockWithContext(ctx, m.mu.RLocker(), m.mu.RUnlock) {
+	if m.mu.TryRLock() {
 		return nil
 	}
-	return &WaitError{Lock: "RWMutex", Err: ctx.Err()}
+	start := mono.Now()
+	if lockWithContext(ctx, m.mu.RLocker(), m.mu.RUnlock) {
+		return nil
+	}
+	return &WaitError{Lock: "RWMutex", Waited: mono.Since(start), Err: ctx.Err()}
 }
 
 // AssertHeld does nothing.

@@ -22,6 +22,9 @@ func (s *Server) applyRound(grad Params, base uint64) outcome {
 	}
 	r := &s.round
 	if r.n+1 < s.cfg.aggregate {
+		if err := checkSum(r.sum, grad); err != nil {
+			return outcome{err: err} // the round stays finite
+		}
 		if r.sum == nil {
 			r.sum = make(Params, len(grad))
 		}
@@ -40,8 +43,8 @@ func (s *Server) applyRound(grad Params, base uint64) outcome {
 		return outcome{version: v + 1}
 	}
 	// The round is complete. Average into new tensors, leaving r as it
-	// is until the update has succeeded: if it panics, the round stays
-	// as it was, without this gradient.
+	// is until the update has succeeded: if it panics, or would make a
+	// non-finite value, the round stays as it was, without this gradient.
 	k := float32(s.cfg.aggregate)
 	avg := make(Params, len(r.sum)+len(grad))
 	for key, acc := range r.sum {
@@ -62,7 +65,14 @@ func (s *Server) applyRound(grad Params, base uint64) outcome {
 			a[i] /= k
 		}
 	}
-	s.publish(cur, s.step(cur.snap.Params, avg))
+	if err := checkFinite(avg, NonFiniteUpdate); err != nil {
+		return outcome{err: err}
+	}
+	fresh, err := s.step(cur.snap.Params, avg)
+	if err != nil {
+		return outcome{err: err}
+	}
+	s.publish(cur, fresh)
 	*r = round{}
 	s.pending.Store(0)
 	return outcome{version: v + 1}

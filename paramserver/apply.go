@@ -10,7 +10,7 @@ import (
 type outcome struct {
 	version   uint64
 	staleness uint64
-	err       error // *staleness.StaleError or *ShapeError
+	err       error // *staleness.StaleError, *ShapeError or *NonFiniteError
 }
 
 // Apply applies grad, computed on version base, on behalf of worker.
@@ -21,8 +21,10 @@ type outcome struct {
 // too stale, or computed on a version the server has not reached, is
 // rejected with a *staleness.StaleError (matching staleness.ErrTooStale or
 // staleness.ErrFutureVersion) and changes nothing. So does a gradient that
-// does not fit the parameters: *[ShapeError]. A gradient may name a subset
-// of the parameters (a sparse update); it updates only those.
+// does not fit the parameters: *[ShapeError]; and a gradient that holds a
+// NaN or an infinity, or whose update would make one: *[NonFiniteError].
+// A gradient may name a subset of the parameters (a sparse update); it
+// updates only those.
 //
 // On success Apply returns the new version: the version it produced, or in
 // aggregation mode ([WithAggregation]) the version that will include it,
@@ -42,11 +44,14 @@ func (s *Server) Apply(ctx context.Context, worker int, grad Params, base uint64
 	if ctx == nil {
 		panic("paramserver: Apply with nil Context")
 	}
-	s.worker(worker)
+	ws := s.worker(worker)
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
 	mask, err := s.layout.check(grad)
+	if err == nil {
+		err = checkFinite(grad, NonFiniteGradient)
+	}
 	var o outcome
 	switch {
 	case err != nil:
@@ -57,10 +62,10 @@ func (s *Server) Apply(ctx context.Context, worker int, grad Params, base uint64
 		o = s.applyOne(grad, base, mask)
 	}
 	if o.err != nil {
-		s.rejected(ctx, worker, base, o.err)
+		s.rejected(ctx, worker, ws, base, o.err)
 		return 0, o.err
 	}
-	s.accepted(ctx, worker, o.staleness)
+	s.accepted(ctx, ws, o.staleness)
 	return o.version, nil
 }
 
@@ -75,7 +80,10 @@ func (s *Server) applyOne(grad Params, base uint64, mask uint64) outcome {
 	defer s.unlockShards(mask)
 	// Only holders of a shard's lock replace its tensors, so the current
 	// version's tensors for grad's keys stay the latest until we unlock.
-	fresh := s.step(s.cur.Load().snap.Params, grad)
+	fresh, err := s.step(s.cur.Load().snap.Params, grad)
+	if err != nil {
+		return outcome{err: err}
+	}
 
 	s.commit.Lock()
 	defer s.commit.Unlock()
@@ -90,8 +98,9 @@ func (s *Server) applyOne(grad Params, base uint64, mask uint64) outcome {
 
 // step computes the new tensors for grad's keys from params, without
 // modifying params: the default SGD step, or the WithUpdate function on
-// fresh copies.
-func (s *Server) step(params, grad Params) Params {
+// fresh copies. It returns a *NonFiniteError if a new value is not
+// finite: the server never publishes one.
+func (s *Server) step(params, grad Params) (Params, error) {
 	fresh := make(Params, len(grad))
 	if s.cfg.update != nil {
 		for k := range grad {
@@ -101,18 +110,21 @@ func (s *Server) step(params, grad Params) Params {
 		if !same(fresh, grad) {
 			panic("paramserver: the WithUpdate function changed the keys or lengths of params")
 		}
-		return fresh
-	}
-	lr := s.cfg.lr
-	for k, g := range grad {
-		old := params[k]
-		n := make([]float32, len(old))
-		for i := range n {
-			n[i] = old[i] - lr*g[i]
+	} else {
+		lr := s.cfg.lr
+		for k, g := range grad {
+			old := params[k]
+			n := make([]float32, len(old))
+			for i := range n {
+				n[i] = old[i] - lr*g[i]
+			}
+			fresh[k] = n
 		}
-		fresh[k] = n
 	}
-	return fresh
+	if err := checkFinite(fresh, NonFiniteUpdate); err != nil {
+		return nil, err
+	}
+	return fresh, nil
 }
 
 // Policy returns the staleness policy the server applies.

@@ -35,9 +35,13 @@
 //
 // # Workers
 //
-// Workers are numbered 0 to n-1, declared with [WithWorkers] (default 1),
-// so that per-worker state is allocated once and Get touches no shared
-// map. A worker number out of range panics.
+// Workers are numbered from 0. [WithWorkers](n) declares workers 0 to
+// n-1, whose state is allocated in [New]; any other number panics.
+// Without it, the server accepts workers 0 to [MaxUndeclaredWorkers]-1
+// and makes each one's state on its first call, so its memory grows with
+// the workers that use it; a number outside panics. Either way, Get finds
+// a worker's state in a table it reads without locking, and touches no
+// shared map.
 //
 // # Concurrency
 //
@@ -93,12 +97,25 @@
 // rate that is not finite and positive) or contradictory ones. Runtime
 // conditions are errors matching a sentinel through errors.Is and giving
 // an ErrorType: *[staleness.StaleError], *[ShapeError] ([ErrShape]),
-// *[HistoryError] ([ErrHistoryTrimmed]) and *[WaitError]
-// ([ErrWaitTimeout]).
+// *[NonFiniteError] ([ErrNonFinite]), *[HistoryError]
+// ([ErrHistoryTrimmed]) and *[WaitError] ([ErrWaitTimeout]).
+//
+// # Non-finite values
+//
+// The server never holds a NaN or an infinity: [New] refuses initial
+// parameters with one, and [Server.Apply] a gradient with one, or whose
+// update would make one (an overflow, a [WithUpdate] function that
+// produced one, an aggregation round whose sum would overflow), with a
+// *[NonFiniteError] that locates the value. Like every rejection, it
+// changes nothing and is counted (WorkerStats.NonFinite) and traced.
 //
 // # Cost
 //
-// Get: two atomic loads and, when the version moved, a compare-and-swap;
-// no allocation. Apply: copies the tensors it changes (copy-on-write) and
-// the parameter map's headers; accepted gradients are counted, not traced.
+// Get: four atomic loads (the worker table, the worker's state, its last
+// read, the current version) and, when the version moved, a
+// compare-and-swap; no allocation after a worker's first call. Apply:
+// reads the gradient once to check that it is finite, copies the tensors
+// it changes (copy-on-write) and the parameter map's headers, and reads
+// the new tensors once to check them; accepted gradients are counted, not
+// traced.
 package paramserver

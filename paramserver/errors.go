@@ -60,6 +60,59 @@ func (e *ShapeError) Unwrap() error { return ErrShape }
 // ErrorType returns "shape-mismatch", for telemetry's error.type.
 func (e *ShapeError) ErrorType() string { return "shape-mismatch" }
 
+// ErrNonFinite matches every *[NonFiniteError].
+var ErrNonFinite = errors.New("paramserver: non-finite value")
+
+// NonFiniteSource says where a *[NonFiniteError] found its value.
+type NonFiniteSource string
+
+// The sources of a *[NonFiniteError].
+const (
+	// NonFiniteInitial: the parameters given to [New].
+	NonFiniteInitial NonFiniteSource = "initial"
+	// NonFiniteGradient: the gradient given to [Server.Apply].
+	NonFiniteGradient NonFiniteSource = "gradient"
+	// NonFiniteUpdate: what applying a finite gradient would make: the
+	// new parameters (the step overflowed, or the [WithUpdate] function
+	// produced a NaN or an infinity) or, with [WithAggregation], the sum
+	// of the round.
+	NonFiniteUpdate NonFiniteSource = "update"
+)
+
+// NonFiniteError is returned by [New] for initial parameters, and by
+// [Server.Apply] for a gradient, that hold a NaN or an infinity, and by
+// Apply for a gradient whose update would make one. Nothing is changed:
+// the server never holds a non-finite parameter. errors.Is matches it
+// against [ErrNonFinite].
+type NonFiniteError struct {
+	// Source says where Value is.
+	Source NonFiniteSource
+	// Key and Index locate Value. With several non-finite values, the
+	// error names the smallest key, and in it the first index, so that
+	// it does not depend on map order.
+	Key   string
+	Index int
+	// Value is NaN, +Inf or -Inf.
+	Value float32
+}
+
+// Error locates the value.
+func (e *NonFiniteError) Error() string {
+	switch e.Source {
+	case NonFiniteInitial:
+		return fmt.Sprintf("paramserver: initial parameter %q[%d] is %v", e.Key, e.Index, e.Value)
+	case NonFiniteGradient:
+		return fmt.Sprintf("paramserver: gradient %q[%d] is %v", e.Key, e.Index, e.Value)
+	}
+	return fmt.Sprintf("paramserver: the update would make %q[%d] %v", e.Key, e.Index, e.Value)
+}
+
+// Unwrap returns [ErrNonFinite].
+func (e *NonFiniteError) Unwrap() error { return ErrNonFinite }
+
+// ErrorType returns "non-finite", for telemetry's error.type.
+func (e *NonFiniteError) ErrorType() string { return "non-finite" }
+
 // ErrHistoryTrimmed matches a *[HistoryError].
 var ErrHistoryTrimmed = errors.New("paramserver: version no longer in history")
 

@@ -33,14 +33,14 @@ type config struct {
 	update       func(params, grad Params)
 	history      int
 	aggregate    int
-	workers      int
+	workers      int // declared with WithWorkers; 0: undeclared
 	maxWait      time.Duration
 	tp           trace.TracerProvider
 	mp           metric.MeterProvider
 }
 
 func defaults() config {
-	return config{lr: DefaultLearningRate, history: DefaultHistory, workers: 1, maxWait: DefaultMaxWait}
+	return config{lr: DefaultLearningRate, history: DefaultHistory, maxWait: DefaultMaxWait}
 }
 
 // validate panics on options that contradict each other.
@@ -122,9 +122,11 @@ func WithAggregation(k int) Option {
 	return optionFunc(func(c *config) { c.aggregate = k })
 }
 
-// WithWorkers declares n workers, numbered 0 to n-1; the default is 1.
-// Per-worker state (monotonic reads, statistics) is allocated up front,
-// and a worker number out of range panics. n < 1 panics.
+// WithWorkers declares n workers, numbered 0 to n-1. Per-worker state
+// (monotonic reads, statistics) is allocated up front, and a worker number
+// out of range panics. Without it, a server accepts workers 0 to
+// [MaxUndeclaredWorkers]-1 and makes each one's state on its first call.
+// n < 1 panics.
 func WithWorkers(n int) Option {
 	if n < 1 {
 		panic(fmt.Sprintf("paramserver: %d workers", n))

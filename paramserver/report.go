@@ -32,17 +32,15 @@ const (
 )
 
 // accepted counts an accepted gradient.
-func (s *Server) accepted(ctx context.Context, worker int, staleness uint64) {
-	ws := &s.workers[worker]
+func (s *Server) accepted(ctx context.Context, ws *workerState, staleness uint64) {
 	ws.accepted.Add(1)
 	ws.observe(staleness)
-	s.tel.count(ctx, worker, outAccepted, staleness, true)
+	s.tel.count(ctx, ws, outAccepted, staleness, true)
 }
 
-// rejected counts, traces and reports a rejected gradient. It runs with
-// no lock held.
-func (s *Server) rejected(ctx context.Context, worker int, base uint64, err error) {
-	ws := &s.workers[worker]
+// rejected counts, traces and reports a rejected gradient of worker,
+// whose state is ws. It runs with no lock held.
+func (s *Server) rejected(ctx context.Context, worker int, ws *workerState, base uint64, err error) {
 	var se *staleness.StaleError
 	attrs := []attribute.KeyValue{
 		attribute.String("syncwatch.paramserver", s.name),
@@ -52,14 +50,17 @@ func (s *Server) rejected(ctx context.Context, worker int, base uint64, err erro
 	switch {
 	case errors.As(err, &se) && se.Future():
 		ws.future.Add(1)
-		s.tel.count(ctx, worker, outFuture, 0, false)
+		s.tel.count(ctx, ws, outFuture, 0, false)
 	case se != nil:
 		ws.tooStale.Add(1)
 		ws.observe(se.Staleness)
-		s.tel.count(ctx, worker, outTooStale, se.Staleness, true)
+		s.tel.count(ctx, ws, outTooStale, se.Staleness, true)
+	case errors.Is(err, ErrNonFinite):
+		ws.nonFinite.Add(1)
+		s.tel.count(ctx, ws, outNonFinite, 0, false)
 	default:
 		ws.shape.Add(1)
-		s.tel.count(ctx, worker, outShape, 0, false)
+		s.tel.count(ctx, ws, outShape, 0, false)
 	}
 	if se != nil {
 		attrs = append(attrs,

@@ -50,7 +50,7 @@ type Server struct {
 	round   round                   // guarded by commit; aggregation only
 	pending atomic.Int64            // gradients in round, for Stats
 
-	workers []workerState
+	workers workerTable
 	tel     telemetry
 }
 
@@ -95,7 +95,8 @@ var serverIDs atomic.Uint64
 // New returns a server at version 0 holding a deep copy of initial.
 //
 // It returns a *[ShapeError] if initial has no parameters or a parameter
-// with no elements. Contradictory options panic (see [Option]).
+// with no elements, and a *[NonFiniteError] if a parameter holds a NaN or
+// an infinity. Contradictory options panic (see [Option]).
 func New(initial Params, opts ...Option) (*Server, error) {
 	cfg := defaults()
 	for _, o := range opts {
@@ -108,27 +109,26 @@ func New(initial Params, opts ...Option) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkFinite(initial, NonFiniteInitial); err != nil {
+		return nil, err
+	}
 	id := serverIDs.Add(1)
 	s := &Server{
-		name:    fmt.Sprintf("paramserver#%d", id),
-		id:      id,
-		cfg:     cfg,
-		policy:  staleness.Policy{MaxStaleness: cfg.maxStaleness},
-		layout:  l,
-		all:     1<<l.shards - 1,
-		shards:  make([]*lockorder.Mutex, l.shards),
-		commit:  lockorder.NewMutex("paramserver.commit"),
-		hist:    make([]atomic.Pointer[state], cfg.history),
-		workers: make([]workerState, cfg.workers),
+		name:   fmt.Sprintf("paramserver#%d", id),
+		id:     id,
+		cfg:    cfg,
+		policy: staleness.Policy{MaxStaleness: cfg.maxStaleness},
+		layout: l,
+		all:    1<<l.shards - 1,
+		shards: make([]*lockorder.Mutex, l.shards),
+		commit: lockorder.NewMutex("paramserver.commit"),
+		hist:   make([]atomic.Pointer[state], cfg.history),
 	}
 	for i := range s.shards {
 		s.shards[i] = lockorder.NewMutex("paramserver.shard")
 	}
-	buckets := histogramBuckets(cfg.maxStaleness)
-	for i := range s.workers {
-		s.workers[i].staleness = make([]atomic.Uint64, buckets)
-	}
 	s.tel = newTelemetry(&cfg)
+	s.initWorkers()
 	st := &state{snap: Snapshot{Params: initial.Clone()}}
 	s.hist[0].Store(st)
 	s.cur.Store(st)
@@ -143,12 +143,13 @@ func (s *Server) Version() uint64 { return s.cur.Load().snap.Version }
 
 // Get returns the current parameters and their version, read together
 // with one atomic load: never a torn or half-applied update. It does not
-// lock or allocate.
+// lock or allocate, but on the first call of a worker of a server without
+// [WithWorkers], which makes the worker's state under a lock.
 //
 // A worker's reads never go backwards: if Get ever returned a version
 // older than one it returned to the same worker before (which would be a
 // bug in the server), it reports a version-regression violation. A worker
-// out of range panics.
+// out of range panics (see WithWorkers).
 func (s *Server) Get(worker int) Snapshot {
 	ws := s.worker(worker)
 	last := ws.lastRead.Load() // before cur: a read that set it came before ours
@@ -162,13 +163,6 @@ func (s *Server) Get(worker int) Snapshot {
 		last = ws.lastRead.Load()
 	}
 	return st.snap
-}
-
-func (s *Server) worker(w int) *workerState {
-	if w < 0 || w >= len(s.workers) {
-		panic(fmt.Sprintf("paramserver: worker %d out of range [0, %d): declare workers with WithWorkers", w, len(s.workers)))
-	}
-	return &s.workers[w]
 }
 
 // publish makes version latest+1 current, with the tensors in fresh

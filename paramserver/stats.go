@@ -1,7 +1,5 @@
 package paramserver
 
-import "sync/atomic"
-
 // maxExactBuckets bounds the exact buckets of a staleness histogram.
 const maxExactBuckets = 64
 
@@ -10,23 +8,6 @@ const maxExactBuckets = 64
 // one for the rest.
 func histogramBuckets(max uint64) int {
 	return int(min(max, maxExactBuckets-1)) + 2
-}
-
-// workerState is one worker's counters. It is padded so that workers do
-// not share cache lines.
-type workerState struct {
-	lastRead  atomic.Uint64 // highest version Get returned to the worker
-	accepted  atomic.Uint64
-	tooStale  atomic.Uint64
-	future    atomic.Uint64
-	shape     atomic.Uint64
-	staleness []atomic.Uint64
-	_         [64]byte
-}
-
-func (w *workerState) observe(staleness uint64) {
-	b := uint64(len(w.staleness) - 1)
-	w.staleness[min(staleness, b)].Add(1)
 }
 
 // Stats are a server's counters. Each counter is exact, but while Applies
@@ -39,7 +20,10 @@ type Stats struct {
 	// Pending is the number of gradients in the current aggregation
 	// round (always 0 without WithAggregation).
 	Pending int
-	// Workers holds each worker's counters, indexed by worker.
+	// Workers holds each worker's counters, indexed by worker: every
+	// declared worker (see [WithWorkers]) or, if none were, every worker
+	// up to the highest one that called the server, with zero counters
+	// for the numbers no worker used.
 	Workers []WorkerStats
 }
 
@@ -49,10 +33,10 @@ type WorkerStats struct {
 	// Accepted counts the gradients applied (or, in aggregation mode,
 	// added to a round).
 	Accepted uint64
-	// TooStale, FutureVersion and BadShape count the rejected gradients
-	// by reason: staleness.ErrTooStale, staleness.ErrFutureVersion,
-	// ErrShape.
-	TooStale, FutureVersion, BadShape uint64
+	// TooStale, FutureVersion, BadShape and NonFinite count the rejected
+	// gradients by reason: staleness.ErrTooStale,
+	// staleness.ErrFutureVersion, ErrShape, ErrNonFinite.
+	TooStale, FutureVersion, BadShape, NonFinite uint64
 	// Staleness is a histogram of the staleness of the gradients checked
 	// against the bound (accepted and too stale): Staleness[s] counts
 	// staleness s for s from 0 to min(MaxStaleness, 63), and the last
@@ -62,7 +46,9 @@ type WorkerStats struct {
 }
 
 // Rejected returns the number of rejected gradients.
-func (w WorkerStats) Rejected() uint64 { return w.TooStale + w.FutureVersion + w.BadShape }
+func (w WorkerStats) Rejected() uint64 {
+	return w.TooStale + w.FutureVersion + w.BadShape + w.NonFinite
+}
 
 // Submitted returns the number of gradients submitted: accepted plus
 // rejected.
@@ -76,6 +62,7 @@ func (s Stats) Total() WorkerStats {
 		t.TooStale += w.TooStale
 		t.FutureVersion += w.FutureVersion
 		t.BadShape += w.BadShape
+		t.NonFinite += w.NonFinite
 		if t.Staleness == nil {
 			t.Staleness = make([]uint64, len(w.Staleness))
 		}
@@ -88,23 +75,25 @@ func (s Stats) Total() WorkerStats {
 
 // Stats returns the server's counters. It takes no lock.
 func (s *Server) Stats() Stats {
+	states := s.workerStates()
 	st := Stats{
 		Version:      s.Version(),
 		MaxStaleness: s.cfg.maxStaleness,
 		Pending:      int(s.pending.Load()),
-		Workers:      make([]WorkerStats, len(s.workers)),
+		Workers:      make([]WorkerStats, len(states)),
 	}
-	for i := range s.workers {
-		w := &s.workers[i]
-		ws := WorkerStats{
-			Accepted:      w.accepted.Load(),
-			TooStale:      w.tooStale.Load(),
-			FutureVersion: w.future.Load(),
-			BadShape:      w.shape.Load(),
-			Staleness:     make([]uint64, len(w.staleness)),
-		}
-		for b := range w.staleness {
-			ws.Staleness[b] = w.staleness[b].Load()
+	buckets := histogramBuckets(s.cfg.maxStaleness)
+	for i, w := range states {
+		ws := WorkerStats{Staleness: make([]uint64, buckets)}
+		if w != nil {
+			ws.Accepted = w.accepted.Load()
+			ws.TooStale = w.tooStale.Load()
+			ws.FutureVersion = w.future.Load()
+			ws.BadShape = w.shape.Load()
+			ws.NonFinite = w.nonFinite.Load()
+			for b := range w.staleness {
+				ws.Staleness[b] = w.staleness[b].Load()
+			}
 		}
 		st.Workers[i] = ws
 	}

@@ -22,19 +22,19 @@ const (
 	outTooStale
 	outFuture
 	outShape
+	outNonFinite
 	outcomes
 )
 
-var outcomeNames = [outcomes]string{"accepted", "too-stale", "future-version", "shape-mismatch"}
+var outcomeNames = [outcomes]string{"accepted", "too-stale", "future-version", "shape-mismatch", "non-finite"}
 
-// telemetry holds the server's instruments, and the attribute options of
-// each worker and outcome, built once so that recording allocates nothing.
+// telemetry holds the server's instruments. The attribute options of each
+// worker and outcome are built once per worker (workerOptions) and kept
+// in its state, so that recording allocates nothing.
 type telemetry struct {
 	tracer    trace.Tracer
 	gradients metric.Int64Counter
 	staleness metric.Int64Histogram
-	add       [][outcomes][]metric.AddOption
-	rec       [][outcomes][]metric.RecordOption
 }
 
 func newTelemetry(c *config) telemetry {
@@ -68,26 +68,27 @@ func newTelemetry(c *config) telemetry {
 		otel.Handle(err)
 		t.staleness = noop.Int64Histogram{}
 	}
-	t.add = make([][outcomes][]metric.AddOption, c.workers)
-	t.rec = make([][outcomes][]metric.RecordOption, c.workers)
-	for w := range c.workers {
-		for o := range outcomes {
-			opt := metric.WithAttributeSet(attribute.NewSet(
-				attribute.Int("syncwatch.worker", w),
-				attribute.String("syncwatch.outcome", outcomeNames[o])))
-			t.add[w][o] = []metric.AddOption{opt}
-			t.rec[w][o] = []metric.RecordOption{opt}
-		}
-	}
 	return t
 }
 
-// count records one gradient of worker with outcome o, and its staleness
-// if it was checked against the bound.
-func (t *telemetry) count(ctx context.Context, worker, o int, staleness uint64, checked bool) {
-	t.gradients.Add(ctx, 1, t.add[worker][o]...)
+// workerOptions returns the attribute options of worker w, by outcome.
+func (t *telemetry) workerOptions(w int) (add [outcomes][]metric.AddOption, rec [outcomes][]metric.RecordOption) {
+	for o := range outcomes {
+		opt := metric.WithAttributeSet(attribute.NewSet(
+			attribute.Int("syncwatch.worker", w),
+			attribute.String("syncwatch.outcome", outcomeNames[o])))
+		add[o] = []metric.AddOption{opt}
+		rec[o] = []metric.RecordOption{opt}
+	}
+	return add, rec
+}
+
+// count records one gradient of the worker whose state is ws, with
+// outcome o, and its staleness if it was checked against the bound.
+func (t *telemetry) count(ctx context.Context, ws *workerState, o int, staleness uint64, checked bool) {
+	t.gradients.Add(ctx, 1, ws.add[o]...)
 	if checked {
-		t.staleness.Record(ctx, i64(staleness), t.rec[worker][o]...)
+		t.staleness.Record(ctx, i64(staleness), ws.rec[o]...)
 	}
 }
 

@@ -2,6 +2,7 @@ package paramserver_test
 
 import (
 	"context"
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -41,6 +42,8 @@ func rejectionWorkload(t *testing.T, opts ...paramserver.Option) *paramserver.Se
 	require.Error(t, err)
 	_, err = s.Apply(ctx, 1, paramserver.Params{"w": {1, 2}}, 6) // shape
 	require.Error(t, err)
+	_, err = s.Apply(ctx, 1, paramserver.Params{"w": {float32(math.NaN())}}, 6) // non-finite
+	require.Error(t, err)
 	consume(t, paramserver.KindFutureRejected)
 	return s
 }
@@ -57,7 +60,7 @@ func TestEveryRejectionIsASpan(t *testing.T) {
 			spans = append(spans, sp)
 		}
 	}
-	require.Len(t, spans, 3, "one per rejection, none for accepted gradients")
+	require.Len(t, spans, 4, "one per rejection, none for accepted gradients")
 	for _, sp := range spans {
 		assert.Equal(t, codes.Error, sp.Status().Code)
 		assert.Equal(t, paramserver.ScopeName, sp.InstrumentationScope().Name)
@@ -79,6 +82,8 @@ func TestEveryRejectionIsASpan(t *testing.T) {
 	assert.Equal(t, "future-version", future["error.type"].AsString())
 	assert.Equal(t, int64(0), future["syncwatch.staleness"].AsInt64(), "not a wrapped-around number")
 	assert.Equal(t, "shape-mismatch", attrs(spans[2].Attributes())["error.type"].AsString())
+	assert.Equal(t, "non-finite", attrs(spans[3].Attributes())["error.type"].AsString())
+	assert.Equal(t, `paramserver: gradient "w"[0] is NaN`, spans[3].Status().Description)
 }
 
 func TestMetrics(t *testing.T) {
@@ -110,6 +115,7 @@ func TestMetrics(t *testing.T) {
 		{"1", "too-stale"}:      1,
 		{"1", "future-version"}: 1,
 		{"1", "shape-mismatch"}: 1,
+		{"1", "non-finite"}:     1,
 	}, counts)
 
 	hist, ok := byName["syncwatch.paramserver.staleness"].Data.(metricdata.Histogram[int64])
