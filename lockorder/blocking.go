@@ -62,9 +62,7 @@ func selfWait(gid int64, l *class.Lock, kind, what string) {
 		Key:       fmt.Sprintf("%s:%s:%d:%d", KindDeadlock, kind, l.Class.ID, st),
 	}
 	publish(v)
-	if cfg.Load().deadlockAction == DeadlockPanic {
-		panic("lockorder: deadlock: " + v.Message)
-	}
+	actOnDeadlock(v)
 }
 
 // blockOn registers gid's wait for the primitive l, of kind kind, whose

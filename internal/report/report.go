@@ -4,7 +4,10 @@
 // caller, after Add returns.
 package report
 
-import "sync"
+import (
+	"sync"
+	"sync/atomic"
+)
 
 // DefaultMax is how many distinct records a Store keeps.
 const DefaultMax = 10000
@@ -81,3 +84,15 @@ func (s *Store[V]) SetMax(n int) {
 	defer s.mu.Unlock()
 	s.max = n
 }
+
+// harness is set while a test harness (lockordertest.VerifyTestMain) will
+// print every report that counts in full when the tests end: then the
+// default handler prints one line per report, so that each is printed in
+// full once.
+var harness atomic.Bool
+
+// SetHarness says whether a test harness prints the reports.
+func SetHarness(on bool) { harness.Store(on) }
+
+// Harness reports whether a test harness prints the reports.
+func Harness() bool { return harness.Load() }

@@ -133,6 +133,9 @@ func TestVerifyTestMainAtExit(t *testing.T) {
 					t.Errorf("output lacks %q:\n%s", w, out)
 				}
 			}
+			if n := strings.Count(string(out), "Possible deadlock scenario"); scenario == "straggler" && n != 1 {
+				t.Errorf("the cycle's full report was printed %d times, want once:\n%s", n, out)
+			}
 		})
 	}
 }

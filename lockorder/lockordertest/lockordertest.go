@@ -38,6 +38,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/syncwatch/syncwatch/internal/report"
 	"github.com/syncwatch/syncwatch/lockorder"
 )
 
@@ -144,6 +145,9 @@ func (o *options) find() error {
 	fmt.Fprintf(&b, "lockordertest: found %d violation(s):\n", len(found))
 	for _, v := range found {
 		b.WriteString("\n")
+		if name := testOf(v); name != "" {
+			fmt.Fprintf(&b, "in %s: ", name)
+		}
 		b.WriteString(v.String())
 	}
 	return errors.New(b.String())
@@ -190,13 +194,17 @@ func verify(opts []Option) error {
 
 // VerifyTestMain runs the tests and then fails the run (exit code 1) if a
 // violation that counts was recorded. It calls os.Exit.
+//
+// While the tests run, lockorder's default handler prints one line per
+// violation, when it happens; VerifyTestMain prints each in full at the
+// end, naming the test it happened in when its stacks show one, so that
+// each report is printed once.
 func VerifyTestMain(m TestingM, opts ...Option) {
+	report.SetHarness(true)
 	code := m.Run()
-	if code == 0 {
-		if err := verify(opts); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			code = 1
-		}
+	if err := verify(opts); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		code = 1
 	}
 	os.Exit(code)
 }
