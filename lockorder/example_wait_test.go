@@ -15,7 +15,7 @@ import (
 // overlapped.
 func ExampleOnce() {
 	lockorder.Reset()
-	lockorder.Configure(lockorder.WithHandler(func(v lockorder.Violation) { fmt.Println(v.Kind) }))
+	lockorder.Configure(lockorder.WithMode(lockorder.ModeCheck), lockorder.WithHandler(func(v lockorder.Violation) { fmt.Println(v.Kind) }))
 	defer lockorder.Configure(lockorder.WithHandler(func(lockorder.Violation) {}))
 
 	registry := lockorder.NewMutex("registry")
@@ -43,6 +43,7 @@ func ExampleWaitGroup() {
 	lockorder.Reset()
 	reported := make(chan lockorder.Violation, 4)
 	lockorder.Configure(
+		lockorder.WithMode(lockorder.ModeCheck),
 		lockorder.WithDeadlockAction(lockorder.DeadlockReport),
 		lockorder.WithHandler(func(v lockorder.Violation) { reported <- v }),
 	)

@@ -58,7 +58,7 @@ func checkWait(gs *held.G, l *class.Lock, read bool, lk locker) {
 	}
 	start := mono.Now()
 	holder := l.Holder()
-	w := beginLockWait(gs, gs.ID(), l, read, false)
+	w := beginLockWait(gs, gs.ID(), l, read, false, start)
 	if modeWord.Load()&profileBit != 0 {
 		beginWaitNote(gs)
 		lk.Lock()
@@ -70,17 +70,18 @@ func checkWait(gs *held.G, l *class.Lock, read bool, lk locker) {
 	observeWait(context.Background(), l, start, holder)
 }
 
-// traceWait blocks on lk and traces the wait if it was long. Unlike
-// checkWait it does not spin first: measured on a shared mutex, sync's own
-// spinning inside Lock (which tells Unlock a waiter is awake) beats ours,
-// and the wait costs only two clock reads besides.
-//
-// The wait is registered in the wait-for graph, without a holder (ModeTrace
-// does not track holders), so that a barrier or a long-wait report can say
-// which lock a goroutine is blocked on.
+// traceWait blocks on lk and traces the wait if it was long. The wait is
+// registered in the wait-for graph, without a holder (ModeTrace does not
+// track holders), so that a barrier or a long-wait report can say which
+// lock a goroutine is blocked on. Like checkWait it spins first, so that
+// the registration is paid only by waits that block.
 func traceWait(l *class.Lock, lk locker) {
 	start := mono.Now()
-	w := beginLockWait(nil, goid.ID(), l, false, false)
+	if spin(lk) {
+		observeWait(context.Background(), l, start, 0)
+		return
+	}
+	w := beginLockWait(nil, goid.ID(), l, false, false, start)
 	lk.Lock()
 	waitfor.End(w)
 	observeWait(context.Background(), l, start, 0)
@@ -97,7 +98,7 @@ func waitContext(ctx context.Context, gs *held.G, l *class.Lock, read bool, lk s
 	if gs != nil {
 		holder = l.Holder()
 	}
-	w := beginLockWait(gs, gid, l, read, ctx.Done() != nil)
+	w := beginLockWait(gs, gid, l, read, ctx.Done() != nil, start)
 	defer waitfor.End(w)
 
 	if lockWithContext(ctx, lk, unlock) {

@@ -50,7 +50,7 @@ func applyMonitor(c *config, w uint32) {
 // blocked on l. In ModeCheck the holder of l is known, and the locks the
 // goroutine holds are listed, but for its newest entry: the pending
 // acquisition of l itself.
-func beginLockWait(gs *held.G, gid int64, l *class.Lock, read, bounded bool) *waitfor.Wait {
+func beginLockWait(gs *held.G, gid int64, l *class.Lock, read, bounded bool, start int64) *waitfor.Wait {
 	w := &waitfor.Wait{Goroutine: gid, Kind: waitfor.KindLock, ObjectID: l.ID, Lock: l, Bounded: bounded}
 	if read {
 		w.Kind = waitfor.KindRLock
@@ -59,7 +59,7 @@ func beginLockWait(gs *held.G, gid int64, l *class.Lock, read, bounded bool) *wa
 		w.HolderKnown = true
 		w.Holds = holdsOf(gs, 1)
 	}
-	return waitfor.Begin(w)
+	return waitfor.BeginAt(w, start)
 }
 
 // holdsOf lists the valid holds of gs but its newest skip entries.

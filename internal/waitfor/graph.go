@@ -1,6 +1,7 @@
 package waitfor
 
 import (
+	"cmp"
 	"slices"
 
 	"github.com/syncwatch/syncwatch/internal/class"
@@ -51,13 +52,7 @@ func (g *Graph) Waits() []*Wait {
 		out = append(out, w)
 	}
 	slices.SortFunc(out, func(a, b *Wait) int {
-		if a.seq < b.seq {
-			return -1
-		}
-		if a.seq > b.seq {
-			return 1
-		}
-		return 0
+		return cmp.Or(cmp.Compare(a.start, b.start), cmp.Compare(a.Goroutine, b.Goroutine))
 	})
 	return out
 }

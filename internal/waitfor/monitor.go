@@ -75,12 +75,15 @@ var (
 // Configure sets the monitor's settings.
 func Configure(s Settings) {
 	settings.Store(&s)
-	wake()
+	if Len() > 0 {
+		wake()
+	}
 }
 
-// wake starts the monitor if waits are registered and it is not running.
+// wake starts the monitor if it is not running. It is called when a wait
+// is registered, so the monitor runs while any wait may be.
 func wake() {
-	if running.Load() || count.Load() == 0 {
+	if running.Load() {
 		return
 	}
 	s := settings.Load()
@@ -98,12 +101,14 @@ func tick() {
 		scan(s)
 	}
 	s := settings.Load()
-	if count.Load() > 0 && s != nil && s.Report != nil && s.Tick > 0 {
+	if Len() > 0 && s != nil && s.Report != nil && s.Tick > 0 {
 		time.AfterFunc(s.Tick, tick)
 		return
 	}
 	running.Store(false)
-	wake() // a wait registered after the count was read
+	if Len() > 0 {
+		wake() // a wait registered after the count was read
+	}
 }
 
 // scan looks at the waits once and reports what it finds, with no lock
@@ -204,14 +209,10 @@ func mark(ws []*Wait, bit uint32) bool {
 
 // cycleKey identifies a cycle by its waits, wherever it starts.
 func cycleKey(c []*Wait) string {
-	seqs := make([]uint64, len(c))
+	keys := make([]string, len(c))
 	for i, w := range c {
-		seqs[i] = w.seq
+		keys[i] = fmt.Sprintf("%d@%d", w.Goroutine, w.start)
 	}
-	slices.Sort(seqs)
-	var b strings.Builder
-	for _, s := range seqs {
-		fmt.Fprintf(&b, "%d,", s)
-	}
-	return b.String()
+	slices.Sort(keys)
+	return strings.Join(keys, ",")
 }

@@ -85,7 +85,6 @@ type Wait struct {
 	Bounded bool
 
 	start int64 // mono reading when the wait began
-	seq   uint64
 	// seen records which reports the monitor has made of this wait.
 	seen atomic.Uint32
 }
@@ -118,32 +117,37 @@ func (w *Wait) IsLock() bool { return w.Kind == KindLock || w.Kind == KindRLock 
 
 const shards = 32
 
+// A shard holds the waits of the goroutines whose id falls in it. Waits
+// are registered on contended paths, by many goroutines at once, so
+// nothing on that path is shared by all of them: each shard has its own
+// lock and count, on a cache line of its own.
 type shard struct {
 	mu sync.Mutex
 	m  map[int64]*Wait
+	n  atomic.Int64
+	_  [40]byte
 }
 
-var (
-	table   [shards]shard
-	count   atomic.Int64
-	nextSeq atomic.Uint64
-)
+var table [shards]shard
 
 func shardOf(gid int64) *shard { return &table[uint64(gid)%shards] }
 
 // Begin registers w, the wait its goroutine is about to block in, and
 // returns it. A goroutine has at most one wait: a new one replaces the
 // old. Begin starts the monitor if it is not running.
-func Begin(w *Wait) *Wait {
-	w.start = mono.Now()
-	w.seq = nextSeq.Add(1)
+func Begin(w *Wait) *Wait { return BeginAt(w, mono.Now()) }
+
+// BeginAt is Begin for a wait that began at the mono reading start, for
+// callers that have read the clock already.
+func BeginAt(w *Wait, start int64) *Wait {
+	w.start = start
 	s := shardOf(w.Goroutine)
 	s.mu.Lock()
 	if s.m == nil {
 		s.m = make(map[int64]*Wait)
 	}
 	if _, had := s.m[w.Goroutine]; !had {
-		count.Add(1)
+		s.n.Add(1)
 	}
 	s.m[w.Goroutine] = w
 	s.mu.Unlock()
@@ -158,7 +162,7 @@ func End(w *Wait) {
 	s.mu.Lock()
 	if s.m[w.Goroutine] == w {
 		delete(s.m, w.Goroutine)
-		count.Add(-1)
+		s.n.Add(-1)
 	}
 	s.mu.Unlock()
 }
@@ -174,7 +178,7 @@ func Lookup(gid int64) *Wait {
 
 // All returns every registered wait, in no particular order.
 func All() []*Wait {
-	out := make([]*Wait, 0, count.Load())
+	out := make([]*Wait, 0, Len())
 	for i := range table {
 		s := &table[i]
 		s.mu.Lock()
@@ -187,4 +191,10 @@ func All() []*Wait {
 }
 
 // Len returns the number of registered waits.
-func Len() int { return int(count.Load()) }
+func Len() int {
+	n := int64(0)
+	for i := range table {
+		n += table[i].n.Load()
+	}
+	return int(n)
+}
