@@ -63,8 +63,9 @@
 // types keep their API and are plain sync locks.
 //
 // Reports go to the handler set with [WithHandler] (by default, standard
-// error), to [Violations], to lockordertest.VerifyNone, and to an
-// OpenTelemetry span with status Error. Each distinct violation is reported
+// error), to [Violations], to lockordertest.VerifyNone, and, once a tracer
+// provider is set with [WithTracerProvider], to an OpenTelemetry span with
+// status Error. Each distinct violation is reported
 // once; detection goes on after the first report. The handler is called on
 // the goroutine that found the violation with no internal lock held: it may
 // lock lockorder mutexes, and if it panics the panic reaches that
