@@ -5,7 +5,6 @@ import (
 	"os"
 	"sync"
 	"sync/atomic"
-	"testing"
 	"time"
 
 	"go.opentelemetry.io/otel/metric"
@@ -70,7 +69,7 @@ func updateMode(f func(uint32) uint32) {
 func init() {
 	c := defaultCfg
 	cfg.Store(&c)
-	setMode(defaultMode(os.Getenv("SYNCWATCH_MODE"), testing.Testing()))
+	setMode(defaultMode(os.Getenv("SYNCWATCH_MODE"), underTest()))
 	syncFastPaths() // even if the mode stayed ModeOff, which changes nothing above
 }
 
