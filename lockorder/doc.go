@@ -54,7 +54,8 @@
 //   - [ModeCheck], the default under go test (testing.Testing): everything
 //     above.
 //   - [ModeTrace], the default elsewhere: no graph; contended waits longer
-//     than a threshold become "lock wait" spans. For production.
+//     than a threshold become "lock wait" spans (with the provider given to
+//     [WithTracerProvider]). For production.
 //   - [ModeOff]: a sync lock behind one atomic load and a function call.
 //
 // The SYNCWATCH_MODE environment variable (off, trace or check) overrides
