@@ -5,7 +5,6 @@ import (
 	"os"
 	"sync"
 	"sync/atomic"
-	"testing"
 	"time"
 
 	"go.opentelemetry.io/otel/metric"
@@ -76,7 +75,7 @@ func init() {
 		c.deadlockAction = DeadlockPanic
 	}
 	cfg.Store(&c)
-	setMode(defaultMode(os.Getenv("SYNCWATCH_MODE"), testing.Testing()))
+	setMode(defaultMode(os.Getenv("SYNCWATCH_MODE"), underTest()))
 	syncFastPaths() // even if the mode stayed ModeOff, which changes nothing above
 	applyMonitor(&c, modeWord.Load())
 }
@@ -145,8 +144,20 @@ func WithHandler(h func(Violation)) Option {
 }
 
 // WithTracerProvider sets the provider of the tracer used for violation and
-// lock-wait spans. The default is the global provider (otel.GetTracerProvider).
-// A nil provider is ignored.
+// lock-wait spans; a span on behalf of a context (LockContext,
+// ReportContext) is a child of the context's span. A nil provider is
+// ignored. Until a provider is set nothing is traced.
+//
+// lockorder does not read OpenTelemetry's global providers: the
+// go.opentelemetry.io/otel package that holds them imports net/http, which
+// would make every program that uses a Mutex megabytes larger. A program
+// that uses the global providers passes them:
+//
+//	lockorder.Configure(lockorder.WithTracerProvider(otel.GetTracerProvider()),
+//		lockorder.WithMeterProvider(otel.GetMeterProvider()))
+//
+// Called before otel.SetTracerProvider, otel.GetTracerProvider returns a
+// provider that forwards to the one set later.
 func WithTracerProvider(tp trace.TracerProvider) Option {
 	return optionFunc(func(c *config, _ **Mode) {
 		if tp != nil {
@@ -156,7 +167,9 @@ func WithTracerProvider(tp trace.TracerProvider) Option {
 }
 
 // WithMeterProvider sets the provider of the meter used for lock-wait
-// metrics. The default is the global provider. A nil provider is ignored.
+// metrics. A nil provider is ignored. Until a provider is set no metric is
+// recorded: lockorder does not read OpenTelemetry's global provider (see
+// [WithTracerProvider]).
 func WithMeterProvider(mp metric.MeterProvider) Option {
 	return optionFunc(func(c *config, _ **Mode) {
 		if mp != nil {

@@ -115,7 +115,8 @@
 //   - [ModeCheck], the default under go test (testing.Testing): everything
 //     above.
 //   - [ModeTrace], the default elsewhere: no graph; contended waits longer
-//     than a threshold become "lock wait" spans. For production.
+//     than a threshold become "lock wait" spans (with the provider given to
+//     [WithTracerProvider]). For production.
 //   - [ModeOff]: a sync lock behind one atomic load and a function call.
 //
 // The SYNCWATCH_MODE environment variable (off, trace or check) overrides
@@ -124,8 +125,9 @@
 // types keep their API and are plain sync locks.
 //
 // Reports go to the handler set with [WithHandler] (by default, standard
-// error), to [Violations], to lockordertest.VerifyNone, and to an
-// OpenTelemetry span with status Error. Each distinct violation is reported
+// error), to [Violations], to lockordertest.VerifyNone, and, once a tracer
+// provider is set with [WithTracerProvider], to an OpenTelemetry span with
+// status Error. Each distinct violation is reported
 // once; detection goes on after the first report. The handler is called on
 // the goroutine that found the violation with no internal lock held: it may
 // lock lockorder mutexes, and if it panics the panic reaches that

@@ -6,8 +6,8 @@ package lockorder
 
 // MetricWaitDuration is the histogram of contended lock waits, in seconds
 // (unit "s"), recorded in ModeTrace and ModeCheck through the meter of the
-// provider set with [WithMeterProvider] (by default otel.GetMeterProvider),
-// scope [ScopeName], version [Version].
+// provider set with [WithMeterProvider] (none by default: nothing is
+// recorded until one is set), scope [ScopeName], version [Version].
 //
 // A wait is measured when it ends with the lock acquired, if Lock found
 // the lock taken and a second try failed too (in ModeCheck, a short spin of
@@ -36,7 +36,7 @@ package lockorder
 // # Spans
 //
 // Besides this metric, lockorder emits two kinds of spans with the tracer of
-// [WithTracerProvider], scope [ScopeName]:
+// [WithTracerProvider] (none by default), scope [ScopeName]:
 //
 // A "lock wait" span for each contended wait that lasted at least the wait
 // threshold, from the start of the wait to its end, with attributes

@@ -3,6 +3,7 @@
 package lockorder
 
 import (
+	"testing"
 	"time"
 
 	"github.com/syncwatch/syncwatch/internal/held"
@@ -35,4 +36,22 @@ func RecordWaitsOn(m *Mutex, n int, d time.Duration) {
 	for range n {
 		recordWaitProfile(m.lock(), d, false)
 	}
+}
+
+// UnsetProviders leaves the configuration with no tracer or meter provider,
+// as in a program that never set one, until the test ends.
+func UnsetProviders(t testing.TB) {
+	configMu.Lock()
+	c := *cfg.Load()
+	old := c
+	c.tracerProvider, c.meterProvider = nil, nil
+	cfg.Store(&c)
+	configMu.Unlock()
+	t.Cleanup(func() {
+		configMu.Lock()
+		c := *cfg.Load()
+		c.tracerProvider, c.meterProvider = old.tracerProvider, old.meterProvider
+		cfg.Store(&c)
+		configMu.Unlock()
+	})
 }

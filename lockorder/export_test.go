@@ -15,3 +15,7 @@ func Chains() int { return chains.Len() }
 // FastPaths reports whether Lock, Unlock, RLock and RUnlock may take their
 // inlined fast paths in the current mode.
 func FastPaths() bool { return fastOff == 0 }
+
+// LayoutOK reports whether sync's layout checked out, so that the fast
+// paths may be used at all.
+func LayoutOK() bool { return layoutOK }

@@ -27,6 +27,20 @@ func TestFastPathsFollowTheMode(t *testing.T) {
 	}
 }
 
+// Outside the race detector the fast paths are on in ModeTrace. A Go
+// release that moves sync's state word, or one whose layout has not been
+// checked yet, turns them off; that must fail here, not make every Lock
+// quietly slower.
+func TestFastPathsOnWithoutRace(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector compiles the fast paths out")
+	}
+	require.True(t, lockorder.LayoutOK(), "sync's layout did not check out on %s (see internal/syncword)", runtime.Version())
+	t.Cleanup(func() { lockorder.Configure(lockorder.WithMode(lockorder.ModeCheck)) })
+	lockorder.Configure(lockorder.WithMode(lockorder.ModeTrace))
+	require.True(t, lockorder.FastPaths())
+}
+
 // Each mode, fast paths included, excludes: goroutines hammering one Mutex
 // and one RWMutex, with locks taken and released across mode changes, keep
 // the guarded counters exact.

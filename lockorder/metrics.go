@@ -4,6 +4,8 @@ package lockorder
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"reflect"
 	"sync"
 	"sync/atomic"
@@ -11,7 +13,6 @@ import (
 
 	"github.com/syncwatch/syncwatch/internal/class"
 
-	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/metric/noop"
@@ -32,18 +33,18 @@ type waitInstruments struct {
 }
 
 // instruments caches the instruments of the provider used last. Configure
-// may change the provider, and so may otel.SetMeterProvider when none is
-// configured: the cache is rebuilt when the provider differs.
+// may change the provider: the cache is rebuilt when the provider differs.
 var instruments atomic.Pointer[waitInstruments]
 
 // waitHistogram returns the wait histogram of c's meter provider, creating
-// it once per provider. Two goroutines may both create it after a change of
-// provider; both get a working instrument (the SDK returns one instrument
-// for identical requests) and the last one is kept.
+// it once per provider, or nil if no provider is set. Two goroutines may
+// both create it after a change of provider; both get a working instrument
+// (the SDK returns one instrument for identical requests) and the last one
+// is kept.
 func waitHistogram(c *config) metric.Float64Histogram {
 	mp := c.meterProvider
 	if mp == nil {
-		mp = otel.GetMeterProvider()
+		return nil
 	}
 	if in := instruments.Load(); in != nil && sameProvider(in.mp, mp) {
 		return in.duration
@@ -55,7 +56,9 @@ func waitHistogram(c *config) metric.Float64Histogram {
 		metric.WithExplicitBucketBoundaries(waitBuckets...),
 	)
 	if err != nil {
-		otel.Handle(err)
+		// Once per provider: the SDK found the request invalid, and still
+		// returns an instrument.
+		fmt.Fprintf(os.Stderr, "lockorder: %s: %v\n", MetricWaitDuration, err)
 	}
 	if h == nil {
 		h = noop.Float64Histogram{}
@@ -76,7 +79,7 @@ func sameProvider(a, b metric.MeterProvider) bool {
 func recordWaitMetric(c *config, l *class.Lock, d time.Duration) {
 	ctx := context.Background()
 	h := waitHistogram(c)
-	if !h.Enabled(ctx) {
+	if h == nil || !h.Enabled(ctx) {
 		return
 	}
 	h.Record(ctx, d.Seconds(), classOption(l))

@@ -131,3 +131,7 @@ func HeldLocks() []LockRef { return nil }
 // syncFastPaths has nothing to keep in step: this build has no fast paths
 // of its own, every method is sync's.
 func syncFastPaths() {}
+
+// underTest is false: this build has no mode to choose, and does not link
+// the testing package to find out.
+func underTest() bool { return false }

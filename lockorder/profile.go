@@ -11,9 +11,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/google/pprof/profile"
-
 	"github.com/syncwatch/syncwatch/internal/class"
+	"github.com/syncwatch/syncwatch/internal/pprofenc"
 	"github.com/syncwatch/syncwatch/internal/stack"
 )
 
@@ -161,27 +160,11 @@ func entryOf(st stack.ID, s *waitStat) waitEntry {
 	return waitEntry{stack: st, name: s.name, class: s.class, count: s.counts.Count.Load(), delay: s.counts.Delay.Load()}
 }
 
-// waitProfileBase returns a profile with the wait profile's types and no
-// samples.
-func waitProfileBase(since, now time.Time) *profile.Profile {
-	return &profile.Profile{
-		SampleType: []*profile.ValueType{
-			{Type: "contentions", Unit: "count"},
-			{Type: "delay", Unit: "nanoseconds"},
-		},
-		DefaultSampleType: "delay",
-		PeriodType:        &profile.ValueType{Type: "contentions", Unit: "count"},
-		Period:            1,
-		TimeNanos:         now.UnixNano(),
-		DurationNanos:     now.Sub(since).Nanoseconds(),
-	}
-}
-
 // buildWaitProfile turns the entries into a profile. Entries of one lock
 // name and stack (two locks that had the same address at different times)
 // are merged; samples are sorted by lock name, then stack, so the output
 // depends only on what was recorded.
-func buildWaitProfile(stats []waitEntry, since, now time.Time) *profile.Profile {
+func buildWaitProfile(stats []waitEntry, since, now time.Time) *pprofenc.Profile {
 	slices.SortFunc(stats, func(a, b waitEntry) int {
 		if c := strings.Compare(a.name, b.name); c != 0 {
 			return c
@@ -189,57 +172,24 @@ func buildWaitProfile(stats []waitEntry, since, now time.Time) *profile.Profile 
 		return cmp.Compare(a.stack, b.stack)
 	})
 	p := waitProfileBase(since, now)
-	// All frames are symbolized already: a mapping that says so keeps
-	// pprof from looking for a binary to symbolize them with.
-	m := &profile.Mapping{ID: 1, HasFunctions: true, HasFilenames: true, HasLineNumbers: true}
-	p.Mapping = []*profile.Mapping{m}
-	b := profileBuilder{p: p, m: m, funcs: map[[2]string]*profile.Function{}, locs: map[stack.Frame]*profile.Location{}}
-	var last *profile.Sample
 	for i, e := range stats {
 		if i > 0 && e.name == stats[i-1].name && e.stack == stats[i-1].stack {
-			last.Value[0] += e.count
-			last.Value[1] += e.delay
+			last := &p.Samples[len(p.Samples)-1]
+			last.Values[0] += e.count
+			last.Values[1] += e.delay
 			continue
 		}
-		s := &profile.Sample{
-			Value: []int64{e.count, e.delay},
-			Label: map[string][]string{"lock": {e.name}, "class": {e.class}},
+		fs := stack.Frames(e.stack)
+		s := pprofenc.Sample{
+			Stack:  make([]pprofenc.Frame, 0, 1+len(fs)),
+			Values: []int64{e.count, e.delay},
+			Labels: []pprofenc.Label{{Key: "class", Value: e.class}, {Key: "lock", Value: e.name}},
 		}
-		s.Location = append(s.Location, b.location(stack.Frame{Function: "lockorder.wait(" + e.name + ")"}))
-		for _, f := range stack.Frames(e.stack) {
-			s.Location = append(s.Location, b.location(f))
+		s.Stack = append(s.Stack, pprofenc.Frame{Function: "lockorder.wait(" + e.name + ")"})
+		for _, f := range fs {
+			s.Stack = append(s.Stack, pprofenc.Frame{Function: f.Function, File: f.File, Line: int64(f.Line)})
 		}
-		p.Sample = append(p.Sample, s)
-		last = s
+		p.Samples = append(p.Samples, s)
 	}
 	return p
-}
-
-// profileBuilder interns a profile's functions and locations.
-type profileBuilder struct {
-	p     *profile.Profile
-	m     *profile.Mapping
-	funcs map[[2]string]*profile.Function
-	locs  map[stack.Frame]*profile.Location
-}
-
-func (b *profileBuilder) location(f stack.Frame) *profile.Location {
-	if l := b.locs[f]; l != nil {
-		return l
-	}
-	fk := [2]string{f.Function, f.File}
-	fn := b.funcs[fk]
-	if fn == nil {
-		fn = &profile.Function{ID: uint64(len(b.p.Function) + 1), Name: f.Function, SystemName: f.Function, Filename: f.File}
-		b.funcs[fk] = fn
-		b.p.Function = append(b.p.Function, fn)
-	}
-	l := &profile.Location{
-		ID:      uint64(len(b.p.Location) + 1),
-		Mapping: b.m,
-		Line:    []profile.Line{{Function: fn, Line: int64(f.Line)}},
-	}
-	b.locs[f] = l
-	b.p.Location = append(b.p.Location, l)
-	return l
 }

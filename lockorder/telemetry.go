@@ -10,7 +10,6 @@ import (
 	"github.com/syncwatch/syncwatch/internal/class"
 	"github.com/syncwatch/syncwatch/internal/mono"
 
-	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
@@ -19,18 +18,28 @@ import (
 // maxStackAttr caps the code.stacktrace attribute.
 const maxStackAttr = 4096
 
+// tracer returns the tracer of the provider set with WithTracerProvider, or
+// nil if none is set: then nothing is traced.
+//
+// It does not fall back on the provider of the caller's span: the only way
+// to it, Span.TracerProvider, links OpenTelemetry's auto-instrumentation
+// SDK (encoding/json and more, a sixth of a one-mutex program) into every
+// program, whether it traces or not.
 func tracer(c *config) trace.Tracer {
-	tp := c.tracerProvider
-	if tp == nil {
-		tp = otel.GetTracerProvider()
+	if c.tracerProvider == nil {
+		return nil
 	}
-	return tp.Tracer(ScopeName, trace.WithInstrumentationVersion(Version))
+	return c.tracerProvider.Tracer(ScopeName, trace.WithInstrumentationVersion(Version))
 }
 
 // emitSpan records v as one span with status Error. It runs with no
 // internal lock held.
 func emitSpan(ctx context.Context, c *config, v Violation) {
-	_, span := tracer(c).Start(ctx, string(v.Kind),
+	tr := tracer(c)
+	if tr == nil {
+		return
+	}
+	_, span := tr.Start(ctx, string(v.Kind),
 		trace.WithTimestamp(v.Time), trace.WithAttributes(violationAttrs(v)...))
 	if !span.IsRecording() {
 		span.End()
@@ -101,6 +110,10 @@ func observeWait(ctx context.Context, l *class.Lock, from int64, holder int64) {
 	if !long {
 		return
 	}
+	tr := tracer(c)
+	if tr == nil {
+		return
+	}
 	attrs := []attribute.KeyValue{
 		attribute.String("syncwatch.lock.name", l.Name()),
 		attribute.String("syncwatch.lock.class", l.ClassName()),
@@ -112,6 +125,6 @@ func observeWait(ctx context.Context, l *class.Lock, from int64, holder int64) {
 	// The wall clock now, less the monotonic duration: right even if the
 	// wall clock was stepped, or the machine slept, since the process began.
 	start := time.Now().Add(-d)
-	_, span := tracer(c).Start(ctx, "lock wait", trace.WithTimestamp(start), trace.WithAttributes(attrs...))
+	_, span := tr.Start(ctx, "lock wait", trace.WithTimestamp(start), trace.WithAttributes(attrs...))
 	span.End(trace.WithTimestamp(start.Add(d)))
 }

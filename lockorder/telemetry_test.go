@@ -122,3 +122,36 @@ func TestLockContextSpansAreChildrenOfTheCaller(t *testing.T) {
 	assert.Equal(t, parent.SpanContext().TraceID(), timeout.SpanContext().TraceID())
 	assert.NotZero(t, attrs(timeout)["syncwatch.holder.goroutine"].AsInt64())
 }
+
+// With no tracer provider set nothing is traced, not even on behalf of a
+// traced caller: lockorder reads neither OpenTelemetry's global provider
+// nor the caller's span's (see WithTracerProvider).
+func TestWithoutProviderNothingIsTraced(t *testing.T) {
+	fresh(t)
+	lockorder.UnsetProviders(t)
+	lockorder.Configure(lockorder.WithWaitThreshold(0))
+	t.Cleanup(func() { lockorder.Configure(lockorder.WithWaitThreshold(10 * time.Millisecond)) })
+	rec := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+	ctx, parent := tp.Tracer("test").Start(t.Context(), "caller")
+
+	lockorder.ReportContext(ctx, lockorder.Violation{Kind: "custom", Message: "on behalf of a traced caller"})
+	lockorder.Report(lockorder.Violation{Kind: "custom", Message: "no context"})
+	m := lockorder.NewMutex("untraced")
+	locked := make(chan struct{})
+	go func() {
+		m.Lock()
+		close(locked)
+		time.Sleep(20 * time.Millisecond)
+		m.Unlock()
+	}()
+	<-locked
+	require.NoError(t, m.LockContext(ctx)) // a contended wait on behalf of the caller
+	m.Unlock()
+	parent.End()
+
+	assert.Len(t, lockorder.Violations(), 2, "reported, though not traced")
+	spans := rec.Ended()
+	require.Len(t, spans, 1)
+	assert.Equal(t, "caller", spans[0].Name())
+}
