@@ -71,7 +71,7 @@ func updateMode(f func(uint32) uint32) {
 
 func init() {
 	c := defaultCfg
-	if testing.Testing() {
+	if underTest() {
 		c.deadlockAction = DeadlockPanic
 	}
 	cfg.Store(&c)

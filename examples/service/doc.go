@@ -12,11 +12,9 @@
 //	go run ./examples/service -serve    # keep serving on -addr until interrupted
 //
 // The demo listens on a loopback port, makes its requests, prints a line for
-// each "lock wait" span and exports every span: to standard output as JSON
-// lines, or, when OTEL_EXPORTER_OTLP_ENDPOINT (or
-// OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) is set, to that OTLP/HTTP collector:
-//
-//	OTEL_EXPORTER_OTLP_ENDPOINT=http://localhost:4318 go run ./examples/service
+// each "lock wait" span and exports every span to standard output as JSON
+// lines. (A real service would export to a collector with the OTLP
+// exporter: see newTracerProvider.)
 //
 // Flags:
 //

@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -129,8 +128,6 @@ func TestAbandonedReadStopsWaiting(t *testing.T) {
 // The demo of main runs on loopback only and prints the lock waits and the
 // spans.
 func TestRunDemo(t *testing.T) {
-	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "")
-	t.Setenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "")
 	t.Cleanup(func() { lockorder.Configure(lockorder.WithMode(lockorder.ModeCheck)) })
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	var out bytes.Buffer
@@ -146,29 +143,3 @@ func TestRunDemo(t *testing.T) {
 	assert.Equal(t, 3, strings.Count(s, `{"Name":"lock wait"`), "exported as JSON lines")
 }
 
-// With OTEL_EXPORTER_OTLP_ENDPOINT set, the spans go to that collector.
-func TestRunExportsOTLP(t *testing.T) {
-	var posts atomic.Int32
-	var lockWait atomic.Bool
-	collector := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		if r.Method == "POST" && r.URL.Path == "/v1/traces" {
-			posts.Add(1)
-			lockWait.Store(lockWait.Load() || bytes.Contains(body, []byte("lock wait")))
-		}
-		w.Header().Set("Content-Type", "application/x-protobuf")
-	}))
-	defer collector.Close()
-	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", collector.URL)
-	t.Cleanup(func() { lockorder.Configure(lockorder.WithMode(lockorder.ModeCheck)) })
-
-	var out bytes.Buffer
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	require.NoError(t, run(ctx, &out, "127.0.0.1:0", false))
-	t.Log(out.String())
-	assert.Contains(t, out.String(), "spans to OTLP/HTTP")
-	assert.NotContains(t, out.String(), `{"Name":`, "nothing exported to stdout")
-	assert.Positive(t, posts.Load())
-	assert.True(t, lockWait.Load(), "the lock wait spans reached the collector")
-}

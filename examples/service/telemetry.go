@@ -4,38 +4,30 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"sync"
 	"time"
 
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/exporters/stdout/stdouttrace"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 )
 
-// newTracerProvider returns an SDK tracer provider exporting to an OTLP
-// collector over HTTP when OTEL_EXPORTER_OTLP_ENDPOINT (or
-// OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) is set, and otherwise to w, one JSON
-// object a line. It also prints a line to w for each "lock wait" span, so
-// that they show whichever the exporter. It names the exporter it chose.
-func newTracerProvider(ctx context.Context, w io.Writer) (*sdktrace.TracerProvider, string, error) {
-	var (
-		exp  sdktrace.SpanExporter
-		name string
-		err  error
-	)
-	if os.Getenv("OTEL_EXPORTER_OTLP_ENDPOINT") != "" || os.Getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") != "" {
-		exp, err = otlptracehttp.New(ctx) // configured by the OTEL_EXPORTER_OTLP_* variables
-		name = "OTLP/HTTP"
-	} else {
-		exp, err = stdouttrace.New(stdouttrace.WithWriter(w))
-		name = "stdout"
-	}
+// newTracerProvider returns an SDK tracer provider exporting to w, one
+// JSON object a line. It also prints a line to w for each "lock wait"
+// span. It names the exporter.
+//
+// A real service exports to a collector instead: replace stdouttrace.New
+// with otlptracehttp.New(ctx) (go.opentelemetry.io/otel/exporters/otlp/
+// otlptrace/otlptracehttp, configured by the OTEL_EXPORTER_OTLP_*
+// variables). The example does not, so that syncwatch's module does not
+// require the exporter's dependencies (gRPC, protobuf) for every user.
+func newTracerProvider(_ context.Context, w io.Writer) (*sdktrace.TracerProvider, string, error) {
+	exp, err := stdouttrace.New(stdouttrace.WithWriter(w))
 	if err != nil {
 		return nil, "", err
 	}
+	name := "stdout"
 	tp := sdktrace.NewTracerProvider(
 		sdktrace.WithBatcher(exp),
 		sdktrace.WithSpanProcessor(&lockWaitPrinter{w: w}),
