@@ -142,4 +142,3 @@ func TestRunDemo(t *testing.T) {
 	assert.Contains(t, s, "POST /restock/widgets?n=12&work=250ms -> 204 No Content")
 	assert.Equal(t, 3, strings.Count(s, `{"Name":"lock wait"`), "exported as JSON lines")
 }
-
