@@ -15,6 +15,7 @@ package held
 
 import (
 	"sync"
+	"runtime"
 	"sync/atomic"
 
 	"github.com/syncwatch/syncwatch/internal/chain"
@@ -294,9 +295,13 @@ func current(id int64) *G {
 		return g
 	}
 	// The probe window is full. Free the slots of dead goroutines if enough
-	// states were created since the last sweep, then try again.
+	// states were created since the last sweep, then try again. A sweep
+	// stops the world for a time that grows with the number of goroutines,
+	// so it waits for as many new states as there are goroutines: its cost
+	// is spread over them, however many idle goroutines the program has,
+	// and the states stay bounded by about twice the live goroutines.
 	slowMu.Lock()
-	due := claimed.Load()+int64(len(overflow)) > lastSweep+tableSize/8
+	due := claimed.Load()+int64(len(overflow)) > lastSweep+max(tableSize/8, int64(runtime.NumGoroutine()))
 	slowMu.Unlock()
 	if due && sweepMu.TryLock() {
 		sweep()
