@@ -26,7 +26,7 @@ func WaitNoted(release <-chan struct{}) {
 // n new locks of class name.
 func RecordWaits(name string, n int, d time.Duration) {
 	for range n {
-		recordWaitProfile(newLock(name, "Mutex", nil), d, false)
+		recordWaitProfile(newLock(name, "Mutex", nil), d, false, 0)
 	}
 }
 
@@ -34,7 +34,7 @@ func RecordWaits(name string, n int, d time.Duration) {
 // Locks that ended would.
 func RecordWaitsOn(m *Mutex, n int, d time.Duration) {
 	for range n {
-		recordWaitProfile(m.lock(), d, false)
+		recordWaitProfile(m.lock(), d, false, 0)
 	}
 }
 

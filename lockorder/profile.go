@@ -66,7 +66,7 @@ func newOverflow(gen uint64) *waitStat {
 // do not serialize on the profile's table; only the first short wait of a
 // lock in each generation, and long waits, which are keyed by stack too,
 // take the table's lock.
-func recordWaitProfile(l *class.Lock, d time.Duration, long bool) {
+func recordWaitProfile(l *class.Lock, d time.Duration, long bool, st stack.ID) {
 	if !long {
 		if c := l.WaitCounts(); c != nil && c.Gen == waitProf.gen.Load() {
 			c.Count.Add(1)
@@ -77,7 +77,7 @@ func recordWaitProfile(l *class.Lock, d time.Duration, long bool) {
 	var k waitKey
 	k.lock = l.ID
 	if long {
-		k.stack = stack.Capture()
+		k.stack = st
 	}
 	waitProf.mu.Lock()
 	s := waitProf.stats[k]

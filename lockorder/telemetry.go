@@ -9,6 +9,7 @@ import (
 
 	"github.com/syncwatch/syncwatch/internal/class"
 	"github.com/syncwatch/syncwatch/internal/mono"
+	"github.com/syncwatch/syncwatch/internal/stack"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -106,7 +107,11 @@ func observeWait(ctx context.Context, l *class.Lock, from int64, holder int64) {
 	c := cfg.Load()
 	recordWaitMetric(c, l, d)
 	long := d >= c.waitThreshold
-	recordWaitProfile(l, d, long)
+	var st stack.ID
+	if long {
+		st = stack.Capture() // where the waiter called Lock: in the profile and the span
+	}
+	recordWaitProfile(l, d, long, st)
 	if !long {
 		return
 	}
@@ -118,6 +123,13 @@ func observeWait(ctx context.Context, l *class.Lock, from int64, holder int64) {
 		attribute.String("syncwatch.lock.name", l.Name()),
 		attribute.String("syncwatch.lock.class", l.ClassName()),
 		attribute.Int64("syncwatch.wait.duration_ns", d.Nanoseconds()),
+	}
+	if f := stack.Top(st); f.Function != "" {
+		// OpenTelemetry's code attributes: where the waiting Lock was called.
+		attrs = append(attrs,
+			attribute.String("code.function.name", f.Function),
+			attribute.String("code.file.path", f.File),
+			attribute.Int("code.line.number", f.Line))
 	}
 	if holder != 0 {
 		attrs = append(attrs, attribute.Int64("syncwatch.holder.goroutine", holder))

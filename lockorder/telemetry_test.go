@@ -4,6 +4,7 @@ package lockorder_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -86,6 +87,10 @@ func TestLongWaitYieldsLockWaitSpan(t *testing.T) {
 	assert.Equal(t, "slow#"+suffix(at["syncwatch.lock.name"].AsString()), at["syncwatch.lock.name"].AsString())
 	assert.Equal(t, "slow", at["syncwatch.lock.class"].AsString())
 	assert.GreaterOrEqual(t, at["syncwatch.wait.duration_ns"].AsInt64(), int64(40*time.Millisecond))
+	// Where the waiting Lock was called, in OpenTelemetry's code attributes.
+	assert.Equal(t, "github.com/syncwatch/syncwatch/lockorder_test.TestLongWaitYieldsLockWaitSpan", at["code.function.name"].AsString())
+	assert.True(t, strings.HasSuffix(at["code.file.path"].AsString(), "lockorder/telemetry_test.go"), at["code.file.path"].AsString())
+	assert.Positive(t, at["code.line.number"].AsInt64())
 }
 
 func TestLockContextSpansAreChildrenOfTheCaller(t *testing.T) {
