@@ -5,7 +5,6 @@ package lockorder
 import (
 	"maps"
 	"runtime"
-	"slices"
 	"time"
 
 	"github.com/syncwatch/syncwatch/internal/class"
@@ -25,6 +24,7 @@ func recordEdges(gs *held.G, e held.Entry, st stack.ID) {
 	var found []graph.Cycle
 	eng.mu.Lock()
 	ents := gs.Entries()
+	writers := gate(ents, e.Lock)
 	for i := range ents {
 		h := &ents[i]
 		if h.Lock == e.Lock {
@@ -36,7 +36,7 @@ func recordEdges(gs *held.G, e held.Entry, st stack.ID) {
 			continue
 		}
 		o := graph.Observation{
-			Gate:      gate(ents, h.Lock, e.Lock),
+			Gate:      writers.Without(graph.NodeID(h.Lock.ID)),
 			FromRead:  h.Read,
 			ToRead:    e.Read,
 			Goroutine: gs.ID(),
@@ -85,17 +85,19 @@ func firstWrite(c *class.Class) {
 	}
 }
 
-// gate returns the ids of the locks held for writing other than a and b:
-// the locks that serialize every goroutine taking this edge.
-func gate(ents []held.Entry, a, b *class.Lock) []graph.NodeID {
-	var g []graph.NodeID
+// gate returns the ids of the locks held for writing other than b. The
+// gate of an edge a->b is gate(ents, b).Without(a): the locks that
+// serialize every goroutine taking the edge. Computed once for all the
+// edges into b, and shared by their gates, it keeps a new lock taken under
+// k others at O(k log k), where a gate per edge cost O(k² log k).
+func gate(ents []held.Entry, b *class.Lock) graph.Gate {
+	var ids []graph.NodeID
 	for i := range ents {
-		if h := &ents[i]; !h.Read && h.Lock != a && h.Lock != b {
-			g = append(g, graph.NodeID(h.Lock.ID))
+		if h := &ents[i]; !h.Read && h.Lock != b {
+			ids = append(ids, graph.NodeID(h.Lock.ID))
 		}
 	}
-	slices.Sort(g)
-	return slices.Compact(g)
+	return graph.NewGate(ids)
 }
 
 // canBlock reports whether the acquisition along e can block: a write
