@@ -103,6 +103,13 @@
 // Memory stays bounded: the graph nodes of a mutex that becomes unreachable
 // are dropped after garbage collection, goroutines that exit are swept from
 // the held-lock table, and the chain cache and the report store have caps.
+// A named class is freed with its last mutex, so that a name per
+// connection ("conn-%d") costs only while the connection lives; in
+// ModeCheck a class the graph has learnt orders for outlives its mutexes,
+// for the next mutex of its name to be checked against them, up to the
+// 4096 most recently emptied classes, and [Reset] frees them. Creating a
+// mutex under a name that no live mutex has costs a few microseconds more
+// than under one in use: a weak pointer and a cleanup, made once per class.
 //
 // # What Go already gives, and what this adds
 //

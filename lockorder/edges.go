@@ -125,6 +125,11 @@ func node(l *class.Lock, instance bool) graph.NodeID {
 		eng.nodes[id] = nodeInfo{cls: l.Class, label: l.Label(), id: uint64(id), instance: instance}
 		eng.peak = max(eng.peak, len(eng.nodes))
 		eng.graph.Node(id, "")
+		if !instance {
+			// What the graph learns of a named class must outlive its
+			// locks, for the next lock of that name to find.
+			class.Keep(l.Class)
+		}
 		if (instance || !l.Class.Named) && l.Track() {
 			// Drop the lock's nodes when it becomes unreachable, so that
 			// programs creating many short-lived locks stay bounded.
@@ -134,7 +139,8 @@ func node(l *class.Lock, instance bool) graph.NodeID {
 	return id
 }
 
-// forget removes a dead lock's nodes. Named classes are never removed.
+// forget removes a dead lock's nodes. A named class's node is removed
+// only when the class is freed (forgetClass).
 func forget(ids [2]graph.NodeID) {
 	eng.mu.Lock()
 	defer eng.mu.Unlock()
@@ -152,9 +158,27 @@ func forget(ids [2]graph.NodeID) {
 	}
 }
 
-// resetEngine forgets the graph and the chain cache.
+// forgetClass removes the node of a named class that no lock of is alive,
+// freed for want of room among the dormant classes (class.Forget).
+func forgetClass(c *class.Class) {
+	eng.mu.Lock()
+	defer eng.mu.Unlock()
+	id := graph.NodeID(c.ID)
+	if n, ok := eng.nodes[id]; ok && n.cls == c {
+		eng.graph.Remove(id)
+		delete(eng.nodes, id)
+	}
+}
+
+// resetEngine forgets the graph and the chain cache, and with them the
+// named classes no lock of is alive.
 func resetEngine() {
 	eng.mu.Lock()
+	for id, n := range eng.nodes {
+		if graph.NodeID(n.cls.ID) == id {
+			class.Unkeep(n.cls)
+		}
+	}
 	eng.graph.Reset()
 	eng.nodes, eng.peak = nil, 0
 	chains.Clear()

@@ -26,6 +26,10 @@ var (
 	}
 )
 
+// A named class the graph knows of stays after its last lock dies, up to
+// a bound (see internal/class); the graph drops the node of one freed.
+func init() { class.Forget = forgetClass }
+
 // nodeInfo is what the engine knows of a graph node. It must not refer to
 // the lock itself, or the lock could never be collected; its names are
 // formatted only when a report or a picture needs them.
@@ -61,16 +65,14 @@ func elemOf(id uint64, read, try bool) uint64 {
 	return e
 }
 
-// newLockState returns the identity of a new lock of class c (nil for a
-// class of its own), with its chain keys computed.
+// keyed computes the chain keys of l, a new lock identity, and returns it.
 //
 // A chain key is made of lock instances, not classes: the graph tells
 // instances of one class apart (two of them taken together are ordered by
 // instance, and a gate is a particular lock), so the cache that stands
 // for "these edges are recorded" must too. Edges themselves are still
 // recorded between classes.
-func newLockState(c *class.Class, kind string, addr uintptr) *class.Lock {
-	l := class.New(c, kind, addr)
+func keyed(l *class.Lock) *class.Lock {
 	ew, er := elemOf(l.ID, false, false), elemOf(l.ID, true, false)
 	l.SetKeys(ew, uint64(chain.Extend(0, ew)), er, uint64(chain.Extend(0, er)))
 	return l

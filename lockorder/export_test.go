@@ -2,6 +2,8 @@
 
 package lockorder
 
+import "github.com/syncwatch/syncwatch/internal/class"
+
 // GraphSize returns the number of nodes and edges in the order graph.
 func GraphSize() (nodes, edges int) {
 	eng.mu.Lock()
@@ -15,3 +17,11 @@ func Chains() int { return chains.Len() }
 // FastPaths reports whether Lock, Unlock, RLock and RUnlock may take their
 // inlined fast paths in the current mode.
 func FastPaths() bool { return fastOff == 0 }
+
+// NamedClasses returns the number of named lock classes kept: those with
+// a live lock, and those the graph keeps after their last lock died.
+func NamedClasses() int { return class.Count() }
+
+// MaxDormantClasses is how many named classes with no live lock the
+// graph keeps.
+const MaxDormantClasses = class.MaxDormant

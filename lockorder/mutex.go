@@ -43,7 +43,7 @@ func NewMutex(class string) *Mutex {
 }
 
 func newLock(name, kind string, p unsafe.Pointer) *class.Lock {
-	return newLockState(class.Named(name), kind, uintptr(p))
+	return keyed(class.NewNamed(name, kind, uintptr(p)))
 }
 
 // CurrentMode returns the mode in force.
@@ -66,7 +66,7 @@ func (m *Mutex) newLock() *class.Lock { return initLock(&m.l, "Mutex", unsafe.Po
 // initLock gives a zero-value lock at addr its identity, once: the first
 // of concurrent callers wins.
 func initLock(p *atomic.Pointer[class.Lock], kind string, addr unsafe.Pointer) *class.Lock {
-	l := newLockState(nil, kind, uintptr(addr))
+	l := keyed(class.New(nil, kind, uintptr(addr)))
 	if p.CompareAndSwap(nil, l) {
 		return l
 	}
