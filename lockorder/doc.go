@@ -24,6 +24,11 @@
 //     forever, as sync would; the report comes first).
 //   - recursive-rlock: a goroutine read-locks an RWMutex it already
 //     read-holds. sync forbids it: it deadlocks as soon as a writer queues.
+//   - copied-lock: a goroutine locks a mutex that is a copy of one it holds
+//     (or the original of a copy it holds), made after NewMutex or first
+//     use: the copy shared the original's identity, so this looked like a
+//     recursive lock. The copy gets an identity of its own, and checking
+//     goes on. go vet's copylocks check finds where the copy is made.
 //   - bad-unlock: Unlock or RUnlock of a lock that is not locked, reported
 //     with its stack just before sync's own fatal error.
 //   - wait-timeout: a [Mutex.LockContext] gave up at its deadline; the

@@ -85,19 +85,21 @@ func current(w uint32) *held.G {
 	return gs
 }
 
-// enter runs before a blocking acquisition of l by gs: it reports a
-// recursive acquisition and pushes l. The entry does not count as a hold
-// until the caller records itself as l's holder (for a write) once l is
-// acquired. It reports whether gs already held l (if so the caller must
-// call reacquired after acquiring), and whether the acquisition makes a
-// lock chain never seen before: then, still before it can block, the
-// caller must call newChain(gs, stack.Capture()), capturing the stack in
-// its own frame. runtime.Callers costs more with every frame it unwinds,
-// and three frames fewer measured a third cheaper per new edge.
+// enter runs before a blocking acquisition by gs of the mutex m, whose
+// identity is l: it reports a recursive acquisition and pushes the lock.
+// The entry does not count as a hold until the caller records itself as
+// the lock's holder (for a write) once it is acquired. It returns m's
+// identity, l unless m turned out to be a copy (see recursive); whether gs
+// already held it (if so the caller must call reacquired after
+// acquiring); and whether the acquisition makes a lock chain never seen
+// before: then, still before it can block, the caller must call
+// newChain(gs, stack.Capture()), capturing the stack in its own frame.
+// runtime.Callers costs more with every frame it unwinds, and three frames
+// fewer measured a third cheaper per new edge.
 //
 // The callers inline the common case themselves: nothing held and l's class
 // already known to have writers.
-func enter(gs *held.G, l *class.Lock, read bool) (again, fresh bool) {
+func enter(gs *held.G, m owner, l *class.Lock, read bool) (_ *class.Lock, again, fresh bool) {
 	if !read && !l.Class.Written() {
 		firstWrite(l.Class)
 	}
@@ -105,13 +107,13 @@ func enter(gs *held.G, l *class.Lock, read bool) (again, fresh bool) {
 	if gs.Len() == 0 {
 		e.Chain = chain.Key(l.Chain(read))
 	} else {
-		fresh = prepareNested(gs, &e)
+		fresh = prepareNested(gs, m, &e)
 	}
 	if read {
-		e.Gen = l.ReadGen()
+		e.Gen = e.Lock.ReadGen()
 	}
 	gs.Push(e)
-	return e.Again, fresh
+	return e.Lock, e.Again, fresh
 }
 
 // newChain records the order edges into gs's newest entry, which enter
@@ -147,9 +149,9 @@ func holds(gs *held.G, l *class.Lock) {
 }
 
 // prepareNested computes e's chain key after gs's held locks and reports a
-// recursive acquisition. It reports whether the chain is new, with edges
-// to record.
-func prepareNested(gs *held.G, e *held.Entry) bool {
+// recursive acquisition of the mutex m. It reports whether the chain is
+// new, with edges to record.
+func prepareNested(gs *held.G, m owner, e *held.Entry) bool {
 	l := e.Lock
 	var again *held.Entry
 	stale := false
@@ -168,9 +170,8 @@ func prepareNested(gs *held.G, e *held.Entry) bool {
 		gs.Prune()
 	}
 	e.Chain = chainAfter(gs, e.Elem)
-	if again != nil {
+	if again != nil && recursive(gs, m, e, *again) {
 		e.Again = true
-		reportRecursive(gs, l, again.Read, e.Read)
 		return false
 	}
 	if chains.Contains(e.Chain) {
