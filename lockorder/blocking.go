@@ -21,10 +21,18 @@ import (
 // as a Lock would, and pushes an entry for l that the caller drops with
 // leaveBlocking (or turns into a hold, for a Once's runner).
 func enterBlocking(gs *held.G, l *class.Lock) {
-	if _, fresh := enter(gs, l, false); fresh {
+	if _, _, fresh := enter(gs, notCopied{}, l, false); fresh {
 		newChain(gs, stack.Capture())
 	}
 }
+
+// notCopied is the owner of a Once's or a WaitGroup's identity in the
+// order graph: a held entry of it is always the goroutine's own, since
+// neither is a lock that can be copied and taken twice.
+type notCopied struct{}
+
+func (notCopied) free() bool                         { return false }
+func (notCopied) rebind(old *class.Lock) *class.Lock { return old }
 
 // leaveBlocking drops gs's newest entry for l, however the wait ended.
 func leaveBlocking(gs *held.G, l *class.Lock) {

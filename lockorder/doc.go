@@ -26,6 +26,11 @@
 //     forever, as sync would; the report comes first).
 //   - recursive-rlock: a goroutine read-locks an RWMutex it already
 //     read-holds. sync forbids it: it deadlocks as soon as a writer queues.
+//   - copied-lock: a goroutine locks a mutex that is a copy of one it holds
+//     (or the original of a copy it holds), made after NewMutex or first
+//     use: the copy shared the original's identity, so this looked like a
+//     recursive lock. The copy gets an identity of its own, and checking
+//     goes on. go vet's copylocks check finds where the copy is made.
 //   - bad-unlock: Unlock or RUnlock of a lock that is not locked, reported
 //     with its stack just before sync's own fatal error.
 //   - wait-timeout: a [Mutex.LockContext] gave up at its deadline; the
@@ -142,7 +147,11 @@
 // goroutines hold. Only a new sequence takes the graph's lock, captures one
 // stack and searches for a cycle, and the search keeps an incremental
 // topological order (as Abseil's deadlock detector does) so a new edge
-// that agrees with it costs O(1).
+// that agrees with it costs O(1). A new chain records an edge from every
+// lock held to the new one, and the locks held around those edges (their
+// gates) are kept once for all of them, so a lock taken for the first time
+// under k others costs O(k): the first pass through n nested locks is
+// O(n²), and the passes after it find their chains in the cache.
 //
 // In ModeOff and ModeTrace an uncontended Mutex.Lock or Mutex.Unlock is
 // inlined into its caller and does exactly what sync's does: one
@@ -162,6 +171,13 @@
 // Memory stays bounded: the graph nodes of a mutex that becomes unreachable
 // are dropped after garbage collection, goroutines that exit are swept from
 // the held-lock table, and the chain cache and the report store have caps.
+// A named class is freed with its last mutex, so that a name per
+// connection ("conn-%d") costs only while the connection lives; in
+// ModeCheck a class the graph has learnt orders for outlives its mutexes,
+// for the next mutex of its name to be checked against them, up to the
+// 4096 most recently emptied classes, and [Reset] frees them. Creating a
+// mutex under a name that no live mutex has costs a few microseconds more
+// than under one in use: a weak pointer and a cleanup, made once per class.
 //
 // # What Go already gives, and what this adds
 //

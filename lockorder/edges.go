@@ -5,7 +5,6 @@ package lockorder
 import (
 	"maps"
 	"runtime"
-	"slices"
 	"time"
 
 	"github.com/syncwatch/syncwatch/internal/class"
@@ -25,6 +24,7 @@ func recordEdges(gs *held.G, e held.Entry, st stack.ID) {
 	var found []graph.Cycle
 	eng.mu.Lock()
 	ents := gs.Entries()
+	writers := gate(ents, e.Lock)
 	for i := range ents {
 		h := &ents[i]
 		if h.Lock == e.Lock {
@@ -36,7 +36,7 @@ func recordEdges(gs *held.G, e held.Entry, st stack.ID) {
 			continue
 		}
 		o := graph.Observation{
-			Gate:      gate(ents, h.Lock, e.Lock),
+			Gate:      writers.Without(graph.NodeID(h.Lock.ID)),
 			FromRead:  h.Read,
 			ToRead:    e.Read,
 			Goroutine: gs.ID(),
@@ -85,17 +85,19 @@ func firstWrite(c *class.Class) {
 	}
 }
 
-// gate returns the ids of the locks held for writing other than a and b:
-// the locks that serialize every goroutine taking this edge.
-func gate(ents []held.Entry, a, b *class.Lock) []graph.NodeID {
-	var g []graph.NodeID
+// gate returns the ids of the locks held for writing other than b. The
+// gate of an edge a->b is gate(ents, b).Without(a): the locks that
+// serialize every goroutine taking the edge. Computed once for all the
+// edges into b, and shared by their gates, it keeps a new lock taken under
+// k others at O(k log k), where a gate per edge cost O(k² log k).
+func gate(ents []held.Entry, b *class.Lock) graph.Gate {
+	var ids []graph.NodeID
 	for i := range ents {
-		if h := &ents[i]; !h.Read && h.Lock != a && h.Lock != b {
-			g = append(g, graph.NodeID(h.Lock.ID))
+		if h := &ents[i]; !h.Read && h.Lock != b {
+			ids = append(ids, graph.NodeID(h.Lock.ID))
 		}
 	}
-	slices.Sort(g)
-	return slices.Compact(g)
+	return graph.NewGate(ids)
 }
 
 // canBlock reports whether the acquisition along e can block: a write
@@ -123,6 +125,11 @@ func node(l *class.Lock, instance bool) graph.NodeID {
 		eng.nodes[id] = nodeInfo{cls: l.Class, label: l.Label(), id: uint64(id), instance: instance}
 		eng.peak = max(eng.peak, len(eng.nodes))
 		eng.graph.Node(id, "")
+		if !instance {
+			// What the graph learns of a named class must outlive its
+			// locks, for the next lock of that name to find.
+			class.Keep(l.Class)
+		}
 		if (instance || !l.Class.Named) && l.Track() {
 			// Drop the lock's nodes when it becomes unreachable, so that
 			// programs creating many short-lived locks stay bounded.
@@ -132,7 +139,8 @@ func node(l *class.Lock, instance bool) graph.NodeID {
 	return id
 }
 
-// forget removes a dead lock's nodes. Named classes are never removed.
+// forget removes a dead lock's nodes. A named class's node is removed
+// only when the class is freed (forgetClass).
 func forget(ids [2]graph.NodeID) {
 	eng.mu.Lock()
 	defer eng.mu.Unlock()
@@ -150,9 +158,27 @@ func forget(ids [2]graph.NodeID) {
 	}
 }
 
-// resetEngine forgets the graph and the chain cache.
+// forgetClass removes the node of a named class that no lock of is alive,
+// freed for want of room among the dormant classes (class.Forget).
+func forgetClass(c *class.Class) {
+	eng.mu.Lock()
+	defer eng.mu.Unlock()
+	id := graph.NodeID(c.ID)
+	if n, ok := eng.nodes[id]; ok && n.cls == c {
+		eng.graph.Remove(id)
+		delete(eng.nodes, id)
+	}
+}
+
+// resetEngine forgets the graph and the chain cache, and with them the
+// named classes no lock of is alive.
 func resetEngine() {
 	eng.mu.Lock()
+	for id, n := range eng.nodes {
+		if graph.NodeID(n.cls.ID) == id {
+			class.Unkeep(n.cls)
+		}
+	}
 	eng.graph.Reset()
 	eng.nodes, eng.peak = nil, 0
 	chains.Clear()

@@ -26,6 +26,10 @@ var (
 	}
 )
 
+// A named class the graph knows of stays after its last lock dies, up to
+// a bound (see internal/class); the graph drops the node of one freed.
+func init() { class.Forget = forgetClass }
+
 // nodeInfo is what the engine knows of a graph node. It must not refer to
 // the lock itself, or the lock could never be collected; its names are
 // formatted only when a report or a picture needs them.
@@ -61,16 +65,14 @@ func elemOf(id uint64, read, try bool) uint64 {
 	return e
 }
 
-// newLockState returns the identity of a new lock of class c (nil for a
-// class of its own), with its chain keys computed.
+// keyed computes the chain keys of l, a new lock identity, and returns it.
 //
 // A chain key is made of lock instances, not classes: the graph tells
 // instances of one class apart (two of them taken together are ordered by
 // instance, and a gate is a particular lock), so the cache that stands
 // for "these edges are recorded" must too. Edges themselves are still
 // recorded between classes.
-func newLockState(c *class.Class, kind string, addr uintptr) *class.Lock {
-	l := class.New(c, kind, addr)
+func keyed(l *class.Lock) *class.Lock {
 	ew, er := elemOf(l.ID, false, false), elemOf(l.ID, true, false)
 	l.SetKeys(ew, uint64(chain.Extend(0, ew)), er, uint64(chain.Extend(0, er)))
 	return l
@@ -83,19 +85,21 @@ func current(w uint32) *held.G {
 	return gs
 }
 
-// enter runs before a blocking acquisition of l by gs: it reports a
-// recursive acquisition and pushes l. The entry does not count as a hold
-// until the caller records itself as l's holder (for a write) once l is
-// acquired. It reports whether gs already held l (if so the caller must
-// call reacquired after acquiring), and whether the acquisition makes a
-// lock chain never seen before: then, still before it can block, the
-// caller must call newChain(gs, stack.Capture()), capturing the stack in
-// its own frame. runtime.Callers costs more with every frame it unwinds,
-// and three frames fewer measured a third cheaper per new edge.
+// enter runs before a blocking acquisition by gs of the mutex m, whose
+// identity is l: it reports a recursive acquisition and pushes the lock.
+// The entry does not count as a hold until the caller records itself as
+// the lock's holder (for a write) once it is acquired. It returns m's
+// identity, l unless m turned out to be a copy (see recursive); whether gs
+// already held it (if so the caller must call reacquired after
+// acquiring); and whether the acquisition makes a lock chain never seen
+// before: then, still before it can block, the caller must call
+// newChain(gs, stack.Capture()), capturing the stack in its own frame.
+// runtime.Callers costs more with every frame it unwinds, and three frames
+// fewer measured a third cheaper per new edge.
 //
 // The callers inline the common case themselves: nothing held and l's class
 // already known to have writers.
-func enter(gs *held.G, l *class.Lock, read bool) (again, fresh bool) {
+func enter(gs *held.G, m owner, l *class.Lock, read bool) (_ *class.Lock, again, fresh bool) {
 	if !read && !l.Class.Written() {
 		firstWrite(l.Class)
 	}
@@ -103,13 +107,13 @@ func enter(gs *held.G, l *class.Lock, read bool) (again, fresh bool) {
 	if gs.Len() == 0 {
 		e.Chain = chain.Key(l.Chain(read))
 	} else {
-		fresh = prepareNested(gs, &e)
+		fresh = prepareNested(gs, m, &e)
 	}
 	if read {
-		e.Gen = l.ReadGen()
+		e.Gen = e.Lock.ReadGen()
 	}
 	gs.Push(e)
-	return e.Again, fresh
+	return e.Lock, e.Again, fresh
 }
 
 // newChain records the order edges into gs's newest entry, which enter
@@ -145,9 +149,9 @@ func holds(gs *held.G, l *class.Lock) {
 }
 
 // prepareNested computes e's chain key after gs's held locks and reports a
-// recursive acquisition. It reports whether the chain is new, with edges
-// to record.
-func prepareNested(gs *held.G, e *held.Entry) bool {
+// recursive acquisition of the mutex m. It reports whether the chain is
+// new, with edges to record.
+func prepareNested(gs *held.G, m owner, e *held.Entry) bool {
 	l := e.Lock
 	var again *held.Entry
 	stale := false
@@ -166,9 +170,8 @@ func prepareNested(gs *held.G, e *held.Entry) bool {
 		gs.Prune()
 	}
 	e.Chain = chainAfter(gs, e.Elem)
-	if again != nil {
+	if again != nil && recursive(gs, m, e, *again) {
 		e.Again = true
-		reportRecursive(gs, l, again.Read, e.Read)
 		return false
 	}
 	if chains.Contains(e.Chain) {

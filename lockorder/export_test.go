@@ -2,6 +2,8 @@
 
 package lockorder
 
+import "github.com/syncwatch/syncwatch/internal/class"
+
 // GraphSize returns the number of nodes and edges in the order graph.
 func GraphSize() (nodes, edges int) {
 	eng.mu.Lock()
@@ -19,3 +21,11 @@ func FastPaths() bool { return fastOff == 0 }
 // LayoutOK reports whether sync's layout checked out, so that the fast
 // paths may be used at all.
 func LayoutOK() bool { return layoutOK }
+
+// NamedClasses returns the number of named lock classes kept: those with
+// a live lock, and those the graph keeps after their last lock died.
+func NamedClasses() int { return class.Count() }
+
+// MaxDormantClasses is how many named classes with no live lock the
+// graph keeps.
+const MaxDormantClasses = class.MaxDormant

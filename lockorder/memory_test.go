@@ -3,6 +3,7 @@
 package lockorder_test
 
 import (
+	"fmt"
 	"runtime"
 	"testing"
 	"time"
@@ -62,4 +63,87 @@ func TestNamedClassesStay(t *testing.T) {
 	c, d := lockorder.NewMutex("stayA"), lockorder.NewMutex("stayB")
 	run(func() { lockAB(d, c) })
 	assert.Len(t, only(lockorder.KindCycle), 1)
+}
+
+// collectUntil runs the garbage collector until cond holds, for a few
+// seconds at most, and reports whether it did. Cleanups run after a
+// collection, on a goroutine of their own.
+func collectUntil(cond func() bool) bool {
+	for range 300 {
+		runtime.GC()
+		if cond() {
+			return true
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return false
+}
+
+// settledClasses collects until the number of named classes stops
+// falling, so that what earlier tests dropped is gone, and returns it.
+func settledClasses() int {
+	last, same := -1, 0
+	for range 300 {
+		runtime.GC()
+		time.Sleep(5 * time.Millisecond)
+		n := lockorder.NamedClasses()
+		if n != last {
+			last, same = n, 0
+		} else if same++; same == 3 {
+			break
+		}
+	}
+	return last
+}
+
+//go:noinline
+func churnNamed(long *lockorder.Mutex, prefix string, n int) {
+	for i := range n {
+		m := lockorder.NewMutex(fmt.Sprintf("%s-%d", prefix, i))
+		long.Lock()
+		m.Lock()
+		m.Unlock()
+		long.Unlock()
+	}
+}
+
+// A class per connection ("conn-%d") is freed with its mutex: named
+// classes do not pile up.
+func TestNamedMutexesDoNotPileUp(t *testing.T) {
+	fresh(t)
+	lockorder.Configure(lockorder.WithMode(lockorder.ModeTrace))
+	t.Cleanup(func() { lockorder.Configure(lockorder.WithMode(lockorder.ModeCheck)) })
+	long := lockorder.NewMutex("pileup-long")
+	base := settledClasses()
+	churnNamed(long, "conn", 100_000)
+	assert.True(t, collectUntil(func() bool { return lockorder.NamedClasses() <= base }),
+		"%d named classes left, %d before", lockorder.NamedClasses(), base)
+	runtime.KeepAlive(long)
+}
+
+// In ModeCheck a class the graph knows of outlives its mutexes, so that a
+// later mutex of that name finds what was learnt (TestNamedClassesStay),
+// but only so many of them: past MaxDormantClasses the oldest are freed,
+// nodes and all, and Reset frees the rest.
+func TestNamedClassesTheGraphKeepsAreBounded(t *testing.T) {
+	fresh(t)
+	long := lockorder.NewMutex("bounded-long")
+	base := settledClasses()
+	const n = lockorder.MaxDormantClasses + 1000
+	churnNamed(long, "graphconn", n)
+	nodes, _ := lockorder.GraphSize()
+	require.Equal(t, n+1, nodes, "a node per class")
+
+	kept := base + lockorder.MaxDormantClasses
+	assert.True(t, collectUntil(func() bool { return lockorder.NamedClasses() <= kept }),
+		"%d named classes left, want at most %d", lockorder.NamedClasses(), kept)
+	nodes, edges := lockorder.GraphSize()
+	assert.LessOrEqual(t, nodes, lockorder.MaxDormantClasses+1)
+	assert.Equal(t, nodes-1, edges)
+
+	lockorder.Reset()
+	assert.True(t, collectUntil(func() bool { return lockorder.NamedClasses() <= base }),
+		"%d named classes left after Reset, %d before", lockorder.NamedClasses(), base)
+	assert.Empty(t, lockorder.Violations())
+	runtime.KeepAlive(long)
 }

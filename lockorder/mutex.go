@@ -26,7 +26,9 @@ import (
 // costs. A zero-value Mutex is its own lock class; use [NewMutex] to put
 // many mutexes in one class.
 //
-// A Mutex must not be copied after first use.
+// A Mutex must not be copied after first use, nor after NewMutex returns
+// it: the copy would share its identity. In ModeCheck a goroutine taking
+// such a copy and its original together is reported (copied-lock).
 type Mutex struct {
 	mu sync.Mutex
 	l  atomic.Pointer[class.Lock]
@@ -43,7 +45,7 @@ func NewMutex(class string) *Mutex {
 }
 
 func newLock(name, kind string, p unsafe.Pointer) *class.Lock {
-	l := newLockState(class.Named(name), kind, uintptr(p))
+	l := keyed(class.NewNamed(name, kind, uintptr(p)))
 	l.SetOwner(p)
 	return l
 }
@@ -68,7 +70,7 @@ func (m *Mutex) newLock() *class.Lock { return initLock(&m.l, "Mutex", unsafe.Po
 // initLock gives a zero-value lock at addr its identity, once: the first
 // of concurrent callers wins.
 func initLock(p *atomic.Pointer[class.Lock], kind string, addr unsafe.Pointer) *class.Lock {
-	l := newLockState(nil, kind, uintptr(addr))
+	l := keyed(class.New(nil, kind, uintptr(addr)))
 	l.SetOwner(addr)
 	if p.CompareAndSwap(nil, l) {
 		return l
@@ -117,7 +119,7 @@ func (m *Mutex) lockSlow() {
 		gs.Push(held.Entry{Lock: l, Elem: l.Elem(false), Chain: chain.Key(l.Chain(false))})
 	} else {
 		var fresh bool
-		if again, fresh = enter(gs, l, false); fresh {
+		if l, again, fresh = enter(gs, m, l, false); fresh {
 			newChain(gs, stack.Capture())
 		}
 		locked = m.mu.TryLock()
@@ -212,9 +214,8 @@ func (m *Mutex) LockContext(ctx context.Context) error {
 		}
 		return waitContext(ctx, nil, m.lock(), false, &m.mu, m.mu.Unlock)
 	}
-	l := m.lock()
 	gs := current(w)
-	again, fresh := enter(gs, l, false)
+	l, again, fresh := enter(gs, m, m.lock(), false)
 	if fresh {
 		newChain(gs, stack.Capture())
 	}

@@ -113,8 +113,9 @@ func Violations() []Violation {
 }
 
 // Reset forgets the lock-order graph, the chain cache and the recorded
-// violations, so that a test starts from a clean slate. The configuration
-// and the locks goroutines hold right now are kept.
+// violations, so that a test starts from a clean slate, and frees the
+// named classes no live mutex belongs to. The configuration and the locks
+// goroutines hold right now are kept.
 func Reset() {
 	resetEngine()
 	records.Reset()

@@ -72,6 +72,28 @@ func reportRecursive(gs *held.G, l *class.Lock, heldRead, read bool) {
 	})
 }
 
+// reportCopied reports that gs, taking the mutex whose identity is now l,
+// found that mutex sharing its former identity, old, with one gs holds.
+func reportCopied(gs *held.G, old, l *class.Lock) {
+	st := stack.Capture()
+	addr := l.Label().Addr
+	publish(Violation{
+		Kind: KindCopiedLock,
+		Message: fmt.Sprintf("goroutine %d locks the %s at %#x, which shares its identity (%s) with a %s it holds: "+
+			"one of the two is a copy of the other, made after %s or after first use; the %s at %#x is %s from now on",
+			gs.ID(), l.Kind, addr, old.Name(), old.Kind, newFunc(l.Kind), l.Kind, addr, l.Name()),
+		Time:      time.Now(),
+		Goroutine: gs.ID(),
+		Stack:     frames(st),
+		Locks:     []LockRef{ref(old), ref(l)},
+		Detail:    "go vet's copylocks check shows where a lock value is copied.",
+		Key:       fmt.Sprintf("%s:%d:%d", KindCopiedLock, old.Class.ID, st),
+	})
+}
+
+// newFunc names the constructor of a lock of kind.
+func newFunc(kind string) string { return "New" + kind }
+
 func reportBadUnlock(gid int64, l *class.Lock, msg string) {
 	st := stack.Capture()
 	publish(Violation{

@@ -34,7 +34,8 @@ import (
 // reported only if its locks have writers, since without a writer readers
 // never block.
 //
-// An RWMutex must not be copied after first use.
+// An RWMutex must not be copied after first use, nor after NewRWMutex
+// returns it; see [Mutex].
 type RWMutex struct {
 	mu rwlock.RWMutex
 	l  atomic.Pointer[class.Lock]
@@ -72,9 +73,8 @@ func (m *RWMutex) Lock() {
 		m.mu.Lock()
 		return
 	}
-	l := m.lock()
 	gs := current(w)
-	again, fresh := enter(gs, l, false)
+	l, again, fresh := enter(gs, m, m.lock(), false)
 	if fresh {
 		newChain(gs, stack.Capture())
 	}
@@ -152,7 +152,8 @@ func (m *RWMutex) rlockSlow(r int32) {
 		} else {
 			go m.mu.AbandonReader()
 		}
-		if _, fresh := enter(gs, l, true); fresh {
+		var fresh bool
+		if l, _, fresh = enter(gs, m, l, true); fresh {
 			newChain(gs, stack.Capture())
 		}
 		if !m.mu.TryRLock() {
@@ -304,9 +305,8 @@ func (m *RWMutex) lockContext(ctx context.Context, read bool) error {
 		}
 		return waitContext(ctx, nil, m.lock(), read, lk, lk.Unlock)
 	}
-	l := m.lock()
 	gs := current(w)
-	again, fresh := enter(gs, l, read)
+	l, again, fresh := enter(gs, m, m.lock(), read)
 	if fresh {
 		newChain(gs, stack.Capture())
 	}

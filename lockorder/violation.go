@@ -24,6 +24,12 @@ const (
 	// KindRecursiveRLock: a goroutine read-locked an RWMutex it already
 	// holds for reading. Go forbids it: it deadlocks once a writer queues.
 	KindRecursiveRLock Kind = "recursive-rlock"
+	// KindCopiedLock: a goroutine locked a mutex that shares its identity
+	// with one it holds, because one of the two is a copy of the other,
+	// made after NewMutex or NewRWMutex returned it or after its first
+	// use. Without the check it would be reported as a recursive-lock. The
+	// mutex being locked gets an identity of its own, and checking goes on.
+	KindCopiedLock Kind = "copied-lock"
 	// KindBadUnlock: Unlock or RUnlock of a lock that is not locked.
 	KindBadUnlock Kind = "bad-unlock"
 	// KindWaitTimeout: a bounded lock wait gave up (LockContext).

@@ -63,6 +63,10 @@ func (wg *WaitGroup) Wait() {
 		return
 	}
 	l := wg.lock()
+	gid := goid.ID()
+	if wg.n.Load() != 0 && wg.isRunning(gid) {
+		selfWait(gid, l, waitfor.KindWaitGroup, "calls Wait on "+l.Name()+" inside a function started by its Go, which waits for itself")
+	}
 	var gs *held.G
 	if Mode(w&3) == ModeCheck {
 		if wg.n.Load() == 0 {
@@ -77,10 +81,6 @@ func (wg *WaitGroup) Wait() {
 	if wg.n.Load() == 0 {
 		wg.wg.Wait()
 		return
-	}
-	gid := goid.ID()
-	if wg.isRunning(gid) {
-		selfWait(gid, l, waitfor.KindWaitGroup, "calls Wait on "+l.Name()+" inside a function started by its Go, which waits for itself")
 	}
 	wt := blockOn(gs, gid, l, waitfor.KindWaitGroup, wg.blockers)
 	defer waitfor.End(wt)

@@ -1,6 +1,7 @@
 // Package class gives locks their identity: a class shared by every lock
 // created under one name, a unique id per lock instance, and the instance's
-// current holder.
+// current holder. A named class is freed when its last lock is, unless the
+// lock-order graph keeps it (see NewNamed and Keep).
 //
 // Ids come from one counter and are never reused, so a dead lock's id can
 // never be confused with a new one, whatever address the new one has.
@@ -8,7 +9,6 @@ package class
 
 import (
 	"fmt"
-	"sync"
 	"sync/atomic"
 	"unsafe"
 	"weak"
@@ -29,6 +29,8 @@ type Class struct {
 	// anonymous class belongs to a single zero-value lock.
 	Named   bool
 	written atomic.Bool
+	seq     atomic.Uint64 // instances numbered so far, for names
+	reg     registration  // a named class's place in the registry
 }
 
 // Written reports whether some lock of the class was ever acquired for
@@ -38,24 +40,6 @@ func (c *Class) Written() bool { return c.written.Load() }
 // MarkWritten records a write acquisition. It reports whether this was the
 // first.
 func (c *Class) MarkWritten() bool { return !c.written.Swap(true) }
-
-var (
-	namedMu sync.Mutex
-	named   = map[string]*Class{}
-)
-
-// Named returns the class called name, creating it on first use. Named
-// classes live as long as the process: programs have a fixed set of names.
-func Named(name string) *Class {
-	namedMu.Lock()
-	defer namedMu.Unlock()
-	c := named[name]
-	if c == nil {
-		c = &Class{ID: NewID(), Name: name, Named: true}
-		named[name] = c
-	}
-	return c
-}
 
 // Lock is the identity of one lock instance.
 type Lock struct {
@@ -73,6 +57,7 @@ type Lock struct {
 	chain   [2]uint64
 	addr    uintptr
 	owner   weak.Pointer[byte] // the lock itself, while it is reachable
+	live    *liveness // a named class's token, shared by its live locks
 	tracked atomic.Bool
 	waits   atomic.Pointer[WaitCounts]
 
@@ -103,20 +88,29 @@ func (l *Lock) WaitCounts() *WaitCounts { return l.waits.Load() }
 // SetWaitCounts sets the counters l's short waits are added to.
 func (l *Lock) SetWaitCounts(c *WaitCounts) { l.waits.Store(c) }
 
-var seqMu sync.Mutex
-var seqs = map[*Class]uint64{}
-
-// New returns the identity of a new lock in class c, or in a class of its
-// own when c is nil. addr is the lock's address, used in its name.
+// New returns the identity of a new lock: in a class of its own when c is
+// nil, else in c, which must be the class of a live lock (as for a copy
+// of that lock; NewNamed finds a class by name). addr is the lock's
+// address, used in its name.
 func New(c *Class, kind string, addr uintptr) *Lock {
-	l := &Lock{ID: NewID(), Class: c, Kind: kind, addr: addr}
 	if c == nil {
-		l.Class = &Class{ID: NewID()}
-	} else {
-		seqMu.Lock()
-		seqs[c]++
-		l.Seq = seqs[c]
-		seqMu.Unlock()
+		return newLock(&Class{ID: NewID()}, nil, kind, addr)
+	}
+	var t *liveness
+	if c.Named {
+		namedMu.Lock()
+		t = join(c)
+		namedMu.Unlock()
+	}
+	return newLock(c, t, kind, addr)
+}
+
+// newLock returns a new lock of c, holding t, the token of c's live locks
+// if c is named.
+func newLock(c *Class, t *liveness, kind string, addr uintptr) *Lock {
+	l := &Lock{ID: NewID(), Class: c, Kind: kind, addr: addr, live: t}
+	if c.Named {
+		l.Seq = c.seq.Add(1)
 	}
 	return l
 }

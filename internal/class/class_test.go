@@ -1,26 +1,31 @@
 package class_test
 
 import (
+	"runtime"
 	"testing"
 
 	"github.com/syncwatch/syncwatch/internal/class"
 )
 
 func TestNamedClassesAreShared(t *testing.T) {
-	a, b := class.Named("store"), class.Named("store")
-	if a != b || !a.Named || a.Name != "store" {
-		t.Fatalf("Named returned %p and %p", a, b)
+	l1, l2 := class.NewNamed("store", "Mutex", 0x10), class.NewNamed("store", "Mutex", 0x20)
+	a := l1.Class
+	if l2.Class != a || !a.Named || a.Name != "store" {
+		t.Fatalf("classes %+v and %+v", a, l2.Class)
 	}
-	if class.Named("replica") == a {
+	if class.NewNamed("replica", "Mutex", 0x30).Class == a {
 		t.Fatal("different names share a class")
 	}
-	l1, l2 := class.New(a, "Mutex", 0x10), class.New(a, "Mutex", 0x20)
-	if l1.ID == l2.ID || l1.Class != l2.Class || l2.Seq != l1.Seq+1 {
+	if l1.ID == l2.ID || l2.Seq != l1.Seq+1 {
 		t.Fatalf("instances: %+v %+v", l1, l2)
 	}
 	if l1.Name() != "store#1" || l1.ClassName() != "store" {
 		t.Fatalf("names %q %q", l1.Name(), l1.ClassName())
 	}
+	if l3 := class.New(a, "Mutex", 0x40); l3.Class != a || l3.Seq != l2.Seq+1 {
+		t.Fatalf("New in a live lock's class: %+v", l3)
+	}
+	runtime.KeepAlive(l1)
 }
 
 func TestAnonymousLockHasOwnClass(t *testing.T) {
@@ -54,7 +59,7 @@ func TestHolderAndReadGen(t *testing.T) {
 	if !l.Track() || l.Track() {
 		t.Fatal("Track must be true exactly once")
 	}
-	c := class.Named("written-test")
+	c := class.NewNamed("written-test", "Mutex", 1).Class
 	if c.Written() || !c.MarkWritten() || c.MarkWritten() || !c.Written() {
 		t.Fatal("MarkWritten must report the first write once")
 	}

@@ -24,10 +24,10 @@ type NodeID uint64
 
 // Observation describes one sighting of an edge From->To.
 type Observation struct {
-	// Gate lists the nodes held for writing, other than From and To, when
-	// the edge was seen, sorted. A cycle whose every edge was always seen
-	// under one common gate cannot deadlock.
-	Gate []NodeID
+	// Gate holds the nodes held for writing, other than From and To, when
+	// the edge was seen. A cycle whose every edge was always seen under one
+	// common gate cannot deadlock.
+	Gate Gate
 	// FromRead is set when From was held for reading.
 	FromRead bool
 	// ToRead is set when To was being acquired for reading.
@@ -41,10 +41,11 @@ type Observation struct {
 // Edge is an order edge with what is known about it.
 type Edge struct {
 	From, To NodeID
-	// First is the first observation of the edge.
+	// First is the first observation of the edge, less its gate, which
+	// Gate holds.
 	First Observation
 	// Gate is the intersection of the gates of every observation.
-	Gate []NodeID
+	Gate Gate
 	// ToWrite is set if To was ever acquired for writing along this edge;
 	// ToReadSeen if it was ever acquired for reading.
 	ToWrite, ToReadSeen bool
@@ -78,6 +79,10 @@ type Graph struct {
 	ranksValid bool // ranks form a topological order of all edges
 	epoch      uint64
 	peak       int // most nodes ever held since the maps were last rebuilt
+	// lists and nextList remember recent intersections of gate lists
+	// (see intersect), in a ring.
+	lists    [4]listMemo
+	nextList int
 	// MaxSearch bounds the nodes one search may visit; 0 means 1<<20.
 	MaxSearch int
 }
@@ -153,7 +158,8 @@ func (g *Graph) Add(from, to NodeID, o Observation, canBlock func(*Edge) bool) (
 		// way to block appeared) while the graph holds cycles: look again.
 		return e, false, g.search(e, canBlock)
 	}
-	e = &Edge{From: from, To: to, First: o, Gate: slices.Clone(o.Gate)}
+	e = &Edge{From: from, To: to, First: o, Gate: o.Gate}
+	e.First.Gate = Gate{} // a narrower Gate must not keep this one's list
 	g.mergeModes(e, o)
 	bound := math.MaxInt
 	if g.ranksValid && g.cyclic == 0 {
@@ -208,17 +214,8 @@ func (g *Graph) unlink(e *Edge) {
 // it could not before.
 func (g *Graph) merge(e *Edge, o Observation) bool {
 	changed := g.mergeModes(e, o)
-	if len(e.Gate) > 0 {
-		kept := e.Gate[:0]
-		for _, id := range e.Gate {
-			if _, ok := slices.BinarySearch(o.Gate, id); ok {
-				kept = append(kept, id)
-			}
-		}
-		if len(kept) < len(e.Gate) {
-			changed = true
-		}
-		e.Gate = kept
+	if kept := g.intersect(e.Gate, o.Gate); kept.Len() < e.Gate.Len() {
+		e.Gate, changed = kept, true
 	}
 	return changed
 }

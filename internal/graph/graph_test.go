@@ -8,7 +8,9 @@ import (
 	"github.com/syncwatch/syncwatch/internal/graph"
 )
 
-func obs(gate ...graph.NodeID) graph.Observation { return graph.Observation{Gate: gate} }
+func obs(gate ...graph.NodeID) graph.Observation {
+	return graph.Observation{Gate: graph.NewGate(gate)}
+}
 
 func ids(c graph.Cycle) []graph.NodeID {
 	var out []graph.NodeID

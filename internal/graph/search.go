@@ -4,7 +4,6 @@ import (
 	"math"
 	"slices"
 	"sort"
-	"strings"
 )
 
 func (g *Graph) maxSearch() int {
@@ -96,29 +95,6 @@ type step struct {
 	edge *Edge
 }
 
-func gateKey(ids []NodeID) string {
-	if len(ids) == 0 {
-		return ""
-	}
-	var b strings.Builder
-	for _, id := range ids {
-		for i := 0; i < 8; i++ {
-			b.WriteByte(byte(id >> (8 * i)))
-		}
-	}
-	return b.String()
-}
-
-func intersect(a, b []NodeID) []NodeID {
-	var out []NodeID
-	for _, id := range a {
-		if _, ok := slices.BinarySearch(b, id); ok {
-			out = append(out, id)
-		}
-	}
-	return out
-}
-
 // search looks for a path e.To ->* e.From that, with e, forms a cycle that
 // can deadlock: every edge can block and no gate is common to all edges.
 // It returns the shortest such cycle, starting with e, or nil.
@@ -131,11 +107,11 @@ func (g *Graph) searchWithin(e *Edge, canBlock func(*Edge) bool, bound int) Cycl
 	if canBlock != nil && !canBlock(e) {
 		return nil
 	}
-	if len(e.Gate) == 0 {
+	if e.Gate.Len() == 0 {
 		return g.searchPlain(e, canBlock, bound)
 	}
-	start := state{id: e.To, gate: gateKey(e.Gate)}
-	gates := map[string][]NodeID{start.gate: e.Gate}
+	start := state{id: e.To, gate: e.Gate.key()}
+	gates := map[string]Gate{start.gate: e.Gate}
 	parent := map[state]step{start: {}}
 	queue := []state{start}
 	budget := g.maxSearch()
@@ -152,20 +128,17 @@ func (g *Graph) searchWithin(e *Edge, canBlock func(*Edge) bool, bound int) Cycl
 			if canBlock != nil && !canBlock(next) {
 				continue
 			}
-			ng := curGate
-			if len(ng) > 0 {
-				ng = intersect(ng, next.Gate)
-			}
+			ng := curGate.Intersect(next.Gate)
 			if next.to.rank > bound {
 				continue
 			}
-			ns := state{id: next.To, gate: gateKey(ng)}
+			ns := state{id: next.To, gate: ng.key()}
 			if _, seen := parent[ns]; seen {
 				continue
 			}
 			gates[ns.gate] = ng
 			parent[ns] = step{prev: cur, edge: next}
-			if ns.id == e.From && len(ng) == 0 {
+			if ns.id == e.From && ng.Len() == 0 {
 				return buildCycle(e, parent, ns, start)
 			}
 			if ns.id != e.From {

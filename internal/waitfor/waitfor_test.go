@@ -105,7 +105,7 @@ func TestWriterWaitingForAReaderThatWaitsForIt(t *testing.T) {
 }
 
 func TestExplainFollowsTheChainToARealGoroutine(t *testing.T) {
-	l := class.New(class.Named("aggregation_lock"), "Mutex", 1)
+	l := class.NewNamed("aggregation_lock", "Mutex", 1)
 	ch := make(chan struct{})
 	var wg sync.WaitGroup
 	holder := make(chan int64)

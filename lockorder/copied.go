@@ -1,0 +1,103 @@
+//go:build !syncwatch_off
+
+package lockorder
+
+import (
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/syncwatch/syncwatch/internal/class"
+	"github.com/syncwatch/syncwatch/internal/held"
+)
+
+// Copies. A mutex's identity is a pointer it holds, so a copy of a mutex
+// made after NewMutex, or after its first use, is the same lock to the
+// checker, and a goroutine that locks both looked like one locking a lock
+// it holds. go vet's copylocks check finds such copies where they are
+// made; the checker finds them where they would give a false
+// recursive-lock report, and nowhere else, so that they cost nothing on
+// the way to any other lock: when a goroutine is about to be reported for
+// taking a lock it holds, the mutex it is taking is tried first. Locked,
+// it may be this goroutine's own hold: the report stands. Unlocked, the
+// hold is of another mutex with the same identity: one of the two is a
+// copy of the other. That is reported as such, and the mutex being locked
+// gets an identity of its own, so that checking goes on between the two.
+// A copy that another goroutine holds at that moment cannot be told from
+// the goroutine's own hold, and is reported as a recursive lock, as it
+// was before.
+
+// owner is what the checker needs of a mutex besides its identity, to
+// tell a copy of it from a recursive acquisition.
+type owner interface {
+	// free reports whether the mutex is unlocked: it tries to lock it
+	// and, if that succeeds, unlocks it at once.
+	free() bool
+	// rebind gives the mutex an identity of its own, in place of old,
+	// and returns it.
+	rebind(old *class.Lock) *class.Lock
+}
+
+// recursive is called when gs, taking e.Lock through the mutex m, already
+// holds it (h). If m is locked, this may be gs's own hold: it reports the
+// recursive acquisition and returns true. If m is unlocked, the hold is
+// not of m: either it is of a copy of m (or of the mutex m is a copy of),
+// reported as such, and e gets m's new identity; or another goroutine
+// released it on gs's behalf since gs looked (its release of the holder
+// comes before its Unlock, which came before free's TryLock), and the
+// stale hold is dropped. e's chain key is then computed anew.
+func recursive(gs *held.G, m owner, e *held.Entry, h held.Entry) bool {
+	if !m.free() {
+		reportRecursive(gs, e.Lock, h.Read, e.Read)
+		return true
+	}
+	if gs.Valid(&h) {
+		old := e.Lock
+		e.Lock = m.rebind(old)
+		reportCopied(gs, old, e.Lock)
+	} else {
+		gs.Prune()
+	}
+	e.Elem = e.Lock.Elem(e.Read)
+	e.Chain = chainAfter(gs, e.Elem)
+	return false
+}
+
+func (m *Mutex) free() bool {
+	if m.mu.TryLock() {
+		m.mu.Unlock()
+		return true
+	}
+	return false
+}
+
+func (m *Mutex) rebind(old *class.Lock) *class.Lock {
+	return rebind(&m.l, old, "Mutex", unsafe.Pointer(m))
+}
+
+func (m *RWMutex) free() bool {
+	if m.mu.TryLock() {
+		m.mu.Unlock()
+		return true
+	}
+	return false
+}
+
+func (m *RWMutex) rebind(old *class.Lock) *class.Lock {
+	return rebind(&m.l, old, "RWMutex", unsafe.Pointer(m))
+}
+
+// rebind replaces old, the identity at p of the mutex at addr, with a new
+// one in old's class (in a class of its own if old's was), unless another
+// goroutine did first, and returns p's identity.
+func rebind(p *atomic.Pointer[class.Lock], old *class.Lock, kind string, addr unsafe.Pointer) *class.Lock {
+	var c *class.Class
+	if old.Class.Named {
+		c = old.Class
+	}
+	l := keyed(class.New(c, kind, uintptr(addr)))
+	l.SetOwner(addr)
+	if p.CompareAndSwap(old, l) {
+		return l
+	}
+	return p.Load()
+}

@@ -1,0 +1,123 @@
+//go:build !syncwatch_off
+
+package lockorder_test
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/syncwatch/syncwatch/lockorder"
+)
+
+// copyOf returns a copy of *m made the way go vet's copylocks check cannot
+// see, as a program that copies a struct holding a mutex through an
+// interface or reflection does.
+func copyOf[M any](m *M) *M {
+	c := new(M)
+	reflect.ValueOf(c).Elem().Set(reflect.ValueOf(m).Elem())
+	return c
+}
+
+func TestCopiedMutexIsReportedNotRecursive(t *testing.T) {
+	for _, copyFirst := range []bool{false, true} {
+		name := map[bool]string{false: "origfirst", true: "copyfirst"}[copyFirst]
+		t.Run(name, func(t *testing.T) {
+			fresh(t)
+			orig := lockorder.NewMutex(name)
+			cp := copyOf(orig)
+			first, second := orig, cp
+			if copyFirst {
+				first, second = cp, orig
+			}
+			run(func() { lockAB(first, second) }) // does not block: two sync locks
+			assert.Empty(t, only(lockorder.KindRecursiveLock))
+			vs := only(lockorder.KindCopiedLock)
+			require.Len(t, vs, 1)
+			v := vs[0]
+			assert.Contains(t, v.Message, "shares its identity ("+name+"#1) with a Mutex it holds")
+			assert.Contains(t, v.Message, "is "+name+"#2 from now on")
+			require.Len(t, v.Locks, 2)
+			assert.Equal(t, name+"#1", v.Locks[0].Name)
+			assert.Equal(t, name+"#2", v.Locks[1].Name)
+			require.NotEmpty(t, v.Stack)
+			assert.Contains(t, v.Stack[0].Function, "lockAB")
+			assert.Contains(t, v.String(), "copylocks")
+
+			// The two are now two instances of one class, checked as such:
+			// the same order again is fine, the other order is a cycle.
+			run(func() { lockAB(first, second) })
+			require.Len(t, lockorder.Violations(), 1)
+			run(func() { lockAB(second, first) })
+			assert.Len(t, only(lockorder.KindCycle), 1)
+			assert.Len(t, only(lockorder.KindCopiedLock), 1)
+		})
+	}
+}
+
+// A copy locked twice is a recursive lock like any other.
+func TestCopiedMutexLockedTwiceIsRecursive(t *testing.T) {
+	fresh(t)
+	cp := copyOf(lockorder.NewMutex("copiedrec"))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		cp.Lock()
+		cp.Lock() // reported, then blocks
+		cp.Unlock()
+	}()
+	waitFor(t, func() bool { return len(only(lockorder.KindRecursiveLock)) == 1 }, "the recursive-lock report")
+	select {
+	case <-done:
+		t.Fatal("the second Lock did not block")
+	case <-time.After(20 * time.Millisecond):
+	}
+	cp.Unlock()
+	<-done
+	assert.Empty(t, only(lockorder.KindCopiedLock))
+}
+
+// A zero-value mutex copied after first use is caught the same way, and
+// the copy gets a class of its own.
+func TestZeroValueMutexCopiedAfterFirstUse(t *testing.T) {
+	fresh(t)
+	var orig lockorder.Mutex
+	orig.Lock()
+	orig.Unlock()
+	cp := copyOf(&orig)
+	run(func() { lockAB(&orig, cp) })
+	vs := only(lockorder.KindCopiedLock)
+	require.Len(t, vs, 1)
+	require.Len(t, vs[0].Locks, 2)
+	assert.NotEqual(t, vs[0].Locks[0].Class, vs[0].Locks[1].Class)
+	assert.True(t, strings.HasPrefix(vs[0].Locks[1].Name, "Mutex@0x"), vs[0].Locks[1].Name)
+	assert.Empty(t, only(lockorder.KindRecursiveLock))
+}
+
+func TestCopiedRWMutex(t *testing.T) {
+	fresh(t)
+	orig := lockorder.NewRWMutex("copiedrw")
+	cp := copyOf(orig)
+	run(func() {
+		orig.RLock()
+		cp.RLock() // not a recursive read lock: another lock
+		cp.RUnlock()
+		orig.RUnlock()
+	})
+	assert.Empty(t, only(lockorder.KindRecursiveRLock))
+	require.Len(t, only(lockorder.KindCopiedLock), 1)
+	assert.Contains(t, only(lockorder.KindCopiedLock)[0].Message, "the RWMutex at")
+
+	// A real recursive read lock, of either, is still one.
+	run(func() {
+		cp.RLock()
+		cp.RLock()
+		cp.RUnlock()
+		cp.RUnlock()
+	})
+	assert.Len(t, only(lockorder.KindRecursiveRLock), 1)
+}

@@ -1,0 +1,130 @@
+//go:build !syncwatch_off
+
+package lockorder_test
+
+import (
+	"fmt"
+	"runtime"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/syncwatch/syncwatch/lockorder"
+)
+
+// nestAll locks ms in order, then unlocks them in reverse.
+func nestAll(ms []*lockorder.Mutex) {
+	for _, m := range ms {
+		m.Lock()
+	}
+	for i := len(ms) - 1; i >= 0; i-- {
+		ms[i].Unlock()
+	}
+}
+
+// BenchmarkDeepFirstPass takes depth locks nested, each time new ones, so
+// that every Lock makes a new chain and records an edge from every lock
+// held: the first sight of a deep, consistent nesting. ns/lock is per
+// Lock of the first pass.
+func BenchmarkDeepFirstPass(b *testing.B) {
+	for _, depth := range []int{100, 400, 800} {
+		b.Run(fmt.Sprintf("depth=%d", depth), func(b *testing.B) {
+			lockorder.Configure(lockorder.WithMode(lockorder.ModeCheck))
+			lockorder.Reset()
+			b.Cleanup(lockorder.Reset)
+			b.ReportAllocs()
+			for b.Loop() {
+				ms := make([]*lockorder.Mutex, depth)
+				for i := range ms {
+					ms[i] = new(lockorder.Mutex)
+				}
+				nestAll(ms)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*depth), "ns/lock")
+		})
+	}
+}
+
+// deepChain returns n new mutexes of classes named prefix0, prefix1, ...
+func deepChain(prefix string, n int) []*lockorder.Mutex {
+	ms := make([]*lockorder.Mutex, n)
+	for i := range ms {
+		ms[i] = lockorder.NewMutex(fmt.Sprintf("%s%d", prefix, i))
+	}
+	return ms
+}
+
+// The first pass over a deep nesting records an edge from every held lock
+// to each new one, n(n-1)/2 edges, each with the gate of the locks held
+// around it. The gates of one acquisition share one list, so the pass
+// costs O(n²); a gate list per edge made it O(n³), in time and in bytes.
+func TestDeepNestingFirstPassCostsLittlePerEdge(t *testing.T) {
+	fresh(t)
+	const depth = 300
+	ms := deepChain("firstpass", depth)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	run(func() { nestAll(ms) })
+	runtime.ReadMemStats(&after)
+	nodes, edges := lockorder.GraphSize()
+	require.Equal(t, depth, nodes)
+	require.Equal(t, depth*(depth-1)/2, edges)
+	perEdge := float64(after.TotalAlloc-before.TotalAlloc) / float64(edges)
+	assert.Less(t, perEdge, 1024.0, "bytes allocated per edge of the first pass")
+	assert.Empty(t, lockorder.Violations())
+}
+
+// A deep consistent chain, then one inversion between its ends, is still
+// a cycle; under a gate lock held around both orders, it is not.
+func TestDeepChainThenInversionAtTheBottom(t *testing.T) {
+	fresh(t)
+	const depth = 300
+	g := lockorder.NewMutex("deepgate")
+	ms := deepChain("deepinv", depth)
+	top, bottom := ms[0], ms[depth-1]
+	run(func() {
+		g.Lock()
+		nestAll(ms)
+		g.Unlock()
+	})
+	run(func() {
+		g.Lock()
+		lockAB(bottom, top)
+		g.Unlock()
+	})
+	require.Empty(t, lockorder.Violations(), "both orders ran under the gate")
+
+	run(func() { lockAB(bottom, top) })
+	vs := only(lockorder.KindCycle)
+	require.Len(t, vs, 1)
+	require.Len(t, vs[0].Cycle, 2)
+	assert.Equal(t, "deepinv299", vs[0].Cycle[0].From)
+	assert.Equal(t, "deepinv0", vs[0].Cycle[0].To)
+
+}
+
+// An inversion in the middle of a deep chain, with the locks above it held
+// for writing around both orders, is gated; without them it is a cycle.
+func TestDeepChainThenInversionInTheMiddle(t *testing.T) {
+	fresh(t)
+	const depth = 300
+	ms := deepChain("deepmid", depth)
+	run(func() { nestAll(ms) })
+	run(func() {
+		for _, m := range ms[:100] {
+			m.Lock()
+		}
+		lockAB(ms[200], ms[150])
+		for i := 99; i >= 0; i-- {
+			ms[i].Unlock()
+		}
+	})
+	require.Empty(t, lockorder.Violations(), "ms[:100] gate both orders")
+
+	run(func() { lockAB(ms[200], ms[150]) })
+	vs := only(lockorder.KindCycle)
+	require.Len(t, vs, 1)
+	assert.Equal(t, "deepmid200", vs[0].Cycle[0].From)
+	assert.Equal(t, "deepmid150", vs[0].Cycle[0].To)
+}
