@@ -57,7 +57,7 @@ type Lock struct {
 	chain   [2]uint64
 	addr    uintptr
 	owner   weak.Pointer[byte] // the lock itself, while it is reachable
-	live    *liveness // a named class's token, shared by its live locks
+	live    *liveness          // a named class's token, shared by its live locks
 	tracked atomic.Bool
 	waits   atomic.Pointer[WaitCounts]
 

@@ -14,8 +14,8 @@
 package held
 
 import (
-	"sync"
 	"runtime"
+	"sync"
 	"sync/atomic"
 
 	"github.com/syncwatch/syncwatch/internal/chain"
