@@ -69,8 +69,9 @@ func selfWait(gid int64, l *class.Lock, kind, what string) {
 		Locks:     []LockRef{ref(l)},
 		Key:       fmt.Sprintf("%s:%s:%d:%d", KindDeadlock, kind, l.Class.ID, st),
 	}
+	c := cfg.Load()
 	publish(v)
-	actOnDeadlock(v)
+	actOnDeadlock(c, v)
 }
 
 // blockOn registers gid's wait for the primitive l, of kind kind, whose

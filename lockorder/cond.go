@@ -22,6 +22,7 @@ type Cond struct {
 
 	mu      sync.Mutex
 	waiters []chan struct{} // oldest first
+	id      condID          // its name in reports, made on first Wait
 }
 
 // NewCond returns a new Cond with Locker l.

@@ -3,8 +3,10 @@
 package lockorder
 
 import (
-	"fmt"
+	"sync/atomic"
 	"unsafe"
+
+	"github.com/syncwatch/syncwatch/internal/class"
 
 	"github.com/syncwatch/syncwatch/internal/goid"
 	"github.com/syncwatch/syncwatch/internal/waitfor"
@@ -17,20 +19,15 @@ func (c *Cond) block(ch chan struct{}) {
 		<-ch
 		return
 	}
-	wt := waitfor.Begin(&waitfor.Wait{Goroutine: goid.ID(), Kind: waitfor.KindCond, Object: c.name()})
+	l := c.id.l.Load()
+	if l == nil {
+		l = initLock(&c.id.l, "Cond", unsafe.Pointer(c))
+	}
+	// The Lock field names the Cond; a Cond wait has no holder.
+	wt := waitfor.Begin(&waitfor.Wait{Goroutine: goid.ID(), Kind: waitfor.KindCond, ObjectID: l.ID, Lock: l})
 	<-ch
 	waitfor.End(wt)
 }
 
-// name names c in reports.
-func (c *Cond) name() string {
-	s := fmt.Sprintf("Cond@%#x", uintptr(unsafe.Pointer(c)))
-	if n, ok := c.L.(interface{ lockName() string }); ok {
-		s += " on " + n.lockName()
-	}
-	return s
-}
-
-func (m *Mutex) lockName() string   { return m.lock().Name() }
-func (m *RWMutex) lockName() string { return m.lock().Name() }
-func (r *rlocker) lockName() string { return (*RWMutex)(r).lock().Name() + " (read)" }
+// condID is a Cond's identity, for its name in reports.
+type condID struct{ l atomic.Pointer[class.Lock] }

@@ -27,14 +27,16 @@ func ReportBlocked(minAge time.Duration) int {
 	if loadMode() == ModeOff {
 		return 0
 	}
+	runtime.GC() // so that locks no one can reach again are known, below
 	g := waitfor.Snapshot()
-	d := waitfor.Fresh()
+	states := held.States()
+	d := waitfor.Fresh() // after both: what is not in it has exited
 	n := 0
 	for _, w := range g.Waits() {
 		if w.Bounded || w.Kind == waitfor.KindCond || w.Kind == waitfor.KindWatch || w.Age() < minAge {
 			continue
 		}
-		if !d.Alive(w.Goroutine) {
+		if d.Exited(w.Goroutine) {
 			continue // it has gone since the snapshot
 		}
 		v := waitViolation(KindBlockedAtExit, waitfor.Finding{Waits: []*waitfor.Wait{w}, Graph: g, Dump: d},
@@ -46,8 +48,7 @@ func ReportBlocked(minAge time.Duration) int {
 	if Mode(modeWord.Load()&3) != ModeCheck {
 		return n
 	}
-	runtime.GC() // so that locks no one can reach again are known
-	dead := slices.DeleteFunc(held.DeadHolds(d.Alive), func(h held.DeadHold) bool { return !h.Entry.Lock.Reachable() })
+	dead := slices.DeleteFunc(held.DeadHolds(states, d.Exited), func(h held.DeadHold) bool { return !h.Entry.Lock.Reachable() })
 	slices.SortFunc(dead, func(a, b held.DeadHold) int { return int(a.Goroutine - b.Goroutine) })
 	for _, h := range dead {
 		l := h.Entry.Lock

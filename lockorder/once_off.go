@@ -30,13 +30,10 @@ func (wg *WaitGroup) Done() { wg.wg.Done() }
 func (wg *WaitGroup) Wait() { wg.wg.Wait() }
 
 // Go calls f in a new goroutine and adds that task to the WaitGroup.
-func (wg *WaitGroup) Go(f func()) {
-	wg.wg.Add(1)
-	go func() {
-		defer wg.wg.Done()
-		f()
-	}()
-}
+func (wg *WaitGroup) Go(f func()) { wg.wg.Go(f) }
+
+// condID is empty: nothing is named in this build.
+type condID struct{}
 
 // block waits for ch to be closed by Signal or Broadcast.
 func (c *Cond) block(ch chan struct{}) { <-ch }

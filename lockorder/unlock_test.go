@@ -56,6 +56,14 @@ func runChild() {
 		close(bHeld)
 		<-aHeld
 		a.Lock()
+	case "wg-go-panic":
+		// As with sync: the panic ends the program before Done, so Wait
+		// cannot return and the program exit normally first.
+		var wg lockorder.WaitGroup
+		wg.Go(func() { panic("boom") })
+		wg.Wait()
+		os.Stdout.WriteString("Wait returned\n")
+		os.Exit(0)
 	case "race-off":
 		raceScenario(lockorder.ModeOff)
 	case "race-trace":

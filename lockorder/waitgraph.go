@@ -94,17 +94,18 @@ func reportFinding(f waitfor.Finding) {
 	default:
 		return
 	}
+	c := cfg.Load() // the configuration the deadlock is found under
 	publishFromMonitor(v)
 	if v.Kind == KindDeadlock {
-		actOnDeadlock(v)
+		actOnDeadlock(c, v)
 	}
 }
 
-// actOnDeadlock carries out the deadlock action for v, just published:
-// under DeadlockPanic, a panic with the report (or, if the default handler
-// has just printed it in full, with its summary).
-func actOnDeadlock(v Violation) {
-	c := cfg.Load()
+// actOnDeadlock carries out the deadlock action of c, the configuration
+// read before v was published: under DeadlockPanic, a panic with the report
+// (or, if the default handler has just printed it in full, with its
+// summary).
+func actOnDeadlock(c *config, v Violation) {
 	if c.deadlockAction != DeadlockPanic {
 		return
 	}

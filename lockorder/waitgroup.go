@@ -88,12 +88,19 @@ func (wg *WaitGroup) Wait() {
 }
 
 // Go calls f in a new goroutine and adds that task to the WaitGroup: Add(1)
-// before, Done after f returns, as sync.WaitGroup.Go does. f must not
-// panic.
+// before, Done after f returns, as sync.WaitGroup.Go does. f should not
+// panic: as with sync, a panic in f ends the program without Done, so that
+// Wait cannot return (and the program exit normally) while the panic is
+// under way.
 func (wg *WaitGroup) Go(f func()) {
 	wg.Add(1)
 	go func() {
-		defer wg.Done()
+		defer func() {
+			if x := recover(); x != nil {
+				panic(x)
+			}
+			wg.Done()
+		}()
 		w := modeWord.Load()
 		if Mode(w&3) == ModeOff {
 			f()

@@ -6,38 +6,53 @@ type DeadHold struct {
 	Entry     Entry
 }
 
-// DeadHolds returns the locks still held by goroutines that have exited:
-// those for which alive reports false. A dead goroutine's stack is no
-// longer written, so reading it here is safe; the race detector, which
-// cannot know that the goroutine is gone, is told not to look.
-func DeadHolds(alive func(id int64) bool) []DeadHold {
-	var out []DeadHold
-	visit := func(id int64, g *G) {
-		if g == nil || alive(id) || g.ID() != id {
-			return
-		}
-		raceDisable()
-		defer raceEnable()
-		for i := range g.stack {
-			if e := &g.stack[i]; e.Lock != nil && g.Valid(e) {
-				out = append(out, DeadHold{Goroutine: id, Entry: *e})
+// States returns the state of every goroutine that has one now.
+func States() []*G {
+	var out []*G
+	for i := range table {
+		s := &table[i]
+		if s.owner.Load() != 0 {
+			if g := s.g.Load(); g != nil {
+				out = append(out, g)
 			}
 		}
 	}
-	for i := range table {
-		s := &table[i]
-		if id := s.owner.Load(); id != 0 {
-			visit(id, s.g.Load())
-		}
-	}
 	slowMu.Lock()
-	var over []*G
 	for _, g := range overflow {
-		over = append(over, g)
+		out = append(out, g)
 	}
 	slowMu.Unlock()
-	for _, g := range over {
-		visit(g.ID(), g)
+	return out
+}
+
+// DeadHolds returns the locks still held by the goroutines of states, got
+// from States, that exited reports have exited. The caller must ask
+// exited only of what it saw after States returned (a goroutine dump
+// taken then): a goroutine that has a state existed before.
+func DeadHolds(states []*G, exited func(id int64) bool) []DeadHold {
+	var out []DeadHold
+	for _, g := range states {
+		id := g.ID()
+		if !exited(id) {
+			continue
+		}
+		for _, e := range entriesOfExited(g) {
+			if e.Lock != nil && g.Valid(&e) {
+				out = append(out, DeadHold{Goroutine: id, Entry: e})
+			}
+		}
 	}
+	return out
+}
+
+// entriesOfExited copies the stack of g, whose goroutine has exited. Its
+// last writes came before its exit, which nothing orders before this read
+// as far as the race detector can see: the goroutine is gone, so no write
+// can come after, and the read is kept out of the detector's sight.
+//
+//go:norace
+func entriesOfExited(g *G) []Entry {
+	out := make([]Entry, len(g.stack))
+	copy(out, g.stack)
 	return out
 }

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // MaxDepth is the number of frames kept per stack. Unwinding is most of
@@ -214,13 +215,19 @@ func Goroutine(id int64) string {
 	return strings.TrimRight(s, "\n")
 }
 
+// allSize is the size of the buffer the last All needed: each time All
+// finds its buffer too small it stops the world again, so it starts from
+// what was enough the last time.
+var allSize atomic.Int64
+
 // All returns the stacks of every goroutine, as runtime.Stack prints them.
-// It stops the world briefly.
+// It stops the world, for a time that grows with the number of goroutines.
 func All() []byte {
-	buf := make([]byte, 1<<16)
+	buf := make([]byte, max(1<<16, allSize.Load()+allSize.Load()/4))
 	for {
 		n := runtime.Stack(buf, true)
 		if n < len(buf) {
+			allSize.Store(int64(n))
 			return buf[:n]
 		}
 		buf = make([]byte, 2*len(buf))

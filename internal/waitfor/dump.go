@@ -35,6 +35,11 @@ func (d *Dump) Alive(gid int64) bool {
 	return ok
 }
 
+// Exited reports whether goroutine gid, known to have existed before d
+// was taken, had exited by then. (Ids are never reused; the runtime hands
+// them out in batches, so an id says nothing of when its goroutine began.)
+func (d *Dump) Exited(gid int64) bool { return !d.Alive(gid) }
+
 // Routine returns goroutine gid as d shows it.
 func (d *Dump) Routine(gid int64) (Routine, bool) {
 	span, ok := d.index[gid]

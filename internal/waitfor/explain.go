@@ -9,25 +9,30 @@ import (
 // "once config", "barrier allreduce (rank 3, generation 41)".
 func Describe(w *Wait) string {
 	var s string
+	name := w.Name()
 	switch w.Kind {
 	case KindLock:
-		s = "lock " + w.Name()
+		s = "lock " + name
 	case KindRLock:
-		s = "read lock " + w.Name()
-	case KindWaitGroup:
-		s = "WaitGroup " + w.Name()
-	case KindOnce:
-		s = "Once " + w.Name()
-	case KindCond:
-		s = "Cond " + w.Name()
+		s = "read lock " + name
+	case KindWaitGroup, KindOnce, KindCond:
+		// Named after their type ("WaitGroup@0x...") unless named
+		// otherwise.
+		s = name
+		if kind := typeName[w.Kind]; !strings.HasPrefix(name, kind) {
+			s = kind + " " + name
+		}
 	default:
-		s = w.Kind + " " + w.Name()
+		s = w.Kind + " " + name
 	}
 	if w.Detail != "" {
 		s += " (" + w.Detail + ")"
 	}
 	return s
 }
+
+// typeName names the types whose waits are not on locks.
+var typeName = map[string]string{KindWaitGroup: "WaitGroup", KindOnce: "Once", KindCond: "Cond"}
 
 // maxChain bounds how many goroutines an explanation follows.
 const maxChain = 8
@@ -109,9 +114,10 @@ func (g *Graph) follow(b *strings.Builder, id int64, d *Dump, seen map[int64]boo
 	}
 }
 
-// RoutineState says what d shows of goroutine id, for a goroutine in no
-// syncwatch wait: "has exited", "is blocked in chan receive at
-// main.worker (worker.go:42)", "is running at ...".
+// RoutineState says what d shows of goroutine id, known to have existed
+// before d was taken, for a goroutine in no syncwatch wait: "has exited",
+// "is blocked in chan receive at main.worker (worker.go:42)", "is running
+// at ...".
 func RoutineState(d *Dump, id int64) string {
 	r, ok := d.Routine(id)
 	if !ok {

@@ -28,6 +28,7 @@ func Snapshot() *Graph {
 		readers: map[*class.Lock][]int64{},
 		writers: map[*class.Lock][]int64{},
 	}
+	slices.SortFunc(all, func(a, b *Wait) int { return cmp.Compare(a.Goroutine, b.Goroutine) })
 	for _, w := range all {
 		g.waits[w.Goroutine] = w
 		for _, h := range w.Holds {
@@ -58,16 +59,18 @@ func (g *Graph) Waits() []*Wait {
 }
 
 // Blockers returns the goroutines w needs to act before it can end, every
-// one of them: a lock's writer, or, for a lock held for reading, the
-// waiting goroutines known to hold it; a reader queued behind a writer
-// needs the writer; other waits say themselves. It returns nil when
-// nothing is known, or when any goroutine could end the wait.
+// one of them, in increasing order: a lock's writer, or, for a lock held
+// for reading, the waiting goroutines known to hold it; a reader queued
+// behind a writer needs the writer; other waits say themselves. It returns
+// nil when nothing is known, or when any goroutine could end the wait.
 func (g *Graph) Blockers(w *Wait) []int64 {
 	if !w.IsLock() {
 		if w.Blockers == nil {
 			return nil
 		}
-		return w.Blockers(nil)
+		ids := w.Blockers(nil)
+		slices.Sort(ids)
+		return slices.Compact(ids)
 	}
 	if !w.HolderKnown {
 		return nil
@@ -96,7 +99,14 @@ func others(ids []int64, self int64) []int64 {
 // Cycles returns the cycles of waits in the snapshot that no timeout or
 // cancellation can break: each wait in a cycle needs the next one's
 // goroutine, and the last needs the first's. A goroutine waiting for
-// itself is a cycle of one. Each wait is in at most one returned cycle.
+// itself is a cycle of one. Each wait is in at most one returned cycle,
+// and the same waits give the same cycles.
+//
+// An edge to a lock's holder counts only if the holder's own wait lists
+// the lock among those it holds: the holder a lock records is the last
+// goroutine to take it where holders are tracked, which is stale if it was
+// taken since where they are not (a mode switch), and a cycle must not
+// rest on it.
 func (g *Graph) Cycles() [][]*Wait {
 	const (
 		white = iota
@@ -115,7 +125,7 @@ func (g *Graph) Cycles() [][]*Wait {
 		path = append(path, w)
 		for _, b := range g.Blockers(w) {
 			next := g.waits[b]
-			if next == nil || next.Bounded {
+			if next == nil || next.Bounded || !holds(w, next) {
 				continue
 			}
 			switch color[b] {
@@ -141,4 +151,19 @@ func (g *Graph) Cycles() [][]*Wait {
 		}
 	}
 	return cycles
+}
+
+// holds reports whether next, a goroutine w needs, is known to hold what w
+// waits for, when w waits for a lock it holds for writing; other edges
+// need no proof.
+func holds(w, next *Wait) bool {
+	if !w.IsLock() || w.Lock.Holder() != next.Goroutine {
+		return true
+	}
+	for _, h := range next.Holds {
+		if h.Lock == w.Lock && !h.Read && h.Valid(next.Goroutine) {
+			return true
+		}
+	}
+	return false
 }

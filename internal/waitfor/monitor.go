@@ -28,8 +28,10 @@ type Settings struct {
 	ExitedAfter time.Duration
 	// DumpEvery rate-limits the goroutine dumps the monitor takes.
 	DumpEvery time.Duration
-	// Report is called with each finding, from the monitor's goroutine,
-	// with no lock of this package held. Nil turns the monitor off.
+	// Report is called with each finding, with no lock of this package
+	// held, on a goroutine of its own for each look that found something:
+	// a Report that blocks holds up no later finding. Nil turns the
+	// monitor off.
 	Report func(Finding)
 }
 
@@ -118,8 +120,12 @@ func scan(s *Settings) {
 	found, next := scanWith(s, Snapshot(), cands)
 	cands = next
 	candMu.Unlock()
-	for _, f := range found {
-		s.Report(f)
+	if len(found) > 0 {
+		go func() {
+			for _, f := range found {
+				s.Report(f)
+			}
+		}()
 	}
 }
 
@@ -158,7 +164,7 @@ func scanWith(s *Settings, g *Graph, prev map[string]int64) (found []Finding, ne
 	var d *Dump
 	if len(found) > 0 || len(dumpFor) > 0 {
 		if len(found) > 0 {
-			d = Recent(s.Grace)
+			d = Fresh() // a deadlock is rare: its stacks must be those of now
 		} else if d = Cached(s.DumpEvery); d == nil && canDump(s.DumpEvery) {
 			d = Recent(s.DumpEvery)
 		}
@@ -169,7 +175,7 @@ func scanWith(s *Settings, g *Graph, prev map[string]int64) (found []Finding, ne
 	if d != nil {
 		for _, w := range dumpFor {
 			h := w.Holder()
-			exited := w.IsLock() && h != 0 && g.Wait(h) == nil && !d.Alive(h)
+			exited := w.IsLock() && h != 0 && g.Wait(h) == nil && d.Exited(h)
 			if exited && mark([]*Wait{w}, seenExited) {
 				found = append(found, Finding{Kind: HeldByExited, Waits: []*Wait{w}, Graph: g, Dump: d})
 			}

@@ -49,8 +49,8 @@ func TestCycleThroughLocksAndAWaitGroup(t *testing.T) {
 	a.SetHolder(base + 10)
 	b.SetHolder(base + 11)
 	register(t,
-		&waitfor.Wait{Goroutine: base + 10, Kind: waitfor.KindLock, Lock: b, HolderKnown: true},
-		&waitfor.Wait{Goroutine: base + 11, Kind: waitfor.KindWaitGroup, Object: "wg", Blockers: needs(base + 12)},
+		&waitfor.Wait{Goroutine: base + 10, Kind: waitfor.KindLock, Lock: b, HolderKnown: true, Holds: []waitfor.Hold{{Lock: a}}},
+		&waitfor.Wait{Goroutine: base + 11, Kind: waitfor.KindWaitGroup, Object: "wg", Blockers: needs(base + 12), Holds: []waitfor.Hold{{Lock: b}}},
 		&waitfor.Wait{Goroutine: base + 12, Kind: waitfor.KindLock, Lock: a, HolderKnown: true},
 		// Waits on the cycle from outside it: not part of it.
 		&waitfor.Wait{Goroutine: base + 13, Kind: waitfor.KindLock, Lock: a, HolderKnown: true},
@@ -68,6 +68,59 @@ func TestCycleThroughLocksAndAWaitGroup(t *testing.T) {
 		ids = append(ids, w.Goroutine-base)
 	}
 	assert.ElementsMatch(t, []int64{10, 11, 12}, ids)
+}
+
+// A lock's holder is trusted in a cycle only if that goroutine's own wait
+// lists the lock: the holder recorded on a lock goes stale when the lock is
+// taken where holders are not tracked.
+func TestStaleHolderMakesNoCycle(t *testing.T) {
+	a, b := class.New(nil, "Mutex", 1), class.New(nil, "Mutex", 2)
+	a.SetHolder(base + 60)
+	b.SetHolder(base + 61)
+	register(t,
+		&waitfor.Wait{Goroutine: base + 60, Kind: waitfor.KindLock, Lock: b, HolderKnown: true, Holds: []waitfor.Hold{{Lock: a}}},
+		&waitfor.Wait{Goroutine: base + 61, Kind: waitfor.KindLock, Lock: a, HolderKnown: true}, // holds nothing it says
+	)
+	for _, c := range waitfor.Snapshot().Cycles() {
+		assert.Less(t, c[0].Goroutine, int64(base), "a cycle through a stale holder")
+	}
+}
+
+// The same waits give the same cycle at every look, whatever order a
+// primitive lists the goroutines it needs in, so that a cycle can be
+// watched through its grace period.
+func TestCyclesAreStable(t *testing.T) {
+	l := class.New(nil, "Mutex", 1)
+	l.SetHolder(base + 70)
+	var flip bool
+	register(t,
+		&waitfor.Wait{Goroutine: base + 70, Kind: waitfor.KindWaitGroup, Object: "pool", Holds: []waitfor.Hold{{Lock: l}},
+			Blockers: func(dst []int64) []int64 {
+				flip = !flip
+				if flip {
+					return append(dst, base+72, base+71)
+				}
+				return append(dst, base+71, base+72)
+			}},
+		&waitfor.Wait{Goroutine: base + 71, Kind: waitfor.KindLock, Lock: l, HolderKnown: true},
+		&waitfor.Wait{Goroutine: base + 72, Kind: waitfor.KindLock, Lock: l, HolderKnown: true},
+	)
+	key := func() []int64 {
+		var ids []int64
+		for _, c := range waitfor.Snapshot().Cycles() {
+			if c[0].Goroutine >= base+70 {
+				for _, w := range c {
+					ids = append(ids, w.Goroutine)
+				}
+			}
+		}
+		return ids
+	}
+	first := key()
+	require.NotEmpty(t, first)
+	for range 10 {
+		assert.Equal(t, first, key())
+	}
 }
 
 func TestBoundedWaitBreaksNoCycle(t *testing.T) {
@@ -88,7 +141,7 @@ func TestWriterWaitingForAReaderThatWaitsForIt(t *testing.T) {
 	m.SetHolder(base + 30)
 	register(t,
 		// 30 holds m and waits to write rw, which 31 holds for reading.
-		&waitfor.Wait{Goroutine: base + 30, Kind: waitfor.KindLock, Lock: rw, HolderKnown: true},
+		&waitfor.Wait{Goroutine: base + 30, Kind: waitfor.KindLock, Lock: rw, HolderKnown: true, Holds: []waitfor.Hold{{Lock: m}}},
 		&waitfor.Wait{Goroutine: base + 31, Kind: waitfor.KindLock, Lock: m, HolderKnown: true,
 			Holds: []waitfor.Hold{{Lock: rw, Read: true, Gen: rw.ReadGen()}}},
 	)
@@ -129,5 +182,9 @@ func TestExplainFollowsTheChainToARealGoroutine(t *testing.T) {
 	assert.True(t, strings.HasPrefix(got, "waiting for lock aggregation_lock#"), got)
 	assert.Contains(t, got, ", held by goroutine ")
 	assert.Contains(t, got, "which is blocked in chan receive at github.com/syncwatch/syncwatch/internal/waitfor_test.")
-	assert.Equal(t, "has exited", waitfor.RoutineState(d, base+99))
+	gone := make(chan int64)
+	go func() { gone <- goid.ID() }()
+	exited := <-gone
+	require.Eventually(t, func() bool { return waitfor.Fresh().Exited(exited) }, 5*time.Second, time.Millisecond)
+	assert.Equal(t, "has exited", waitfor.RoutineState(waitfor.Fresh(), exited))
 }

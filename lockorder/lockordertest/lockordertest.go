@@ -20,8 +20,9 @@
 //
 // Most concurrency bugs bite in goroutines that outlive the test function,
 // so VerifyNone and VerifyTestMain first wait, at most two seconds (see
-// [MaxWait]), until every goroutine still running has finished or blocked.
-// Then they also fail on what is stuck: every goroutine still blocked in a
+// [MaxWait]), until every goroutine still running has finished or blocked
+// and every syncwatch wait has lasted a second. Then they also fail on
+// what is stuck: every goroutine blocked for a second or more in a
 // syncwatch wait that only another goroutine could end (blocked-at-exit,
 // with why), and every lock still held by a goroutine that has exited
 // (held-by-exited-goroutine). Violations a program
@@ -101,7 +102,8 @@ func IncludeExpected() Option {
 
 // MaxWait sets how long VerifyNone and VerifyTestMain wait for goroutines
 // that are still running to finish or block before they check (default
-// 2s). Zero checks at once. A negative duration panics.
+// 2s). Zero checks at once; a goroutine is still reported as blocked only
+// once its wait has lasted a second. A negative duration panics.
 func MaxWait(d time.Duration) Option {
 	if d < 0 {
 		panic("lockordertest: negative MaxWait")
@@ -184,11 +186,8 @@ func VerifyNone(t TestingT, opts ...Option) {
 // counts.
 func verify(opts []Option) error {
 	o := newOptions(opts)
-	minAge := o.maxWait
-	if settle(o.maxWait) {
-		minAge = 0 // nothing runs that could end a wait
-	}
-	lockorder.ReportBlocked(minAge)
+	settle(o.maxWait)
+	lockorder.ReportBlocked(blockedFloor)
 	return o.find()
 }
 

@@ -8,27 +8,42 @@ import (
 	"github.com/syncwatch/syncwatch/internal/waitfor"
 )
 
-// settlePoll is how often settle looks at the goroutines.
-const settlePoll = 20 * time.Millisecond
+// blockedFloor is how long a goroutine must have been blocked in a
+// syncwatch wait to be reported as blocked at exit: long enough that a
+// holder waiting on a short timer, a network reply or a context is not
+// taken for stuck.
+const blockedFloor = time.Second
 
-// settle waits, at most max, until no goroutine but the caller is running,
-// runnable, sleeping or in a system call: every other goroutine has
-// finished or is blocked. It reports whether that happened.
-func settle(max time.Duration) bool {
+// settle waits, at most max, until every goroutine but the caller has
+// finished or is blocked, and every syncwatch wait has lasted blockedFloor
+// (so that one still blocked then is stuck, not passing through).
+func settle(max time.Duration) {
 	self := goid.ID()
 	deadline := time.Now().Add(max)
-	for {
-		if quiet(self) {
-			return true
+	for pause := 10 * time.Millisecond; ; pause = min(2*pause, 100*time.Millisecond) {
+		if quiet(self) && waitsOld() {
+			return
 		}
 		if !time.Now().Before(deadline) {
-			return false
+			return
 		}
-		time.Sleep(settlePoll)
+		time.Sleep(min(pause, time.Until(deadline)))
 	}
 }
 
-// quiet reports whether every goroutine but self is blocked.
+// waitsOld reports whether every registered wait has lasted blockedFloor.
+func waitsOld() bool {
+	for _, w := range waitfor.All() {
+		if w.Age() < blockedFloor {
+			return false
+		}
+	}
+	return true
+}
+
+// quiet reports whether every goroutine but self is blocked: none is
+// running, runnable or sleeping. (One in a system call, such as
+// os/signal's, counts as blocked.)
 func quiet(self int64) bool {
 	for id, state := range waitfor.Fresh().States() {
 		if id == self {
@@ -38,7 +53,7 @@ func quiet(self int64) bool {
 			state = state[:i] // "syscall, locked to thread"
 		}
 		switch state {
-		case "running", "runnable", "syscall", "sleep", "":
+		case "running", "runnable", "sleep", "":
 			return false
 		}
 	}

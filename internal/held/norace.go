@@ -1,6 +1,0 @@
-//go:build !race
-
-package held
-
-func raceDisable() {}
-func raceEnable()  {}

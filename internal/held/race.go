@@ -1,8 +1,0 @@
-//go:build race
-
-package held
-
-import "runtime"
-
-func raceDisable() { runtime.RaceDisable() }
-func raceEnable()  { runtime.RaceEnable() }
