@@ -47,7 +47,7 @@ func TestZeroValueLocks(t *testing.T) {
 	require.True(t, rw.RUnlock())
 	assert.True(t, rw.TryLock())
 	require.True(t, rw.Unlock())
-	assert.Zero(t, atomic.LoadInt32(&rw.Readers))
+	assert.Zero(t, atomic.LoadInt64(rw.Readers()))
 }
 
 func TestWriterWaitsForReaders(t *testing.T) {
@@ -76,7 +76,7 @@ func TestMisuseIsReportedAndChangesNothing(t *testing.T) {
 	var rw rwlock.RWMutex
 	assert.False(t, rw.RUnlock(), "RUnlock of unlocked")
 	assert.False(t, rw.Unlock(), "Unlock of unlocked")
-	assert.Zero(t, atomic.LoadInt32(&rw.Readers))
+	assert.Zero(t, atomic.LoadInt64(rw.Readers()))
 
 	rw.RLock()
 	assert.False(t, rw.Unlock(), "Unlock of read-locked")
@@ -93,22 +93,38 @@ func TestMisuseIsReportedAndChangesNothing(t *testing.T) {
 func TestAdmittedReaderWaitsForTheWriter(t *testing.T) {
 	var rw rwlock.RWMutex
 	rw.Lock()
-	require.Negative(t, atomic.AddInt32(&rw.Readers, 1), "a writer holds the lock")
+	v := atomic.AddInt64(rw.Readers(), 1)
+	require.Negative(t, v, "a writer holds the lock")
+	require.True(t, rw.Enqueue(v), "the reader queues behind the writer")
 	adm := (*rwlock.Admitted)(&rw)
 	assert.False(t, adm.TryLock(), "admitted while the writer holds the lock")
 	require.True(t, rw.Unlock())
-	assert.True(t, adm.TryLock(), "the writer's Unlock admits the counted reader")
+	assert.True(t, adm.TryLock(), "the writer's Unlock admits the queued reader")
 	assert.False(t, rw.TryLock(), "the admitted reader holds the lock")
 	require.True(t, rw.RUnlock())
 
 	rw.Lock()
-	require.Negative(t, atomic.AddInt32(&rw.Readers, 1))
+	v = atomic.AddInt64(rw.Readers(), 1)
+	require.Negative(t, v)
+	require.True(t, rw.Enqueue(v))
 	in := start(adm.Lock)
 	require.True(t, stillRunning(in))
 	require.True(t, rw.Unlock())
 	<-in
-	r := atomic.AddInt32(&rw.Readers, -1)
-	require.Zero(t, r)
+	require.Zero(t, atomic.AddInt64(rw.Readers(), -1))
+
+	// A reader that counted itself but had not queued when the writer
+	// unlocked is in without a token.
+	rw.Lock()
+	v = atomic.AddInt64(rw.Readers(), 1)
+	require.Negative(t, v)
+	require.True(t, rw.Unlock())
+	assert.False(t, rw.Enqueue(v), "the writer has gone: the reader is in")
+	assert.False(t, adm.TryLock(), "a token was sent for a reader that did not queue")
+	assert.False(t, rw.TryLock(), "the reader holds the lock")
+	require.True(t, rw.RUnlock())
+	assert.True(t, rw.TryLock())
+	require.True(t, rw.Unlock())
 }
 
 // Readers and writers hammer one lock: a writer must always be alone, and
@@ -158,7 +174,7 @@ func TestMutualExclusion(t *testing.T) {
 	}
 	wg.Wait()
 	assert.Zero(t, bad.Load())
-	assert.Zero(t, atomic.LoadInt32(&rw.Readers))
+	assert.Zero(t, atomic.LoadInt64(rw.Readers()))
 	assert.True(t, rw.TryLock())
 }
 
