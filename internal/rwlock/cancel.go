@@ -13,7 +13,7 @@ import "sync/atomic"
 func (rw *RWMutex) LockQueued(done <-chan struct{}) bool {
 	rw.raceQueues()
 	raceDisable()
-	e := rw.epoch.Load()
+	e := rw.epoch()
 	a := announcement(e)
 	n := int32(atomic.AddInt64(&rw.readers, a) - a)
 	ok := n == 0 || rw.awaitReaders(e, n, done)

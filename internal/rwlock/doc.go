@@ -22,7 +22,8 @@
 // a sync.Mutex, the writers' queue, so they wait for one another as sync's
 // do. The writer at its head announces itself by adding to the count a
 // large negative number, its announcement, which carries the writer's
-// epoch: a 30-bit number kept in the lock. So the count is negative exactly
+// epoch: a 30-bit number kept in the lock (in the gate, below), moved on
+// only while the writers' queue is held. So the count is negative exactly
 // while a writer holds the lock or waits for readers, and the result of
 // every add to it tells the reader that made it which writer it found.
 //

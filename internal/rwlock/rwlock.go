@@ -24,11 +24,12 @@ type RWMutex struct {
 	_ [0]atomic.Int64 // aligns readers for 64-bit atomics on 32-bit platforms
 	// readers is the reader count: see the package doc and AddReader.
 	readers int64
-	w       sync.Mutex    // the writers' queue
-	epoch   atomic.Uint32 // of the writer announced or to come; changed with w held
+	w       sync.Mutex // the writers' queue
 	// leaving is epoch<<32 | uint32(n): writer epoch waits for n readers.
 	leaving atomic.Uint64
-	// gate is epoch<<32 | n: n readers queued behind writer epoch.
+	// gate is epoch<<32 | n: n readers queued behind writer epoch. Its
+	// epoch is the lock's: the writer's announced, or the next one's. It
+	// changes only with w held.
 	gate atomic.Uint64
 	q    atomic.Pointer[queues]
 }
@@ -58,6 +59,12 @@ func word(e uint32, n int32) uint64 { return uint64(e)<<32 | uint64(uint32(n)) }
 
 // unword unpacks word.
 func unword(x uint64) (e uint32, n int32) { return uint32(x >> 32), int32(uint32(x)) }
+
+// epoch returns the lock's epoch (see gate).
+func (rw *RWMutex) epoch() uint32 {
+	e, _ := unword(rw.gate.Load())
+	return e
+}
 
 // next is the epoch after e.
 func next(e uint32) uint32 { return (e + 1) & epochMask }
@@ -228,7 +235,7 @@ func (rw *RWMutex) Lock() {
 	rw.raceQueues()
 	raceDisable()
 	rw.w.Lock()
-	e := rw.epoch.Load()
+	e := rw.epoch()
 	a := announcement(e)
 	if n := int32(atomic.AddInt64(&rw.readers, a) - a); n != 0 {
 		rw.awaitReaders(e, n, nil)
@@ -248,7 +255,7 @@ func (rw *RWMutex) writerIn() {
 func (rw *RWMutex) TryLock() bool {
 	raceDisable()
 	ok := rw.w.TryLock()
-	if ok && !atomic.CompareAndSwapInt64(&rw.readers, 0, announcement(rw.epoch.Load())) {
+	if ok && !atomic.CompareAndSwapInt64(&rw.readers, 0, announcement(rw.epoch())) {
 		rw.w.Unlock()
 		ok = false
 	}
@@ -266,7 +273,7 @@ func (rw *RWMutex) Unlock() bool {
 	rw.raceQueues()
 	raceRelease(rw.writerDone())
 	raceDisable()
-	e := rw.epoch.Load()
+	e := rw.epoch()
 	n := atomic.AddInt64(&rw.readers, -announcement(e))
 	ok := uint64(n) < 1<<epochShift // otherwise no writer e was announced
 	if !ok {
@@ -288,7 +295,6 @@ func (rw *RWMutex) moveOn(e uint32) {
 	ne := next(e)
 	rw.leaving.Store(word(ne, 0))
 	g := rw.gate.Swap(word(ne, 0))
-	rw.epoch.Store(ne)
 	if _, n := unword(g); n > 0 {
 		q := rw.queues()
 		for range n {

@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -32,6 +33,18 @@ func stillRunning(done chan struct{}) bool {
 	case <-time.After(20 * time.Millisecond):
 		return true
 	}
+}
+
+// The lock is five words: the count, the writers' queue, leaving, the gate
+// and the queues' pointer. The count is 64-bit aligned wherever the lock
+// is, as 64-bit atomics need on 32-bit platforms.
+func TestSize(t *testing.T) {
+	assert.LessOrEqual(t, unsafe.Sizeof(rwlock.RWMutex{}), 5*unsafe.Sizeof(int64(0)))
+	var s struct {
+		b  byte
+		rw rwlock.RWMutex
+	}
+	assert.Zero(t, unsafe.Offsetof(s.rw)%8)
 }
 
 func TestZeroValueLocks(t *testing.T) {
