@@ -47,6 +47,10 @@ func (rw *RWMutex) awaitReaders(e uint32, n int32, done <-chan struct{}) bool {
 		return true
 	case <-done:
 	}
+	// Give up: first end the readers' count of this writer, which decides
+	// a race with the last reader out, then withdraw. In the other order a
+	// reader could get in between the two and the last reader out then
+	// let the writer in with it.
 	for {
 		l := rw.leaving.Load()
 		if _, left := unword(l); left == 0 {
