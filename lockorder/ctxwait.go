@@ -7,11 +7,18 @@ import (
 )
 
 // lockWithContext acquires lk, or gives up when ctx is done, and reports
-// whether it acquired. A sync lock cannot be waited for with a deadline,
-// so a helper goroutine waits in lk.Lock instead, which keeps the wait's
-// place in sync's fair queue. If the caller gives up first, the helper
-// stays queued, and when it gets the lock it releases it at once (unlock),
-// so an abandoned wait never leaves the lock held.
+// whether it acquired. A lock that gives up is left as it was.
+//
+// A lock whose wait can be given up (a cancelLocker, RWMutex's read side)
+// is waited for directly. A sync lock cannot be waited for with a
+// deadline, so a helper goroutine waits in lk.Lock instead, which keeps the
+// wait's place in sync's fair queue. If the caller gives up first, the
+// helper stays queued, and when it gets the lock it releases it at once
+// (unlock), so an abandoned wait never leaves the lock held. RWMutex's
+// write side (a queuedLocker) has both: a helper waits for the writers'
+// queue, a sync.Mutex, and the caller then waits for the readers in,
+// which it can give up, withdrawing: a helper never waits as a writer
+// that holds readers out.
 //
 // A helper whose caller gave up is idle until it gets the lock, and the
 // next lockWithContext on the same lock adopts it instead of queueing
@@ -24,6 +31,38 @@ func lockWithContext(ctx context.Context, lk sync.Locker, unlock func()) bool {
 		lk.Lock()
 		return true
 	}
+	switch l := lk.(type) {
+	case cancelLocker:
+		return l.LockOrCancel(done)
+	case queuedLocker:
+		q := l.Queue()
+		if t, ok := q.(interface{ TryLock() bool }); !ok || !t.TryLock() {
+			if !lockHelped(done, q, q.Unlock) {
+				return false
+			}
+		}
+		return l.LockQueued(done)
+	}
+	return lockHelped(done, lk, unlock)
+}
+
+// A cancelLocker is a lock whose wait can be given up: LockOrCancel
+// acquires it, or gives up when done is closed, leaving it as it was.
+type cancelLocker interface {
+	LockOrCancel(done <-chan struct{}) bool
+}
+
+// A queuedLocker is a lock whose waiters first take a queue, a sync lock,
+// then finish with a wait that can be given up: LockQueued, which releases
+// the queue if it gives up.
+type queuedLocker interface {
+	Queue() sync.Locker
+	LockQueued(done <-chan struct{}) bool
+}
+
+// lockHelped acquires the sync lock lk through a helper goroutine, or
+// gives up when done is closed; see lockWithContext.
+func lockHelped(done <-chan struct{}, lk sync.Locker, unlock func()) bool {
 	got := make(chan struct{})
 	h, queued := helpers.adopt(lk, got)
 	if !queued {

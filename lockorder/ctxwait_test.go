@@ -15,7 +15,8 @@ import (
 
 // The LockContext tests that hold in both builds: a wait given up on a
 // lock that is never released leaves at most one goroutine behind per
-// concurrent waiter, not one per attempt.
+// concurrent waiter, not one per attempt, and none at all where the wait
+// itself can be given up (RLockContext).
 
 // ctxLock is one way of waiting with a context, on a lock some other
 // goroutine can hold.
@@ -26,6 +27,10 @@ type ctxLock struct {
 	wait    func(context.Context) error // by the waiter
 	undo    func()                      // releases what wait took
 	try     func() bool                 // whether the lock is free: takes and releases it
+	// helpers is how many helpers abandoned waits leave queued while the
+	// holder keeps the lock: 1 on a sync lock (a writer waits for the
+	// writers' queue, a sync.Mutex), 0 where the wait is given up in place.
+	helpers int
 }
 
 func ctxLocks() []ctxLock {
@@ -49,9 +54,9 @@ func ctxLocks() []ctxLock {
 		}
 	}
 	return []ctxLock{
-		{"Mutex.LockContext", m.Lock, m.Unlock, m.LockContext, m.Unlock, tryM},
-		{"RWMutex.LockContext", rw.Lock, rw.Unlock, rw.LockContext, rw.Unlock, tryRW(rw)},
-		{"RWMutex.RLockContext", rw2.Lock, rw2.Unlock, rw2.RLockContext, rw2.RUnlock, tryRW(rw2)},
+		{"Mutex.LockContext", m.Lock, m.Unlock, m.LockContext, m.Unlock, tryM, 1},
+		{"RWMutex.LockContext", rw.Lock, rw.Unlock, rw.LockContext, rw.Unlock, tryRW(rw), 1},
+		{"RWMutex.RLockContext", rw2.Lock, rw2.Unlock, rw2.RLockContext, rw2.RUnlock, tryRW(rw2), 0},
 	}
 }
 
@@ -99,11 +104,14 @@ func TestAbandonedWaitsShareOneHelper(t *testing.T) {
 				require.Error(t, err)
 				require.True(t, errors.Is(err, context.DeadlineExceeded), "%v", err)
 			}
-			assert.Equal(t, 1, lockorder.IdleHelpers(), "one helper stays queued for all %d attempts", attempts)
-			assert.LessOrEqual(t, runtime.NumGoroutine()-before, 1, "goroutines left behind by %d abandoned waits", attempts)
+			assert.Equal(t, l.helpers, lockorder.IdleHelpers(), "helpers queued for all %d attempts", attempts)
+			eventually(t, func() bool { return runtime.NumGoroutine()-before <= l.helpers }, "goroutines left behind by abandoned waits")
 
 			// The lock comes free: the helper takes it, lets it go and ends.
 			release()
+			if l.helpers == 0 {
+				assert.True(t, l.try(), "an abandoned wait holds the lock")
+			}
 			eventually(t, func() bool { return lockorder.IdleHelpers() == 0 }, "the idle helper ends once it gets the lock")
 			eventually(t, l.try, "the abandoned wait left the lock held")
 			eventually(t, func() bool { return runtime.NumGoroutine() <= before-1 }, "goroutines left after the lock came free")
@@ -116,6 +124,9 @@ func TestAbandonedWaitsShareOneHelper(t *testing.T) {
 func TestWaitAdoptsIdleHelper(t *testing.T) {
 	for _, l := range ctxLocks() {
 		t.Run(l.name, func(t *testing.T) {
+			if l.helpers == 0 {
+				t.Skip("no helper to adopt: the wait is given up in place")
+			}
 			fresh(t)
 			release := holdIn(l)
 			ctx, cancel := context.WithTimeout(context.Background(), time.Millisecond)

@@ -127,7 +127,10 @@
 // The SYNCWATCH_MODE environment variable (off, trace or check) overrides
 // the default, and [Configure] with [WithMode] overrides both, at any time.
 // Building with -tags syncwatch_off compiles the instrumentation away: the
-// types keep their API and are plain sync locks.
+// types keep their API and are plain locks. Mutex is a sync.Mutex; RWMutex
+// runs sync.RWMutex's algorithm on the lock of its own it has in every
+// mode, so that a LockContext that gives up can withdraw (a sync.RWMutex
+// writer cannot).
 //
 // Reports go to the handler set with [WithHandler] (by default, standard
 // error), to [Violations], to lockordertest.VerifyNone, and, once a tracer

@@ -36,7 +36,7 @@ var layoutOK = syncword.Verify()
 // two would not fit the inliner's budget. The reader count is
 // internal/rwlock's own, so unlike fastOff it does not depend on sync's
 // layout.
-var readSlow int32 = -1
+var readSlow int64 = -1
 
 // syncFastPaths sets fastOff and readSlow from modeWord's mode and
 // layoutOK. It rereads modeWord after the stores, so that of two racing
@@ -45,14 +45,14 @@ func syncFastPaths() {
 	for {
 		w := modeWord.Load()
 		var off uint32
-		var slow int32
+		var slow int64
 		if Mode(w&3) == ModeCheck {
 			off, slow = 1, -1
 		} else if !layoutOK {
 			off = 1
 		}
 		atomic.StoreUint32(&fastOff, off)
-		atomic.StoreInt32(&readSlow, slow)
+		atomic.StoreInt64(&readSlow, slow)
 		if modeWord.Load() == w {
 			return
 		}

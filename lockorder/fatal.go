@@ -1,5 +1,3 @@
-//go:build !syncwatch_off
-
 package lockorder
 
 import (

@@ -5,12 +5,18 @@ package lockorder
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 
 	"github.com/syncwatch/syncwatch/internal/mono"
+	"github.com/syncwatch/syncwatch/internal/rwlock"
 )
 
 // This file is the build with the syncwatch_off tag: every type keeps its
-// API, and every method is the sync method it wraps, with nothing added.
+// API and nothing is checked or recorded. Mutex's methods are sync.Mutex's.
+// RWMutex runs sync.RWMutex's algorithm on the lock the default build uses
+// (internal/rwlock), for the same reason: a sync.RWMutex writer cannot
+// withdraw, so a LockContext that gave up would hold readers out until the
+// readers in had left.
 
 // CurrentMode returns ModeOff: the syncwatch_off build tag compiled the
 // checks away.
@@ -49,9 +55,12 @@ func (m *Mutex) LockContext(ctx context.Context) error {
 // AssertHeld does nothing.
 func (m *Mutex) AssertHeld() {}
 
-// An RWMutex is a sync.RWMutex; the syncwatch_off build tag removed the
-// checks.
-type RWMutex struct{ mu sync.RWMutex }
+// An RWMutex is a reader/writer lock with sync.RWMutex's algorithm and
+// meaning; the syncwatch_off build tag removed the checks. Its uncontended
+// RLock and RUnlock are one atomic add inlined into the caller, as
+// sync's are. As with sync, RUnlock or Unlock of an RWMutex not so locked
+// is a fatal error; the message starts "fatal error: lockorder:".
+type RWMutex struct{ mu rwlock.RWMutex }
 
 // NewRWMutex returns an unlocked RWMutex. The class is ignored.
 func NewRWMutex(class string) *RWMutex { return new(RWMutex) }
@@ -60,13 +69,41 @@ func NewRWMutex(class string) *RWMutex { return new(RWMutex) }
 func (m *RWMutex) Lock() { m.mu.Lock() }
 
 // Unlock unlocks m for writing.
-func (m *RWMutex) Unlock() { m.mu.Unlock() }
+func (m *RWMutex) Unlock() {
+	if !m.mu.Unlock() {
+		fatal("lockorder: Unlock of unlocked RWMutex")
+	}
+}
 
 // RLock locks m for reading.
-func (m *RWMutex) RLock() { m.mu.RLock() }
+func (m *RWMutex) RLock() {
+	if rwlock.RaceEnabled {
+		m.mu.RLock()
+		return
+	}
+	if r := atomic.AddInt64(m.mu.Readers(), 1); r < 0 {
+		m.mu.WaitReader(r)
+	}
+}
 
 // RUnlock undoes one RLock.
-func (m *RWMutex) RUnlock() { m.mu.RUnlock() }
+func (m *RWMutex) RUnlock() {
+	if rwlock.RaceEnabled {
+		m.mu.ReaderOut()
+		m.runlockSlow(m.mu.AddReader(-1))
+		return
+	}
+	if r := atomic.AddInt64(m.mu.Readers(), -1); r < 0 {
+		m.runlockSlow(r)
+	}
+}
+
+// runlockSlow finishes an RUnlock whose add to the reader count returned r.
+func (m *RWMutex) runlockSlow(r int64) {
+	if r < 0 && !m.mu.ReaderLeft(r) {
+		fatal("lockorder: RUnlock of unlocked RWMutex")
+	}
+}
 
 // TryLock tries to lock m for writing.
 func (m *RWMutex) TryLock() bool { return m.mu.TryLock() }
@@ -74,10 +111,17 @@ func (m *RWMutex) TryLock() bool { return m.mu.TryLock() }
 // TryRLock tries to lock m for reading.
 func (m *RWMutex) TryRLock() bool { return m.mu.TryRLock() }
 
-// RLocker returns m's read Locker.
-func (m *RWMutex) RLocker() sync.Locker { return m.mu.RLocker() }
+// RLocker returns a Locker whose Lock and Unlock call m.RLock and
+// m.RUnlock.
+func (m *RWMutex) RLocker() sync.Locker { return (*rlocker)(m) }
 
-// LockContext locks m for writing, waiting at most until ctx is done.
+type rlocker RWMutex
+
+func (r *rlocker) Lock()   { (*RWMutex)(r).RLock() }
+func (r *rlocker) Unlock() { (*RWMutex)(r).RUnlock() }
+
+// LockContext locks m for writing, waiting at most until ctx is done. If
+// it gives up, m is left as it was.
 func (m *RWMutex) LockContext(ctx context.Context) error {
 	if ctx == nil {
 		panic("lockorder: LockContext with nil Context")
@@ -86,13 +130,14 @@ func (m *RWMutex) LockContext(ctx context.Context) error {
 		return nil
 	}
 	start := mono.Now()
-	if lockWithContext(ctx, &m.mu, m.mu.Unlock) {
+	if lk := (*rwlock.Writer)(&m.mu); lockWithContext(ctx, lk, lk.Unlock) {
 		return nil
 	}
 	return &WaitError{Lock: "RWMutex", Waited: mono.Since(start), Err: ctx.Err()}
 }
 
-// RLockContext locks m for reading, waiting at most until ctx is done.
+// RLockContext locks m for reading, waiting at most until ctx is done. If
+// it gives up, m is left as it was.
 func (m *RWMutex) RLockContext(ctx context.Context) error {
 	if ctx == nil {
 		panic("lockorder: LockContext with nil Context")
@@ -101,7 +146,7 @@ func (m *RWMutex) RLockContext(ctx context.Context) error {
 		return nil
 	}
 	start := mono.Now()
-	if lockWithContext(ctx, m.mu.RLocker(), m.mu.RUnlock) {
+	if lk := (*rwlock.Reader)(&m.mu); lockWithContext(ctx, lk, lk.Unlock) {
 		return nil
 	}
 	return &WaitError{Lock: "RWMutex", Waited: mono.Since(start), Err: ctx.Err()}

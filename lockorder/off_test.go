@@ -54,3 +54,10 @@ func TestOffBuildIsPlainSync(t *testing.T) {
 // fresh is main_test.go's for the tests shared by both builds: the off
 // build keeps nothing to reset.
 func fresh(t *testing.T) { t.Helper() }
+
+// The off build keeps LockContext's promise too (see rwcontext_test.go).
+func TestOffCancelledWriteLeavesReadersIn(t *testing.T) { checkCancelledWriteLeavesReadersIn(t) }
+
+func TestOffCancelledReadLeavesNothing(t *testing.T) { checkCancelledReadLeavesNothing(t) }
+
+func TestOffCancelStress(t *testing.T) { checkCancelStress(t) }

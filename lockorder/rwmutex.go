@@ -104,25 +104,26 @@ func (m *RWMutex) RLock() {
 	// own (internal/rwlock), so RLock always starts with its atomic add,
 	// which is the whole of an uncontended RLock. A negative count means a
 	// writer holds m or waits for it, and the slow half waits.
-	if r := atomic.AddInt32(&m.mu.Readers, 1); r|atomic.LoadInt32(&readSlow) < 0 {
+	if r := atomic.AddInt64(m.mu.Readers(), 1); r|atomic.LoadInt64(&readSlow) < 0 {
 		m.rlockSlow(r)
 	}
 }
 
 // rlockSlow is RLock past the inlined fast path: the add to the reader
 // count, which returned r, has been made, so m is read-locked if r >= 0,
-// and this reader waits for the writer to let it in if r < 0.
-func (m *RWMutex) rlockSlow(r int32) {
+// and this reader queues behind the writer and waits for it to let it in
+// if r < 0.
+func (m *RWMutex) rlockSlow(r int64) {
 	w := modeWord.Load()
 	switch Mode(w & 3) {
 	case ModeTrace:
-		if r < 0 {
+		if r < 0 && m.mu.Enqueue(r) {
 			traceWait(m.lock(), (*rwlock.Admitted)(&m.mu))
 		}
 		return
 	case ModeOff:
 		if r < 0 {
-			m.mu.WaitReader()
+			m.mu.WaitReader(r)
 		}
 		return
 	}
@@ -136,7 +137,7 @@ func (m *RWMutex) rlockSlow(r int32) {
 	if gs.Len() == 0 {
 		// Nothing held: nothing to check or report.
 		gs.Push(held.Entry{Lock: l, Read: true, Gen: l.ReadGen(), Elem: l.Elem(true), Chain: chain.Key(l.Chain(true))})
-		if r < 0 {
+		if r < 0 && m.mu.Enqueue(r) {
 			checkWait(gs, l, true, (*rwlock.Admitted)(&m.mu))
 		}
 	} else {
@@ -144,13 +145,12 @@ func (m *RWMutex) rlockSlow(r int32) {
 		// RLock had not begun: not holding m, and not counted as a reader
 		// waiting for it (a handler that write-locks m would wait for this
 		// goroutine; one that panics would leave a reader counted). So
-		// the read is handed back, or, while a writer keeps it waiting,
-		// handed to a goroutine that takes it when the writer lets it in
-		// and lets go at once; RLock then takes m anew.
+		// the read is handed back (if a writer keeps it waiting, its
+		// count is taken back); RLock then takes m anew.
 		if r >= 0 {
 			m.mu.RUnlock()
 		} else {
-			go m.mu.AbandonReader()
+			m.mu.CancelReader(r)
 		}
 		var fresh bool
 		if l, _, fresh = enter(gs, m, l, true); fresh {
@@ -238,7 +238,7 @@ func (m *RWMutex) RUnlock() {
 	// The fast path, inlined: the atomic subtraction that is the whole of
 	// an uncontended RUnlock. A negative result means a writer waits (or m
 	// was not read-locked).
-	if r := atomic.AddInt32(&m.mu.Readers, -1); r|atomic.LoadInt32(&readSlow) < 0 {
+	if r := atomic.AddInt64(m.mu.Readers(), -1); r|atomic.LoadInt64(&readSlow) < 0 {
 		m.runlockSlow(r)
 	}
 }
@@ -246,10 +246,10 @@ func (m *RWMutex) RUnlock() {
 // runlockSlow is RUnlock past the inlined fast path, after the subtraction
 // from the reader count, which returned r. If r >= 0 the read lock is
 // already released; ModeCheck then only brings its records up to date.
-func (m *RWMutex) runlockSlow(r int32) {
+func (m *RWMutex) runlockSlow(r int64) {
 	if w := modeWord.Load(); w&3 == uint32(ModeCheck) {
 		l := m.lock()
-		if r+1 == 0 || r+1 == -rwlock.MaxReaders {
+		if rwlock.Unheld(r) {
 			// Not read-locked: report it, with its stack, before the fatal
 			// error.
 			m.mu.ReaderLeft(r) // undoes the subtraction
@@ -279,13 +279,18 @@ func (r *rlocker) Lock()   { (*RWMutex)(r).RLock() }
 func (r *rlocker) Unlock() { (*RWMutex)(r).RUnlock() }
 
 // LockContext locks m for writing, waiting at most until ctx is done; see
-// [Mutex.LockContext].
+// [Mutex.LockContext]. If it gives up while readers hold m, it withdraws
+// at once: readers that queued behind it are let in, and new ones get in,
+// as though it had never come. While another writer holds m or waits for
+// it, the wait for that writer is made, as Mutex.LockContext's, by a
+// helper goroutine queued among the writers; it never holds readers out.
 func (m *RWMutex) LockContext(ctx context.Context) error {
 	return m.lockContext(ctx, false)
 }
 
 // RLockContext locks m for reading, waiting at most until ctx is done; see
-// [Mutex.LockContext].
+// [Mutex.LockContext]. It waits itself, with no helper goroutine, and if
+// it gives up nothing of its wait is left behind.
 func (m *RWMutex) RLockContext(ctx context.Context) error {
 	return m.lockContext(ctx, true)
 }

@@ -1,5 +1,7 @@
 package rwlock
 
+import "sync"
+
 // Reader is rw's read side as a lock with a non-blocking attempt: Lock is
 // RLock, TryLock is TryRLock and Unlock is RUnlock, which must succeed.
 type Reader RWMutex
@@ -10,6 +12,12 @@ func (r *Reader) Lock() { (*RWMutex)(r).RLock() }
 // TryLock tries to lock for reading.
 func (r *Reader) TryLock() bool { return (*RWMutex)(r).TryRLock() }
 
+// LockOrCancel locks for reading, or gives up when done is closed; see
+// [RWMutex.RLockOrCancel].
+func (r *Reader) LockOrCancel(done <-chan struct{}) bool {
+	return (*RWMutex)(r).RLockOrCancel(done)
+}
+
 // Unlock unlocks for reading; it panics if rw was not locked for reading.
 func (r *Reader) Unlock() {
 	if !(*RWMutex)(r).RUnlock() {
@@ -18,7 +26,10 @@ func (r *Reader) Unlock() {
 }
 
 // Writer is rw's write side as a lock with a non-blocking attempt; its
-// Unlock panics if rw was not locked for writing.
+// Unlock panics if rw was not locked for writing. Its wait has two parts,
+// which a caller that may give up takes one by one: the writers' queue
+// (Queue), a sync.Mutex that cannot be given up, then LockQueued, which
+// can.
 type Writer RWMutex
 
 // Lock locks for writing.
@@ -34,22 +45,64 @@ func (w *Writer) Unlock() {
 	}
 }
 
-// Admitted is a reader already counted by an add to Readers that returned
-// a negative count, as a lock with a non-blocking attempt: TryLock reports
-// whether the writer has let it in, Lock waits until it does.
+// Queue returns the writers' queue, the first part of a writer's wait.
+func (w *Writer) Queue() sync.Locker { return (*WriterQueue)(w) }
+
+// LockQueued is the second part: see [RWMutex.LockQueued].
+func (w *Writer) LockQueued(done <-chan struct{}) bool {
+	return (*RWMutex)(w).LockQueued(done)
+}
+
+// WriterQueue is the writers' queue, where writers wait for the writer
+// before them: a sync.Mutex that readers never touch. Holding it is the
+// right to announce oneself, with [RWMutex.LockQueued].
+type WriterQueue RWMutex
+
+// Lock takes the queue.
+func (q *WriterQueue) Lock() {
+	raceDisable()
+	q.w.Lock()
+	raceEnable()
+}
+
+// TryLock tries to take the queue.
+func (q *WriterQueue) TryLock() bool {
+	raceDisable()
+	ok := q.w.TryLock()
+	raceEnable()
+	return ok
+}
+
+// Unlock releases the queue, for a holder that has not announced itself.
+func (q *WriterQueue) Unlock() {
+	raceDisable()
+	q.w.Unlock()
+	raceEnable()
+}
+
+// Admitted is a reader queued by Enqueue, as a lock with a non-blocking
+// attempt: TryLock reports whether the writer has let it in, Lock waits
+// until it does.
 type Admitted RWMutex
 
 // Lock waits until the writer lets the reader in.
-func (a *Admitted) Lock() { (*RWMutex)(a).WaitReader() }
+func (a *Admitted) Lock() {
+	rw := (*RWMutex)(a)
+	rw.raceQueues()
+	raceDisable()
+	<-rw.queues().readers
+	raceEnable()
+}
 
 // TryLock reports whether the writer has let the reader in, without
 // waiting. A true result consumes the admission.
 func (a *Admitted) TryLock() bool {
-	(*RWMutex)(a).raceQueues()
+	rw := (*RWMutex)(a)
+	rw.raceQueues()
 	raceDisable()
 	ok := false
 	select {
-	case <-(*RWMutex)(a).queues().readers:
+	case <-rw.queues().readers:
 		ok = true
 	default:
 	}

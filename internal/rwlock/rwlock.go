@@ -1,19 +1,3 @@
-// Package rwlock is a reader/writer mutual exclusion lock with
-// sync.RWMutex's algorithm (writers queue on a mutex and announce
-// themselves by making the reader count negative; readers that arrive
-// meanwhile wait until the writer unlocks), whose read side can be taken
-// apart.
-//
-// sync.RWMutex's RLock and RUnlock cannot be split: once the reader count
-// is changed, only sync can wait on, or wake, the runtime semaphores that
-// go with it. Here the count is a field, Readers, and the waits are
-// channels, so a caller can change the count inline (one atomic add, the
-// whole of an uncontended RLock or RUnlock) and call [RWMutex.WaitReader]
-// or [RWMutex.ReaderLeft] only when the add says a writer is involved.
-// lockorder's RWMutex does that to inline its uncontended read paths.
-//
-// The zero value is an unlocked lock. Misuse returns false (Unlock,
-// ReaderLeft) instead of failing, so that the caller can report it first.
 package rwlock
 
 import (
@@ -25,27 +9,65 @@ import (
 // MaxReaders is the most readers a lock can have at once.
 const MaxReaders = 1 << 30
 
+// The reader count's layout: the number of readers in the low 32 bits, and
+// while a writer holds the lock or waits for readers, its announcement:
+// -(writerBit | epoch<<epochShift), negative whatever the readers.
+const (
+	epochShift = 32
+	epochMask  = 1<<30 - 1
+	writerBit  = 1 << 62
+)
+
 // An RWMutex is a reader/writer lock. It must not be copied after first
 // use.
 type RWMutex struct {
-	w sync.Mutex // held by the writer that holds the lock or waits for it
-	// Readers is the number of readers, less MaxReaders while a writer
-	// holds the lock or waits for it. Change it only with sync/atomic, as
-	// RLock and RUnlock do.
-	Readers int32
-	leaving atomic.Int32 // readers the waiting writer still waits for
-	q       atomic.Pointer[queues]
+	_ [0]atomic.Int64 // aligns readers for 64-bit atomics on 32-bit platforms
+	// readers is the reader count: see the package doc and AddReader.
+	readers int64
+	w       sync.Mutex // the writers' queue
+	// leaving is epoch<<32 | uint32(n): writer epoch waits for n readers.
+	leaving atomic.Uint64
+	// gate is epoch<<32 | n: n readers queued behind writer epoch. Its
+	// epoch is the lock's: the writer's announced, or the next one's. It
+	// changes only with w held.
+	gate atomic.Uint64
+	q    atomic.Pointer[queues]
 }
 
 // queues are where goroutines wait, made on first contention.
 type queues struct {
-	// readers holds one token per reader a writer's Unlock lets in. Its
+	// readers holds one token per queued reader a writer lets in. Its
 	// elements have no size, so its capacity costs nothing.
 	readers chan struct{}
 	// writer gets a token from the last reader out, for the writer that
 	// waits for the readers. One writer at a time waits.
 	writer chan struct{}
 }
+
+// announcement is what writer e adds to the reader count.
+func announcement(e uint32) int64 { return -(writerBit | int64(e)<<epochShift) }
+
+// split returns the number of readers in v, a value of the reader count,
+// and, if v < 0, the epoch of the writer announced in it.
+func split(v int64) (n int64, e uint32) {
+	n = int64(uint32(v))
+	return n, uint32(uint64(n-v)>>epochShift) & epochMask
+}
+
+// word packs an epoch and a count into leaving's or gate's layout.
+func word(e uint32, n int32) uint64 { return uint64(e)<<32 | uint64(uint32(n)) }
+
+// unword unpacks word.
+func unword(x uint64) (e uint32, n int32) { return uint32(x >> 32), int32(uint32(x)) }
+
+// epoch returns the lock's epoch (see gate).
+func (rw *RWMutex) epoch() uint32 {
+	e, _ := unword(rw.gate.Load())
+	return e
+}
+
+// next is the epoch after e.
+func next(e uint32) uint32 { return (e + 1) & epochMask }
 
 // The addresses the race detector's annotations use (see race.go): one
 // for "a writer unlocked" (readers and the next writer acquire it), one
@@ -73,24 +95,28 @@ func (rw *RWMutex) queues() *queues {
 	return rw.q.Load()
 }
 
-// RLock locks rw for reading.
-func (rw *RWMutex) RLock() {
-	if rw.AddReader(1) < 0 {
-		rw.WaitReader()
-	}
-	rw.ReaderIn()
+// AddReader adds delta (1 or -1) to the reader count and returns the
+// result: the first step of RLock and RUnlock, and the whole of them when
+// no writer is involved. A result v < 0 means a writer is, and the step
+// must be finished: by Enqueue(v) and a wait (or CancelReader(v)) after an
+// add of 1, by ReaderLeft(v) after an add of -1. ReaderIn must follow a
+// read lock and ReaderOut precede a read unlock (they tell the race
+// detector, which must not see the add itself: it would order every reader
+// after every earlier one).
+func (rw *RWMutex) AddReader(delta int64) int64 {
+	raceDisable()
+	v := atomic.AddInt64(&rw.readers, delta)
+	raceEnable()
+	return v
 }
 
-// AddReader adds delta (1 or -1) to Readers and returns the result: the
-// first step of RLock and RUnlock. Under the race detector it must be used
-// instead of an atomic add of one's own, with ReaderIn after an RLock and
-// ReaderOut before an RUnlock.
-func (rw *RWMutex) AddReader(delta int32) int32 {
-	raceDisable()
-	r := atomic.AddInt32(&rw.Readers, delta)
-	raceEnable()
-	return r
-}
+// Readers returns the reader count, for a caller that makes AddReader's
+// add itself, with atomic.AddInt64, under AddReader's rules: lockorder's
+// RWMutex does, to keep its uncontended RLock and RUnlock one inlined add.
+// (A call to AddReader, inlined, costs one point more than the inliner's
+// budget leaves them.) Without the race detector only: under it, such a
+// caller must call AddReader.
+func (rw *RWMutex) Readers() *int64 { return &rw.readers }
 
 // ReaderIn tells the race detector that a reader holds rw: it comes after
 // the writer before it. It does nothing without the race detector.
@@ -101,35 +127,52 @@ func (rw *RWMutex) ReaderIn() { raceAcquire(rw.writerDone()) }
 // detector.
 func (rw *RWMutex) ReaderOut() { raceReleaseMerge(rw.readerDone()) }
 
-// WaitReader finishes an RLock whose add to Readers left it negative: it
-// blocks until the writer holding or awaiting rw unlocks it.
-func (rw *RWMutex) WaitReader() {
-	rw.raceQueues()
-	raceDisable()
-	<-rw.queues().readers
-	raceEnable()
+// RLock locks rw for reading.
+func (rw *RWMutex) RLock() {
+	if v := rw.AddReader(1); v < 0 {
+		rw.WaitReader(v)
+	}
+	rw.ReaderIn()
 }
 
-// AbandonReader finishes, for a reader that gave up, an RLock whose add
-// to Readers left it negative: it waits until the writer lets the reader
-// in, then unlocks. Run it in a goroutine of its own.
-func (rw *RWMutex) AbandonReader() {
-	rw.WaitReader()
-	rw.ReaderIn()
-	rw.RUnlock()
+// Enqueue queues behind the writer a reader whose add of 1 to the reader
+// count returned v < 0. It reports whether the reader must wait for the
+// writer to let it in (see [Admitted]); false means the writer already has.
+func (rw *RWMutex) Enqueue(v int64) bool {
+	_, e := split(v)
+	raceDisable()
+	for {
+		g := rw.gate.Load()
+		if ge, _ := unword(g); ge != e {
+			raceEnable()
+			return false
+		}
+		if rw.gate.CompareAndSwap(g, g+1) {
+			raceEnable()
+			return true
+		}
+	}
+}
+
+// WaitReader finishes an RLock whose add to the reader count returned
+// v < 0: it blocks until the writer lets the reader in.
+func (rw *RWMutex) WaitReader(v int64) {
+	if rw.Enqueue(v) {
+		(*Admitted)(rw).Lock()
+	}
 }
 
 // TryRLock tries to lock rw for reading and reports whether it succeeded.
 func (rw *RWMutex) TryRLock() bool {
 	for {
 		raceDisable()
-		c := atomic.LoadInt32(&rw.Readers)
+		c := atomic.LoadInt64(&rw.readers)
 		raceEnable()
 		if c < 0 {
 			return false
 		}
 		raceDisable()
-		ok := atomic.CompareAndSwapInt32(&rw.Readers, c, c+1)
+		ok := atomic.CompareAndSwapInt64(&rw.readers, c, c+1)
 		raceEnable()
 		if ok {
 			rw.ReaderIn()
@@ -142,26 +185,48 @@ func (rw *RWMutex) TryRLock() bool {
 // was not locked for reading.
 func (rw *RWMutex) RUnlock() bool {
 	rw.ReaderOut()
-	if r := rw.AddReader(-1); r < 0 {
-		return rw.ReaderLeft(r)
+	if v := rw.AddReader(-1); v < 0 {
+		return rw.ReaderLeft(v)
 	}
 	return true
 }
 
-// ReaderLeft finishes an RUnlock whose subtraction from Readers returned
-// r < 0: a writer waits, and the last reader out lets it in. It reports
-// false, and undoes the subtraction, if rw was not locked for reading.
-func (rw *RWMutex) ReaderLeft(r int32) bool {
+// Unheld reports whether an RUnlock whose add of -1 to the reader count
+// returned v found rw not locked for reading (no reader counted).
+func Unheld(v int64) bool { return uint32(v) == ^uint32(0) }
+
+// ReaderLeft finishes an RUnlock whose add of -1 to the reader count
+// returned v < 0: it counts the reader out of the waiting writer's wait,
+// and the last reader out lets the writer in. It reports false, and undoes
+// the add, if rw was not locked for reading.
+func (rw *RWMutex) ReaderLeft(v int64) bool {
+	if Unheld(v) {
+		rw.AddReader(1)
+		return false
+	}
+	rw.leave(v)
+	return true
+}
+
+// leave counts a reader out of the wait of the writer announced in v.
+func (rw *RWMutex) leave(v int64) {
+	_, e := split(v)
 	rw.raceQueues()
 	raceDisable()
-	ok := r+1 != 0 && r+1 != -MaxReaders
-	if !ok {
-		atomic.AddInt32(&rw.Readers, 1)
-	} else if rw.leaving.Add(-1) == 0 {
-		rw.queues().writer <- struct{}{}
+	for {
+		l := rw.leaving.Load()
+		le, n := unword(l)
+		if le != e {
+			break // writer e gave up: no one waits for this reader
+		}
+		if rw.leaving.CompareAndSwap(l, word(e, n-1)) {
+			if n == 1 {
+				rw.queues().writer <- struct{}{}
+			}
+			break
+		}
 	}
 	raceEnable()
-	return ok
 }
 
 // Lock locks rw for writing: it waits for the writer before it, then for
@@ -170,9 +235,10 @@ func (rw *RWMutex) Lock() {
 	rw.raceQueues()
 	raceDisable()
 	rw.w.Lock()
-	r := atomic.AddInt32(&rw.Readers, -MaxReaders) + MaxReaders
-	if r != 0 && rw.leaving.Add(r) != 0 {
-		<-rw.queues().writer
+	e := rw.epoch()
+	a := announcement(e)
+	if n := int32(atomic.AddInt64(&rw.readers, a) - a); n != 0 {
+		rw.awaitReaders(e, n, nil)
 	}
 	raceEnable()
 	rw.writerIn()
@@ -189,7 +255,7 @@ func (rw *RWMutex) writerIn() {
 func (rw *RWMutex) TryLock() bool {
 	raceDisable()
 	ok := rw.w.TryLock()
-	if ok && !atomic.CompareAndSwapInt32(&rw.Readers, 0, -MaxReaders) {
+	if ok && !atomic.CompareAndSwapInt64(&rw.readers, 0, announcement(rw.epoch())) {
 		rw.w.Unlock()
 		ok = false
 	}
@@ -207,19 +273,32 @@ func (rw *RWMutex) Unlock() bool {
 	rw.raceQueues()
 	raceRelease(rw.writerDone())
 	raceDisable()
-	r := atomic.AddInt32(&rw.Readers, MaxReaders)
-	ok := r < MaxReaders
+	e := rw.epoch()
+	n := atomic.AddInt64(&rw.readers, -announcement(e))
+	ok := uint64(n) < 1<<epochShift // otherwise no writer e was announced
 	if !ok {
-		atomic.AddInt32(&rw.Readers, -MaxReaders)
+		atomic.AddInt64(&rw.readers, announcement(e))
 	} else {
-		if r > 0 {
-			q := rw.queues()
-			for range r {
-				q.readers <- struct{}{}
-			}
+		if n > 0 {
+			rw.moveOn(e)
 		}
 		rw.w.Unlock()
 	}
 	raceEnable()
 	return ok
+}
+
+// moveOn ends epoch e, whose writer has withdrawn its announcement: the
+// next writer's leaving and gate start empty, and the readers queued
+// behind writer e get their tokens. rw.w is held.
+func (rw *RWMutex) moveOn(e uint32) {
+	ne := next(e)
+	rw.leaving.Store(word(ne, 0))
+	g := rw.gate.Swap(word(ne, 0))
+	if _, n := unword(g); n > 0 {
+		q := rw.queues()
+		for range n {
+			q.readers <- struct{}{}
+		}
+	}
 }

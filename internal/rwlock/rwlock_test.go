@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -34,6 +35,18 @@ func stillRunning(done chan struct{}) bool {
 	}
 }
 
+// The lock is five words: the count, the writers' queue, leaving, the gate
+// and the queues' pointer. The count is 64-bit aligned wherever the lock
+// is, as 64-bit atomics need on 32-bit platforms.
+func TestSize(t *testing.T) {
+	assert.LessOrEqual(t, unsafe.Sizeof(rwlock.RWMutex{}), 5*unsafe.Sizeof(int64(0)))
+	var s struct {
+		b  byte
+		rw rwlock.RWMutex
+	}
+	assert.Zero(t, unsafe.Offsetof(s.rw)%8)
+}
+
 func TestZeroValueLocks(t *testing.T) {
 	var rw rwlock.RWMutex
 	rw.Lock()
@@ -47,7 +60,7 @@ func TestZeroValueLocks(t *testing.T) {
 	require.True(t, rw.RUnlock())
 	assert.True(t, rw.TryLock())
 	require.True(t, rw.Unlock())
-	assert.Zero(t, atomic.LoadInt32(&rw.Readers))
+	assert.Zero(t, atomic.LoadInt64(rw.Readers()))
 }
 
 func TestWriterWaitsForReaders(t *testing.T) {
@@ -76,7 +89,7 @@ func TestMisuseIsReportedAndChangesNothing(t *testing.T) {
 	var rw rwlock.RWMutex
 	assert.False(t, rw.RUnlock(), "RUnlock of unlocked")
 	assert.False(t, rw.Unlock(), "Unlock of unlocked")
-	assert.Zero(t, atomic.LoadInt32(&rw.Readers))
+	assert.Zero(t, atomic.LoadInt64(rw.Readers()))
 
 	rw.RLock()
 	assert.False(t, rw.Unlock(), "Unlock of read-locked")
@@ -93,22 +106,38 @@ func TestMisuseIsReportedAndChangesNothing(t *testing.T) {
 func TestAdmittedReaderWaitsForTheWriter(t *testing.T) {
 	var rw rwlock.RWMutex
 	rw.Lock()
-	require.Negative(t, atomic.AddInt32(&rw.Readers, 1), "a writer holds the lock")
+	v := atomic.AddInt64(rw.Readers(), 1)
+	require.Negative(t, v, "a writer holds the lock")
+	require.True(t, rw.Enqueue(v), "the reader queues behind the writer")
 	adm := (*rwlock.Admitted)(&rw)
 	assert.False(t, adm.TryLock(), "admitted while the writer holds the lock")
 	require.True(t, rw.Unlock())
-	assert.True(t, adm.TryLock(), "the writer's Unlock admits the counted reader")
+	assert.True(t, adm.TryLock(), "the writer's Unlock admits the queued reader")
 	assert.False(t, rw.TryLock(), "the admitted reader holds the lock")
 	require.True(t, rw.RUnlock())
 
 	rw.Lock()
-	require.Negative(t, atomic.AddInt32(&rw.Readers, 1))
+	v = atomic.AddInt64(rw.Readers(), 1)
+	require.Negative(t, v)
+	require.True(t, rw.Enqueue(v))
 	in := start(adm.Lock)
 	require.True(t, stillRunning(in))
 	require.True(t, rw.Unlock())
 	<-in
-	r := atomic.AddInt32(&rw.Readers, -1)
-	require.Zero(t, r)
+	require.Zero(t, atomic.AddInt64(rw.Readers(), -1))
+
+	// A reader that counted itself but had not queued when the writer
+	// unlocked is in without a token.
+	rw.Lock()
+	v = atomic.AddInt64(rw.Readers(), 1)
+	require.Negative(t, v)
+	require.True(t, rw.Unlock())
+	assert.False(t, rw.Enqueue(v), "the writer has gone: the reader is in")
+	assert.False(t, adm.TryLock(), "a token was sent for a reader that did not queue")
+	assert.False(t, rw.TryLock(), "the reader holds the lock")
+	require.True(t, rw.RUnlock())
+	assert.True(t, rw.TryLock())
+	require.True(t, rw.Unlock())
 }
 
 // Readers and writers hammer one lock: a writer must always be alone, and
@@ -158,7 +187,7 @@ func TestMutualExclusion(t *testing.T) {
 	}
 	wg.Wait()
 	assert.Zero(t, bad.Load())
-	assert.Zero(t, atomic.LoadInt32(&rw.Readers))
+	assert.Zero(t, atomic.LoadInt64(rw.Readers()))
 	assert.True(t, rw.TryLock())
 }
 
