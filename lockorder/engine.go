@@ -7,6 +7,8 @@ import (
 
 	"github.com/syncwatch/syncwatch/internal/chain"
 	"github.com/syncwatch/syncwatch/internal/class"
+	"github.com/syncwatch/syncwatch/internal/gls"
+	"github.com/syncwatch/syncwatch/internal/goid"
 	"github.com/syncwatch/syncwatch/internal/graph"
 	"github.com/syncwatch/syncwatch/internal/held"
 	"github.com/syncwatch/syncwatch/internal/stack"
@@ -80,7 +82,7 @@ func keyed(l *class.Lock) *class.Lock {
 
 // current returns the calling goroutine's state under mode word w.
 func current(w uint32) *held.G {
-	gs := held.Current()
+	gs := gls.Get(goid.ID())
 	gs.Retag(w)
 	return gs
 }

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/syncwatch/syncwatch/internal/gls"
 	"github.com/syncwatch/syncwatch/internal/held"
 	"github.com/syncwatch/syncwatch/internal/waitfor"
 )
@@ -29,7 +30,7 @@ func ReportBlocked(minAge time.Duration) int {
 	}
 	runtime.GC() // so that locks no one can reach again are known, below
 	g := waitfor.Snapshot()
-	states := held.States()
+	states := gls.States()
 	d := waitfor.Fresh() // after both: what is not in it has exited
 	n := 0
 	for _, w := range g.Waits() {

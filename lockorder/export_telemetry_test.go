@@ -6,7 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/syncwatch/syncwatch/internal/held"
+	"github.com/syncwatch/syncwatch/internal/gls"
+	"github.com/syncwatch/syncwatch/internal/goid"
 )
 
 // MaxWaitProfileKeys is the bound of the wait profile's table.
@@ -16,7 +17,7 @@ const MaxWaitProfileKeys = maxWaitKeys
 // a contended Lock does around its blocking call, and blocks until release
 // is closed: beginWaitNote before blocking, endWaitNote after.
 func WaitNoted(release <-chan struct{}) {
-	gs := held.Current()
+	gs := gls.Get(goid.ID())
 	beginWaitNote(gs)
 	<-release
 	endWaitNote(gs)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/syncwatch/syncwatch/internal/chain"
 	"github.com/syncwatch/syncwatch/internal/class"
+	"github.com/syncwatch/syncwatch/internal/gls"
 	"github.com/syncwatch/syncwatch/internal/goid"
 	"github.com/syncwatch/syncwatch/internal/held"
 	"github.com/syncwatch/syncwatch/internal/stack"
@@ -106,9 +107,9 @@ func (m *Mutex) lockSlow() {
 	}
 	l := m.lock()
 	id := goid.ID()
-	gs := held.Slot(id)
+	gs := gls.Home(id)
 	if gs == nil {
-		gs = held.CurrentOf(id)
+		gs = gls.Get(id)
 	}
 	gs.Retag(w)
 	again, locked := false, false
@@ -169,7 +170,7 @@ func (m *Mutex) unlockSlow() {
 	if w := modeWord.Load(); w&3 == uint32(ModeCheck) {
 		l := m.lock()
 		// The common case, inline: the caller holds m and took it last.
-		if gs := held.Slot(goid.ID()); gs == nil || gs.Len() == 0 || gs.Tag() != w ||
+		if gs := gls.Home(goid.ID()); gs == nil || gs.Len() == 0 || gs.Tag() != w ||
 			gs.Top().Note != 0 || !popIfTop(gs, l) {
 			if !releaseOwn(w, l, false) {
 				m.unlockOther(l)
@@ -239,7 +240,7 @@ func (m *Mutex) LockContext(ctx context.Context) error {
 // other modes it costs one atomic load.
 func (m *Mutex) AssertHeld() {
 	if w := modeWord.Load(); Mode(w&3) == ModeCheck {
-		if l := m.lock(); !heldBy(held.Mine(), w, l, false) {
+		if l := m.lock(); !heldBy(gls.Find(goid.ID()), w, l, false) {
 			reportNotHeld(goid.ID(), l, false)
 		}
 	}
@@ -253,7 +254,7 @@ func HeldLocks() []LockRef {
 	if Mode(w&3) != ModeCheck {
 		return nil
 	}
-	gs := held.Mine()
+	gs := gls.Find(goid.ID())
 	if gs == nil || gs.Tag() != w {
 		return nil
 	}

@@ -4,6 +4,8 @@ package lockorder
 
 import (
 	"github.com/syncwatch/syncwatch/internal/class"
+	"github.com/syncwatch/syncwatch/internal/gls"
+	"github.com/syncwatch/syncwatch/internal/goid"
 	"github.com/syncwatch/syncwatch/internal/held"
 )
 
@@ -34,7 +36,7 @@ func popIfTopRead(gs *held.G, l *class.Lock) bool {
 // if the goroutine does not hold l: the release is on behalf of another
 // goroutine, or a bad unlock.
 func releaseOwn(w uint32, l *class.Lock, read bool) bool {
-	gs := held.Mine()
+	gs := gls.Find(goid.ID())
 	if gs == nil {
 		return false
 	}

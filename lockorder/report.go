@@ -11,7 +11,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/syncwatch/syncwatch/internal/held"
+	"github.com/syncwatch/syncwatch/internal/gls"
+	"github.com/syncwatch/syncwatch/internal/goid"
 	"github.com/syncwatch/syncwatch/internal/report"
 )
 
@@ -84,7 +85,7 @@ func publishNew(ctx context.Context, v Violation) bool {
 // running it: a violation the handler itself causes is recorded and
 // printed, not handed back to a handler that may hold a lock.
 func deliver(c *config, v Violation) {
-	gs := held.Current()
+	gs := gls.Get(goid.ID())
 	if c.handler == nil || gs.InHandler {
 		// The default handler: bugs go to standard error; expected
 		// conditions are only recorded and traced. Under

@@ -10,6 +10,7 @@ import (
 
 	"github.com/syncwatch/syncwatch/internal/chain"
 	"github.com/syncwatch/syncwatch/internal/class"
+	"github.com/syncwatch/syncwatch/internal/gls"
 	"github.com/syncwatch/syncwatch/internal/goid"
 	"github.com/syncwatch/syncwatch/internal/held"
 	"github.com/syncwatch/syncwatch/internal/rwlock"
@@ -129,9 +130,9 @@ func (m *RWMutex) rlockSlow(r int64) {
 	}
 	l := m.lock()
 	id := goid.ID()
-	gs := held.Slot(id)
+	gs := gls.Home(id)
 	if gs == nil {
-		gs = held.CurrentOf(id)
+		gs = gls.Get(id)
 	}
 	gs.Retag(w)
 	if gs.Len() == 0 {
@@ -256,7 +257,7 @@ func (m *RWMutex) runlockSlow(r int64) {
 			reportBadUnlock(goid.ID(), l, "RUnlock of unlocked")
 			fatal("lockorder: RUnlock of unlocked RWMutex")
 		}
-		if gs := held.Slot(goid.ID()); gs == nil || gs.Len() == 0 || gs.Tag() != w ||
+		if gs := gls.Home(goid.ID()); gs == nil || gs.Len() == 0 || gs.Tag() != w ||
 			gs.Top().Note != 0 || !popIfTopRead(gs, l) {
 			if !releaseOwn(w, l, true) {
 				// Read-held by others; one of their holds ends here.
@@ -336,7 +337,7 @@ func (m *RWMutex) lockContext(ctx context.Context, read bool) error {
 // hold m for writing. It checks only in ModeCheck.
 func (m *RWMutex) AssertHeld() {
 	if w := modeWord.Load(); Mode(w&3) == ModeCheck {
-		if l := m.lock(); !heldBy(held.Mine(), w, l, false) {
+		if l := m.lock(); !heldBy(gls.Find(goid.ID()), w, l, false) {
 			reportNotHeld(goid.ID(), l, false)
 		}
 	}
@@ -346,7 +347,7 @@ func (m *RWMutex) AssertHeld() {
 // neither for reading nor for writing. It checks only in ModeCheck.
 func (m *RWMutex) AssertRHeld() {
 	if w := modeWord.Load(); Mode(w&3) == ModeCheck {
-		if l := m.lock(); !heldBy(held.Mine(), w, l, true) {
+		if l := m.lock(); !heldBy(gls.Find(goid.ID()), w, l, true) {
 			reportNotHeld(goid.ID(), l, true)
 		}
 	}

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/syncwatch/syncwatch/internal/held"
+	"github.com/syncwatch/syncwatch/internal/gls"
 	"github.com/syncwatch/syncwatch/lockorder"
 )
 
@@ -63,7 +63,7 @@ func TestStressMixedOperations(t *testing.T) {
 		}()
 	}
 	// goroutine churn to force sweeps
-	before, _, sw0 := held.Stats()
+	before, _, sw0 := gls.Stats()
 	for batch := range 40 {
 		var bw sync.WaitGroup
 		for range 500 {
@@ -85,7 +85,7 @@ func TestStressMixedOperations(t *testing.T) {
 	}
 	close(stop)
 	wg.Wait()
-	c, o, sw := held.Stats()
+	c, o, sw := gls.Stats()
 	t.Logf("claimed %d->%d overflow %d sweeps %d->%d", before, c, o, sw0, sw)
 	for _, v := range lockorder.Violations() {
 		// A 1µs LockContext may legitimately give up; nothing else may

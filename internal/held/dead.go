@@ -6,27 +6,9 @@ type DeadHold struct {
 	Entry     Entry
 }
 
-// States returns the state of every goroutine that has one now.
-func States() []*G {
-	var out []*G
-	for i := range table {
-		s := &table[i]
-		if s.owner.Load() != 0 {
-			if g := s.g.Load(); g != nil {
-				out = append(out, g)
-			}
-		}
-	}
-	slowMu.Lock()
-	for _, g := range overflow {
-		out = append(out, g)
-	}
-	slowMu.Unlock()
-	return out
-}
-
-// DeadHolds returns the locks still held by the goroutines of states, got
-// from States, that exited reports have exited. The caller must ask
+// DeadHolds returns the locks still held by the goroutines of states (all
+// the states there are: internal/gls's States) that exited reports have
+// exited. The caller must ask
 // exited only of what it saw after States returned (a goroutine dump
 // taken then): a goroutine that has a state existed before.
 func DeadHolds(states []*G, exited func(id int64) bool) []DeadHold {

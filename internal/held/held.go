@@ -1,26 +1,16 @@
-// Package held keeps, for every goroutine, the stack of locks it holds.
+// Package held is a goroutine's stack of held locks: the entries pushed as
+// it takes locks and popped as it releases them, with the chain key of
+// each prefix, and whether each is still the goroutine's own.
 //
-// Go has no goroutine-local storage, so the stacks live in a table indexed
-// by goroutine id. A goroutine finds its own entry with one atomic load (ids
-// are sequential, so the slot is usually the id modulo the table size); it
-// claims a slot with one compare-and-swap the first time it takes a lock, and
-// keeps it. No global lock is taken on this path, and the cost does not
-// depend on what other goroutines hold.
-//
-// Goroutines die without telling anyone. When the table fills up, a sweep
-// lists the live goroutines (runtime.Stack) and frees the slots of dead ones,
-// so the table stays bounded by the number of live goroutines that lock.
-// Goroutines that find no slot use a small overflow map.
+// A G is touched only by the goroutine it belongs to, which finds it
+// through internal/gls (goroutine-local storage); others may read its ID.
 package held
 
 import (
-	"runtime"
-	"sync"
 	"sync/atomic"
 
 	"github.com/syncwatch/syncwatch/internal/chain"
 	"github.com/syncwatch/syncwatch/internal/class"
-	"github.com/syncwatch/syncwatch/internal/goid"
 )
 
 // Entry is one held lock.
@@ -205,190 +195,10 @@ func (g *G) rekey(from int) {
 	}
 }
 
-// reset prepares g for a new owner.
-func (g *G) reset(id int64) {
-	clear(g.inline[:])
+// New returns the state of goroutine id, with nothing held.
+func New(id int64) *G {
+	g := new(G)
 	g.stack = g.inline[:0]
-	g.tag = 0
-	g.InHandler = false
 	g.id.Store(id)
-}
-
-type slot struct {
-	owner atomic.Int64
-	g     atomic.Pointer[G]
-}
-
-const (
-	tableSize = 1 << 13
-	probe     = 8
-)
-
-var (
-	table   [tableSize]slot
-	claimed atomic.Int64
-
-	sweepMu    sync.Mutex // one sweep at a time; never held with slowMu
-	slowMu     sync.Mutex // guards overflow and lastSweep
-	overflow   = map[int64]*G{}
-	lastSweep  int64 // claimed count after the last sweep
-	sweepCount atomic.Int64
-)
-
-// Current returns the calling goroutine's state, claiming a slot for it if
-// it has none.
-func Current() *G {
-	id := goid.ID()
-	if s := &table[uint64(id)&(tableSize-1)]; s.owner.Load() == id {
-		return s.g.Load()
-	}
-	return current(id)
-}
-
-// Slot returns goroutine id's state if it sits in its home slot, where it
-// almost always is, or nil. It is small enough to inline, for callers that
-// already know the calling goroutine's id: Current and Mine cost a call
-// more.
-func Slot(id int64) *G {
-	if s := &table[uint64(id)&(tableSize-1)]; s.owner.Load() == id {
-		return s.g.Load()
-	}
-	return nil
-}
-
-// CurrentOf is Current for the calling goroutine, whose id is id.
-func CurrentOf(id int64) *G { return current(id) }
-
-// Mine returns the calling goroutine's state, or nil if it has none. It
-// never claims a slot.
-func Mine() *G {
-	id := goid.ID()
-	if s := &table[uint64(id)&(tableSize-1)]; s.owner.Load() == id {
-		return s.g.Load()
-	}
-	return Lookup(id)
-}
-
-// Lookup returns goroutine id's state, or nil. Only G.ID may be read
-// from another goroutine's state.
-func Lookup(id int64) *G {
-	i := uint64(id) & (tableSize - 1)
-	if s := &table[i]; s.owner.Load() == id {
-		return s.g.Load()
-	}
-	for p := uint64(1); p < probe; p++ {
-		if s := &table[(i+p)&(tableSize-1)]; s.owner.Load() == id {
-			return s.g.Load()
-		}
-	}
-	slowMu.Lock()
-	g := overflow[id]
-	slowMu.Unlock()
 	return g
-}
-
-func current(id int64) *G {
-	if g := Lookup(id); g != nil {
-		return g
-	}
-	if g := claim(id); g != nil {
-		return g
-	}
-	// The probe window is full. Free the slots of dead goroutines if enough
-	// states were created since the last sweep, then try again. A sweep
-	// stops the world for a time that grows with the number of goroutines,
-	// so it waits for as many new states as there are goroutines: its cost
-	// is spread over them, however many idle goroutines the program has,
-	// and the states stay bounded by about twice the live goroutines.
-	slowMu.Lock()
-	due := claimed.Load()+int64(len(overflow)) > lastSweep+max(tableSize/8, int64(runtime.NumGoroutine()))
-	slowMu.Unlock()
-	if due && sweepMu.TryLock() {
-		sweep()
-		slowMu.Lock()
-		lastSweep = claimed.Load() + int64(len(overflow))
-		slowMu.Unlock()
-		sweepMu.Unlock()
-		if g := claim(id); g != nil {
-			return g
-		}
-	}
-	slowMu.Lock()
-	defer slowMu.Unlock()
-	g := overflow[id]
-	if g == nil {
-		g = new(G)
-		g.reset(id)
-		overflow[id] = g
-	}
-	return g
-}
-
-func claim(id int64) *G {
-	i := uint64(id) & (tableSize - 1)
-	for p := uint64(0); p < probe; p++ {
-		s := &table[(i+p)&(tableSize-1)]
-		if s.owner.Load() != 0 || !s.owner.CompareAndSwap(0, id) {
-			continue
-		}
-		// A fresh state each time: the previous owner's is never touched
-		// again, since nothing orders its last writes (it just exited)
-		// before ours.
-		g := new(G)
-		g.reset(id)
-		s.g.Store(g)
-		claimed.Add(1)
-		return g
-	}
-	return nil
-}
-
-// Sweep frees the state of goroutines that have exited. It runs by itself
-// when the table fills up; tests call it directly.
-func Sweep() {
-	sweepMu.Lock()
-	defer sweepMu.Unlock()
-	sweep()
-}
-
-// sweep is Sweep with sweepMu held: two sweeps at once could each see the
-// other's freshly claimed slots as candidates.
-func sweep() {
-	// Collect candidate owners before listing live goroutines: a goroutine
-	// that claims a slot after the listing is not a candidate.
-	var cands []int
-	for i := range table {
-		if table[i].owner.Load() != 0 {
-			cands = append(cands, i)
-		}
-	}
-	slowMu.Lock()
-	var ocands []int64
-	for id := range overflow {
-		ocands = append(ocands, id)
-	}
-	slowMu.Unlock()
-	live := liveGoroutines()
-	for _, i := range cands {
-		s := &table[i]
-		id := s.owner.Load()
-		if id != 0 && !live[id] && s.owner.CompareAndSwap(id, 0) {
-			claimed.Add(-1)
-		}
-	}
-	slowMu.Lock()
-	for _, id := range ocands {
-		if !live[id] {
-			delete(overflow, id)
-		}
-	}
-	slowMu.Unlock()
-	sweepCount.Add(1)
-}
-
-// Stats reports how many goroutine states exist, for tests of boundedness.
-func Stats() (claimedSlots, overflowed int, sweeps int64) {
-	slowMu.Lock()
-	defer slowMu.Unlock()
-	return int(claimed.Load()), len(overflow), sweepCount.Load()
 }

@@ -1,4 +1,4 @@
-package held
+package gls
 
 import (
 	"bytes"
