@@ -35,21 +35,26 @@ var (
 // either, so that per-goroutine state recorded under older rules is
 // dropped. Lock loads it once and has everything it needs.
 const (
-	profileBit = 4
-	flagBits   = 7
+	modeMask   = 3 // the Mode
+	profileBit = 4 // the held-locks profiles are on
+	flagBits   = modeMask | profileBit
 	epochShift = 3
 )
 
-func loadMode() Mode { return Mode(modeWord.Load() & 3) }
+func loadMode() Mode { return Mode(modeWord.Load() & modeMask) }
 
-func setMode(m Mode) { updateMode(func(w uint32) uint32 { return w&^3 | uint32(m) }) }
+func setMode(m Mode) { updateMode(func(w uint32) uint32 { return w&^modeMask | uint32(m) }) }
 
-func setHeldProfile(on bool) {
+func setHeldProfile(on bool) { setModeAndProfile(loadMode(), on) }
+
+// setModeAndProfile sets the mode and the held-profile switch together.
+func setModeAndProfile(m Mode, profile bool) {
 	updateMode(func(w uint32) uint32 {
-		if on {
-			return w | profileBit
+		w = w&^(modeMask|profileBit) | uint32(m)
+		if profile {
+			w |= profileBit
 		}
-		return w &^ profileBit
+		return w
 	})
 }
 
@@ -102,35 +107,43 @@ func defaultMode(env string, underTest bool) Mode {
 func Configure(opts ...Option) {
 	configMu.Lock()
 	defer configMu.Unlock()
-	c := *cfg.Load()
-	var m *Mode
+	w := modeWord.Load()
+	s := settings{config: *cfg.Load(), mode: Mode(w & modeMask), heldProfile: w&profileBit != 0}
 	for _, o := range opts {
 		if o != nil {
-			o.apply(&c, &m)
+			o.apply(&s)
 		}
 	}
-	cfg.Store(&c)
-	if m != nil {
-		setMode(*m)
-	}
-	applyMonitor(&c, modeWord.Load())
+	// What the options ask for is done here, once they are all applied.
+	cfg.Store(&s.config)
+	setModeAndProfile(s.mode, s.heldProfile)
+	applyMonitor(&s.config, modeWord.Load())
 }
 
-// An Option changes the configuration; see [Configure].
+// settings is what the options write: the process-wide configuration, and
+// the mode and held-profile switch, which live in modeWord.
+type settings struct {
+	config
+	mode        Mode
+	heldProfile bool
+}
+
+// An Option changes the configuration; see [Configure]. It only records
+// what it asks for: Configure carries it out, once all options are applied.
 type Option interface {
-	apply(c *config, mode **Mode)
+	apply(*settings)
 }
 
-type optionFunc func(c *config, mode **Mode)
+type optionFunc func(*settings)
 
-func (f optionFunc) apply(c *config, mode **Mode) { f(c, mode) }
+func (f optionFunc) apply(s *settings) { f(s) }
 
 // WithMode sets the mode. An unknown Mode panics.
 func WithMode(m Mode) Option {
 	if m != ModeOff && m != ModeTrace && m != ModeCheck {
 		panic(fmt.Sprintf("lockorder: unknown Mode %d", int(m)))
 	}
-	return optionFunc(func(_ *config, mode **Mode) { *mode = &m })
+	return optionFunc(func(s *settings) { s.mode = m })
 }
 
 // WithHandler sets the function called once for each distinct violation,
@@ -140,7 +153,7 @@ func WithMode(m Mode) Option {
 // left consistent. A nil handler restores the default, which writes the
 // report to standard error.
 func WithHandler(h func(Violation)) Option {
-	return optionFunc(func(c *config, _ **Mode) { c.handler = h })
+	return optionFunc(func(c *settings) { c.handler = h })
 }
 
 // WithTracerProvider sets the provider of the tracer used for violation and
@@ -159,7 +172,7 @@ func WithHandler(h func(Violation)) Option {
 // Called before otel.SetTracerProvider, otel.GetTracerProvider returns a
 // provider that forwards to the one set later.
 func WithTracerProvider(tp trace.TracerProvider) Option {
-	return optionFunc(func(c *config, _ **Mode) {
+	return optionFunc(func(c *settings) {
 		if tp != nil {
 			c.tracerProvider = tp
 		}
@@ -171,7 +184,7 @@ func WithTracerProvider(tp trace.TracerProvider) Option {
 // recorded: lockorder does not read OpenTelemetry's global provider (see
 // [WithTracerProvider]).
 func WithMeterProvider(mp metric.MeterProvider) Option {
-	return optionFunc(func(c *config, _ **Mode) {
+	return optionFunc(func(c *settings) {
 		if mp != nil {
 			c.meterProvider = mp
 		}
@@ -186,7 +199,7 @@ func WithMeterProvider(mp metric.MeterProvider) Option {
 // variable SYNCWATCH_HELD_PROFILE=1 turns them on at start-up. Holds taken
 // while they were off are not listed.
 func WithHeldProfile(on bool) Option {
-	return optionFunc(func(_ *config, _ **Mode) { setHeldProfile(on) })
+	return optionFunc(func(s *settings) { s.heldProfile = on })
 }
 
 // WithWaitThreshold sets how long a lock wait must last before it is traced
@@ -196,7 +209,7 @@ func WithWaitThreshold(d time.Duration) Option {
 	if d < 0 {
 		panic("lockorder: negative wait threshold")
 	}
-	return optionFunc(func(c *config, _ **Mode) { c.waitThreshold = d })
+	return optionFunc(func(c *settings) { c.waitThreshold = d })
 }
 
 // DeadlockAction says what happens when a deadlock is found: see
@@ -220,7 +233,7 @@ func WithDeadlockAction(a DeadlockAction) Option {
 	if a != DeadlockReport && a != DeadlockPanic {
 		panic(fmt.Sprintf("lockorder: unknown DeadlockAction %d", int(a)))
 	}
-	return optionFunc(func(c *config, _ **Mode) { c.deadlockAction = a })
+	return optionFunc(func(c *settings) { c.deadlockAction = a })
 }
 
 // WithLongWait sets how long a wait in a syncwatch primitive may last
@@ -232,5 +245,5 @@ func WithLongWait(d time.Duration) Option {
 	if d < 0 {
 		panic("lockorder: negative long-wait bound")
 	}
-	return optionFunc(func(c *config, _ **Mode) { c.longWait, c.longWaitSet = d, true })
+	return optionFunc(func(c *settings) { c.longWait, c.longWaitSet = d, true })
 }

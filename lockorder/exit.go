@@ -46,7 +46,7 @@ func ReportBlocked(minAge time.Duration) int {
 			n++
 		}
 	}
-	if Mode(modeWord.Load()&3) != ModeCheck {
+	if Mode(modeWord.Load()&modeMask) != ModeCheck {
 		return n
 	}
 	dead := slices.DeleteFunc(held.DeadHolds(states, d.Exited), func(h held.DeadHold) bool { return !h.Entry.Lock.Reachable() })

@@ -46,7 +46,7 @@ func syncFastPaths() {
 		w := modeWord.Load()
 		var off uint32
 		var slow int64
-		if Mode(w&3) == ModeCheck {
+		if Mode(w&modeMask) == ModeCheck {
 			off, slow = 1, -1
 		} else if !layoutOK {
 			off = 1

@@ -38,6 +38,18 @@ func init() {
 	held.DropNote = func(n uint64) { heldProfile.Remove(n) }
 }
 
+// The skips noteHold passes to pprof.Profile.Add, so that the held
+// profile's stack starts where the user took the lock.
+const (
+	// skipFromMethod: noteHold is called from the lockorder method the
+	// user called (TryLock, LockContext...).
+	skipFromMethod = 3
+	// skipFromSlowHalf: noteHold is called from the slow half of a method
+	// whose fast path was inlined into the user's code (lockSlow,
+	// rlockSlow, lockContext): one frame more.
+	skipFromSlowHalf = 4
+)
+
 // noteHold enters gs's newest entry, a hold of l that was just acquired,
 // in the held profile. skip is passed to pprof.Profile.Add: 3 starts the
 // stack at the caller of the lockorder method that calls noteHold, where

@@ -95,7 +95,7 @@ func (m *Mutex) lockSlow() {
 	// Every call on this path costs: it is written out so that the only
 	// calls left are the goroutine-state lookup and sync's own.
 	w := modeWord.Load()
-	switch Mode(w & 3) {
+	switch Mode(w & modeMask) {
 	case ModeTrace:
 		if !m.mu.TryLock() {
 			traceWait(m.lock(), &m.mu)
@@ -133,7 +133,7 @@ func (m *Mutex) lockSlow() {
 	}
 	holds(gs, l)
 	if w&profileBit != 0 {
-		noteHold(gs, l, 4) // 4: called from the inlined Lock
+		noteHold(gs, l, skipFromSlowHalf)
 	}
 }
 
@@ -144,11 +144,11 @@ func (m *Mutex) TryLock() bool {
 	if !m.mu.TryLock() {
 		return false
 	}
-	if w := modeWord.Load(); Mode(w&3) == ModeCheck {
+	if w := modeWord.Load(); Mode(w&modeMask) == ModeCheck {
 		gs, l := current(w), m.lock()
 		tryAcquired(gs, l, false)
 		if w&profileBit != 0 {
-			noteHold(gs, l, 3)
+			noteHold(gs, l, skipFromMethod)
 		}
 	}
 	return true
@@ -167,7 +167,7 @@ func (m *Mutex) Unlock() {
 // unlockSlow is Unlock past the inlined fast path: ModeCheck, or a lock
 // with waiters to wake.
 func (m *Mutex) unlockSlow() {
-	if w := modeWord.Load(); w&3 == uint32(ModeCheck) {
+	if w := modeWord.Load(); w&modeMask == uint32(ModeCheck) {
 		l := m.lock()
 		// The common case, inline: the caller holds m and took it last.
 		if gs := gls.Home(goid.ID()); gs == nil || gs.Len() == 0 || gs.Tag() != w ||
@@ -209,7 +209,7 @@ func (m *Mutex) LockContext(ctx context.Context) error {
 		panic("lockorder: LockContext with nil Context")
 	}
 	w := modeWord.Load()
-	if Mode(w&3) != ModeCheck {
+	if Mode(w&modeMask) != ModeCheck {
 		if m.mu.TryLock() {
 			return nil
 		}
@@ -230,7 +230,7 @@ func (m *Mutex) LockContext(ctx context.Context) error {
 	}
 	holds(gs, l)
 	if w&profileBit != 0 {
-		noteHold(gs, l, 3)
+		noteHold(gs, l, skipFromMethod)
 	}
 	return nil
 }
@@ -239,7 +239,7 @@ func (m *Mutex) LockContext(ctx context.Context) error {
 // calling goroutine does not hold m. It checks only in ModeCheck; in the
 // other modes it costs one atomic load.
 func (m *Mutex) AssertHeld() {
-	if w := modeWord.Load(); Mode(w&3) == ModeCheck {
+	if w := modeWord.Load(); Mode(w&modeMask) == ModeCheck {
 		if l := m.lock(); !heldBy(gls.Find(goid.ID()), w, l, false) {
 			reportNotHeld(goid.ID(), l, false)
 		}
@@ -251,7 +251,7 @@ func (m *Mutex) AssertHeld() {
 // Coordination primitives use it to report a lock held across a wait.
 func HeldLocks() []LockRef {
 	w := modeWord.Load()
-	if Mode(w&3) != ModeCheck {
+	if Mode(w&modeMask) != ModeCheck {
 		return nil
 	}
 	gs := gls.Find(goid.ID())

@@ -47,7 +47,7 @@ func (o *Once) lock() *class.Lock {
 // this Once. Other calls wait until f has returned, then return.
 func (o *Once) Do(f func()) {
 	if o.done.Load() != 0 {
-		if w := modeWord.Load(); Mode(w&3) == ModeCheck {
+		if w := modeWord.Load(); Mode(w&modeMask) == ModeCheck {
 			orderOnly(w, o.lock())
 		}
 		return
@@ -57,7 +57,7 @@ func (o *Once) Do(f func()) {
 
 func (o *Once) doSlow(f func()) {
 	w := modeWord.Load()
-	if Mode(w&3) == ModeOff {
+	if Mode(w&modeMask) == ModeOff {
 		o.m.Lock()
 		defer o.m.Unlock()
 		if o.done.Load() == 0 {
@@ -72,7 +72,7 @@ func (o *Once) doSlow(f func()) {
 		selfWait(gid, l, waitfor.KindOnce, "calls Do on "+l.Name()+" inside its own function, which waits for itself")
 	}
 	var gs *held.G
-	if Mode(w&3) == ModeCheck {
+	if Mode(w&modeMask) == ModeCheck {
 		gs = current(w)
 		enterBlocking(gs, l)
 	}

@@ -64,7 +64,7 @@ func (m *RWMutex) newLock() *class.Lock { return initLock(&m.l, "RWMutex", unsaf
 // Lock locks m for writing, blocking until no reader or writer holds it.
 func (m *RWMutex) Lock() {
 	w := modeWord.Load()
-	switch Mode(w & 3) {
+	switch Mode(w & modeMask) {
 	case ModeTrace:
 		if !m.mu.TryLock() {
 			traceWait(m.lock(), (*rwlock.Writer)(&m.mu))
@@ -87,7 +87,7 @@ func (m *RWMutex) Lock() {
 	}
 	holds(gs, l)
 	if w&profileBit != 0 {
-		noteHold(gs, l, 3)
+		noteHold(gs, l, skipFromMethod)
 	}
 }
 
@@ -116,7 +116,7 @@ func (m *RWMutex) RLock() {
 // if r < 0.
 func (m *RWMutex) rlockSlow(r int64) {
 	w := modeWord.Load()
-	switch Mode(w & 3) {
+	switch Mode(w & modeMask) {
 	case ModeTrace:
 		if r < 0 && m.mu.Enqueue(r) {
 			traceWait(m.lock(), (*rwlock.Admitted)(&m.mu))
@@ -162,7 +162,7 @@ func (m *RWMutex) rlockSlow(r int64) {
 		}
 	}
 	if w&profileBit != 0 {
-		noteHold(gs, l, 4) // 4: called from the inlined RLock
+		noteHold(gs, l, skipFromSlowHalf)
 	}
 }
 
@@ -171,11 +171,11 @@ func (m *RWMutex) TryLock() bool {
 	if !m.mu.TryLock() {
 		return false
 	}
-	if w := modeWord.Load(); Mode(w&3) == ModeCheck {
+	if w := modeWord.Load(); Mode(w&modeMask) == ModeCheck {
 		gs, l := current(w), m.lock()
 		tryAcquired(gs, l, false)
 		if w&profileBit != 0 {
-			noteHold(gs, l, 3)
+			noteHold(gs, l, skipFromMethod)
 		}
 	}
 	return true
@@ -186,11 +186,11 @@ func (m *RWMutex) TryRLock() bool {
 	if !m.mu.TryRLock() {
 		return false
 	}
-	if w := modeWord.Load(); Mode(w&3) == ModeCheck {
+	if w := modeWord.Load(); Mode(w&modeMask) == ModeCheck {
 		gs, l := current(w), m.lock()
 		tryAcquired(gs, l, true)
 		if w&profileBit != 0 {
-			noteHold(gs, l, 3)
+			noteHold(gs, l, skipFromMethod)
 		}
 	}
 	return true
@@ -199,7 +199,7 @@ func (m *RWMutex) TryRLock() bool {
 // Unlock unlocks m for writing. It is a run-time error, reported first in
 // ModeCheck, if m is not locked for writing on entry.
 func (m *RWMutex) Unlock() {
-	if w := modeWord.Load(); Mode(w&3) == ModeCheck {
+	if w := modeWord.Load(); Mode(w&modeMask) == ModeCheck {
 		l := m.lock()
 		if !releaseOwn(w, l, false) {
 			m.unlockOther(l)
@@ -248,7 +248,7 @@ func (m *RWMutex) RUnlock() {
 // from the reader count, which returned r. If r >= 0 the read lock is
 // already released; ModeCheck then only brings its records up to date.
 func (m *RWMutex) runlockSlow(r int64) {
-	if w := modeWord.Load(); w&3 == uint32(ModeCheck) {
+	if w := modeWord.Load(); w&modeMask == uint32(ModeCheck) {
 		l := m.lock()
 		if rwlock.Unheld(r) {
 			// Not read-locked: report it, with its stack, before the fatal
@@ -305,7 +305,7 @@ func (m *RWMutex) lockContext(ctx context.Context, read bool) error {
 		try, lk = m.mu.TryRLock, (*rwlock.Reader)(&m.mu)
 	}
 	w := modeWord.Load()
-	if Mode(w&3) != ModeCheck {
+	if Mode(w&modeMask) != ModeCheck {
 		if try() {
 			return nil
 		}
@@ -328,7 +328,7 @@ func (m *RWMutex) lockContext(ctx context.Context, read bool) error {
 		holds(gs, l)
 	}
 	if w&profileBit != 0 {
-		noteHold(gs, l, 4)
+		noteHold(gs, l, skipFromSlowHalf)
 	}
 	return nil
 }
@@ -336,7 +336,7 @@ func (m *RWMutex) lockContext(ctx context.Context, read bool) error {
 // AssertHeld reports a not-held violation if the calling goroutine does not
 // hold m for writing. It checks only in ModeCheck.
 func (m *RWMutex) AssertHeld() {
-	if w := modeWord.Load(); Mode(w&3) == ModeCheck {
+	if w := modeWord.Load(); Mode(w&modeMask) == ModeCheck {
 		if l := m.lock(); !heldBy(gls.Find(goid.ID()), w, l, false) {
 			reportNotHeld(goid.ID(), l, false)
 		}
@@ -346,7 +346,7 @@ func (m *RWMutex) AssertHeld() {
 // AssertRHeld reports a not-held violation if the calling goroutine holds m
 // neither for reading nor for writing. It checks only in ModeCheck.
 func (m *RWMutex) AssertRHeld() {
-	if w := modeWord.Load(); Mode(w&3) == ModeCheck {
+	if w := modeWord.Load(); Mode(w&modeMask) == ModeCheck {
 		if l := m.lock(); !heldBy(gls.Find(goid.ID()), w, l, true) {
 			reportNotHeld(goid.ID(), l, true)
 		}

@@ -33,7 +33,7 @@ const (
 // applyMonitor sets the monitor's settings from c under mode word w.
 func applyMonitor(c *config, w uint32) {
 	s := waitfor.Settings{Tick: monitorTick, Grace: deadlockGrace, DumpEvery: dumpEvery, Report: reportFinding}
-	switch Mode(w & 3) {
+	switch Mode(w & modeMask) {
 	case ModeOff:
 		s.Report = nil
 	case ModeCheck:

@@ -58,7 +58,7 @@ func (wg *WaitGroup) Done() { wg.Add(-1) }
 // Wait blocks until the counter is zero.
 func (wg *WaitGroup) Wait() {
 	w := modeWord.Load()
-	if Mode(w&3) == ModeOff {
+	if Mode(w&modeMask) == ModeOff {
 		wg.wg.Wait()
 		return
 	}
@@ -68,7 +68,7 @@ func (wg *WaitGroup) Wait() {
 		selfWait(gid, l, waitfor.KindWaitGroup, "calls Wait on "+l.Name()+" inside a function started by its Go, which waits for itself")
 	}
 	var gs *held.G
-	if Mode(w&3) == ModeCheck {
+	if Mode(w&modeMask) == ModeCheck {
 		if wg.n.Load() == 0 {
 			orderOnly(w, l)
 			wg.wg.Wait()
@@ -102,7 +102,7 @@ func (wg *WaitGroup) Go(f func()) {
 			wg.Done()
 		}()
 		w := modeWord.Load()
-		if Mode(w&3) == ModeOff {
+		if Mode(w&modeMask) == ModeOff {
 			f()
 			return
 		}
@@ -118,7 +118,7 @@ func (wg *WaitGroup) Go(f func()) {
 			delete(wg.running, gid)
 			wg.mu.Unlock()
 		}()
-		if Mode(w&3) == ModeCheck {
+		if Mode(w&modeMask) == ModeCheck {
 			// f runs holding the group for reading: a Wait is a write that
 			// needs every reader gone, so locks f takes are ordered after
 			// the group, and a Wait under one of them closes a cycle.
