@@ -190,4 +190,25 @@
 // never is. lockorder reports the cause, the inconsistent order, the first
 // time both orders have run, whether or not they ever collided, and names
 // the locks, the goroutines and the stacks involved.
+// # Package state
+//
+// For the maintainer, everything lockorder keeps at package level, each in
+// the file named:
+//
+//   - config.go: cfg (the configuration, replaced whole by Configure),
+//     configMu (serializes Configure), modeWord (the mode, the held-profile
+//     switch and an epoch, loaded once per Lock);
+//   - fastpath.go: fastOff, layoutOK and readSlow, which let the inlined
+//     fast paths run;
+//   - engine.go: chains (the lock-free cache of lock sequences seen) and
+//     eng (the order graph and its nodes, under eng.mu);
+//   - publish.go: records and expected (the report stores) and lastID;
+//   - heldprofile.go and waitprofile.go: the held, waiting and wait
+//     profiles;
+//   - metrics.go: the wait histogram's instruments;
+//   - ctxwait.go: helpers, the goroutines LockContext left queued.
+//
+// Per-goroutine state is internal/gls's (each goroutine's internal/held
+// lock stack), the wait-for graph is internal/waitfor's, and lock
+// identities and classes are internal/class's.
 package lockorder
