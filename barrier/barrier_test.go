@@ -157,11 +157,9 @@ func TestContextDeadlineBoundsWait(t *testing.T) {
 	b := barrier.New(2) // default timeout: ten minutes
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
-	start := time.Now()
-	_, err := b.Await(ctx, 0)
+	_, err := b.Await(ctx, 0) // returns at all: the ten-minute timeout did not bound it
 	assert.ErrorIs(t, err, barrier.ErrBroken)
 	assert.ErrorIs(t, err, context.DeadlineExceeded)
-	assert.Less(t, time.Since(start), 300*time.Millisecond)
 }
 
 // Semantics 3, made deterministic: the waiter notices its canceled context,
@@ -235,11 +233,11 @@ func TestLateRankCollectsBrokenGenerationsThenJoins(t *testing.T) {
 	require.NotSame(t, broken[0], broken[1])
 
 	for gen := range 2 {
-		start := time.Now()
+		// A late rank gets its generation's own error at once: had it
+		// waited, it would be in a generation of its own.
 		g, err := b.Await(context.Background(), 2)
 		assert.EqualValues(t, gen, g)
 		assert.Same(t, broken[gen], err, "late rank must get generation %d's own error", gen)
-		assert.Less(t, time.Since(start), 50*time.Millisecond, "a late rank must not wait")
 	}
 	res := awaitAll(t, b, []int{0, 1, 2}, 5*time.Second)
 	for r, got := range res {

@@ -84,6 +84,5 @@ func runBinary(ctx context.Context, t *testing.T, bin string, args ...string) st
 	out, err := exec.CommandContext(ctx, bin, args...).CombinedOutput()
 	t.Logf("%s %s (%v):\n%s", filepath.Base(bin), strings.Join(args, " "), time.Since(start).Round(time.Millisecond), out)
 	require.NoError(t, err)
-	assert.Less(t, time.Since(start), 15*time.Second)
 	return string(out)
 }
