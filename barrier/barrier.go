@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/syncwatch/syncwatch/internal/goid"
+	"github.com/syncwatch/syncwatch/internal/registry"
 	"github.com/syncwatch/syncwatch/lockorder"
 )
 
@@ -66,6 +67,7 @@ func New(parties int, opts ...Option) *Barrier {
 	}
 	b.tel = newTelemetry(&b.cfg)
 	b.cur = b.newGenerationLocked(0, firstArrivals)
+	registry.Add(registry.Barriers, b) // weakly, for debughttp's page
 	return b
 }
 

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"sync/atomic"
 
+	"github.com/syncwatch/syncwatch/internal/registry"
 	"github.com/syncwatch/syncwatch/lockorder"
 	"github.com/syncwatch/syncwatch/staleness"
 )
@@ -132,6 +133,7 @@ func New(initial Params, opts ...Option) (*Server, error) {
 	st := &state{snap: Snapshot{Params: initial.Clone()}}
 	s.hist[0].Store(st)
 	s.cur.Store(st)
+	registry.Add(registry.Servers, s) // weakly, for debughttp's page
 	return s, nil
 }
 

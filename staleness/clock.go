@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/syncwatch/syncwatch/internal/goid"
+	"github.com/syncwatch/syncwatch/internal/registry"
 	"github.com/syncwatch/syncwatch/lockorder"
 )
 
@@ -57,7 +58,7 @@ func NewClock(workers int, maxSkew uint64, opts ...Option) *Clock {
 		}
 	}
 	id := clockIDs.Add(1)
-	return &Clock{
+	c := &Clock{
 		mu:      lockorder.NewMutex("staleness.Clock"),
 		name:    fmt.Sprintf("staleness.Clock#%d", id),
 		id:      id,
@@ -68,6 +69,8 @@ func NewClock(workers int, maxSkew uint64, opts ...Option) *Clock {
 		gids:    make([]int64, workers),
 		active:  workers,
 	}
+	registry.Add(registry.Clocks, c) // weakly, for debughttp's page
+	return c
 }
 
 // String returns the clock's name, "staleness.Clock#N", as it appears in
