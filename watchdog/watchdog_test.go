@@ -27,11 +27,15 @@ func stalls(name string) []lockorder.Violation {
 	return out
 }
 
+// requireReporting skips t in ModeOff, where nothing is reported, and
+// starts it with no recorded violations.
 func requireReporting(t *testing.T) {
 	t.Helper()
 	if lockorder.CurrentMode() == lockorder.ModeOff {
 		t.Skip("lockorder reports nothing in ModeOff")
 	}
+	lockorder.Reset()
+	t.Cleanup(lockorder.Reset)
 }
 
 func stalledNow(name string) (watchdog.Stall, bool) {
@@ -73,8 +77,6 @@ func TestWorkArrivingAtAnIdleLoopStartsTheClock(t *testing.T) {
 func TestStallIsReportedOnceAndSaysWhatTheLoopIsBlockedOn(t *testing.T) {
 	requireReporting(t)
 	defer goleak.VerifyNone(t)
-	lockorder.Reset()
-	t.Cleanup(lockorder.Reset)
 	const bound = 30 * time.Millisecond
 	ledger := lockorder.NewMutex("ledger")
 	loop := watchdog.New("consumer", watchdog.WithBound(bound))
