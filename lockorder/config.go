@@ -21,6 +21,7 @@ type config struct {
 	deadlockAction DeadlockAction
 	longWait       time.Duration
 	longWaitSet    bool
+	flight         flightConfig // see WithFlightRecorder
 }
 
 var (
@@ -118,6 +119,7 @@ func Configure(opts ...Option) {
 	cfg.Store(&s.config)
 	setModeAndProfile(s.mode, s.heldProfile)
 	applyMonitor(&s.config, modeWord.Load())
+	applyFlightRecorder(&s.config)
 }
 
 // settings is what the options write: the process-wide configuration, and

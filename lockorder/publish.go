@@ -72,7 +72,9 @@ func publishNew(ctx context.Context, v Violation) bool {
 	if v.Expected {
 		store = &expected
 	}
+	flight := recordFlight(&v) // the trace file, named in v before it is kept
 	if !store.Add(v.Key, v, func(v *Violation) { v.ID = lastID.Add(1) }) {
+		flight.discard()
 		return false
 	}
 	c := cfg.Load()

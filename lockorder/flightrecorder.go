@@ -1,0 +1,183 @@
+//go:build !syncwatch_off
+
+package lockorder
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime/trace"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+
+	"github.com/syncwatch/syncwatch/internal/mono"
+)
+
+// flightKinds are the kinds whose report writes the flight recorder's
+// trace: the hangs, and the waits that give up on one. stalled and
+// barrier-broken are reported by watchdog and barrier.
+var flightKinds = map[Kind]bool{
+	KindDeadlock:     true,
+	"stalled":        true,
+	"barrier-broken": true,
+	KindWaitTimeout:  true,
+	KindLongWait:     true,
+}
+
+// flightRecorder is one running flight recorder.
+type flightRecorder struct {
+	conf flightConfig
+	fr   *trace.FlightRecorder
+
+	mu       sync.Mutex // serializes writes; guards what follows
+	lastAt   int64      // mono reading of the last file written
+	lastPath string
+	lastKind Kind
+}
+
+// flightCur is the running recorder, nil if none. Configure starts and
+// stops it (under configMu); publishing loads it.
+var flightCur atomic.Pointer[flightRecorder]
+
+// applyFlightRecorder starts, restarts or stops the recorder to match c.
+// Called by Configure, under configMu.
+func applyFlightRecorder(c *config) {
+	cur := flightCur.Load()
+	if (cur == nil && c.flight.dir == "") || (cur != nil && cur.conf == c.flight) {
+		return
+	}
+	if cur != nil {
+		flightCur.Store(nil)
+		cur.fr.Stop() // waits for a write in progress
+	}
+	if c.flight.dir == "" {
+		return
+	}
+	if err := os.MkdirAll(c.flight.dir, 0o755); err != nil {
+		fmt.Fprintf(os.Stderr, "lockorder: flight recorder not started: %v\n", err)
+		return
+	}
+	fr := trace.NewFlightRecorder(trace.FlightRecorderConfig{MinAge: c.flight.window, MaxBytes: FlightRecorderMaxBytes})
+	if err := fr.Start(); err != nil {
+		fmt.Fprintf(os.Stderr, "lockorder: flight recorder not started: %v\n", err)
+		return
+	}
+	flightCur.Store(&flightRecorder{conf: c.flight, fr: fr})
+}
+
+// flightFile is a trace file written for a violation not yet recorded:
+// if the violation turns out to be a duplicate, discard removes it.
+type flightFile struct {
+	r                  *flightRecorder
+	path               string
+	prevAt             int64
+	prevPath, prevKind string
+}
+
+// recordFlight writes the flight recorder's trace for v, if a recorder
+// runs and v's kind calls for it, and names the file in v. Within a
+// window of the last file, it names that one instead. It runs on the
+// reporting goroutine with no internal lock held.
+func recordFlight(v *Violation) flightFile {
+	r := flightCur.Load()
+	if r == nil || !flightKinds[v.Kind] {
+		return flightFile{}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	now := mono.Now()
+	if r.lastPath != "" && time.Duration(now-r.lastAt) < r.conf.window {
+		annotate(v, r.lastPath, fmt.Sprintf("execution trace written %v before this report, for a %s report (at most one per %v): %s",
+			time.Duration(now-r.lastAt).Round(time.Millisecond), r.lastKind, r.conf.window, r.lastPath))
+		return flightFile{}
+	}
+	path, err := r.write(v.Kind)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "lockorder: flight recorder: %v\n", err)
+		return flightFile{}
+	}
+	f := flightFile{r: r, path: path, prevAt: r.lastAt, prevPath: r.lastPath, prevKind: string(r.lastKind)}
+	r.lastAt, r.lastPath, r.lastKind = now, path, v.Kind
+	annotate(v, path, fmt.Sprintf("execution trace of the %v before this report: %s (go tool trace %s)", r.window(), path, path))
+	r.prune()
+	return f
+}
+
+// discard removes a file written for a violation that was a duplicate,
+// and gives the window back to the next report.
+func (f flightFile) discard() {
+	if f.r == nil {
+		return
+	}
+	f.r.mu.Lock()
+	defer f.r.mu.Unlock()
+	os.Remove(f.path)
+	if f.r.lastPath == f.path {
+		f.r.lastAt, f.r.lastPath, f.r.lastKind = f.prevAt, f.prevPath, Kind(f.prevKind)
+	}
+}
+
+// window names the span of time the trace covers.
+func (r *flightRecorder) window() string {
+	if r.conf.window == 0 {
+		return "last seconds"
+	}
+	return r.conf.window.String()
+}
+
+// annotate names the trace file in v's Detail and attributes, without
+// touching the caller's slice.
+func annotate(v *Violation, path, line string) {
+	if v.Detail != "" {
+		line = strings.TrimRight(v.Detail, "\n") + "\n" + line
+	}
+	v.Detail = line
+	v.Attrs = append(slices.Clip(v.Attrs), attribute.String(TraceFileAttribute, path))
+}
+
+// write writes the recorder's window to a new file in its directory, and
+// returns the file's path. The file appears complete or not at all.
+func (r *flightRecorder) write(kind Kind) (string, error) {
+	name := fmt.Sprintf("syncwatch-%s-%s-%d.trace", time.Now().UTC().Format("20060102T150405.000Z"), kind, os.Getpid())
+	tmp, err := os.CreateTemp(r.conf.dir, ".syncwatch-*.tmp")
+	if err != nil {
+		return "", err
+	}
+	bw := bufio.NewWriterSize(tmp, 1<<16)
+	_, err = r.fr.WriteTo(bw)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	path := filepath.Join(r.conf.dir, name)
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return "", err
+	}
+	return path, nil
+}
+
+// prune deletes the oldest trace files of the directory beyond
+// FlightRecorderFiles. Names start with the UTC time, so they sort in the
+// order written.
+func (r *flightRecorder) prune() {
+	files, err := filepath.Glob(filepath.Join(r.conf.dir, "syncwatch-*.trace"))
+	if err != nil || len(files) <= FlightRecorderFiles {
+		return
+	}
+	slices.Sort(files)
+	for _, f := range files[:len(files)-FlightRecorderFiles] {
+		os.Remove(f)
+	}
+}

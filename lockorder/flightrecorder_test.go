@@ -1,0 +1,140 @@
+//go:build !syncwatch_off
+
+package lockorder_test
+
+import (
+	"context"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.uber.org/goleak"
+
+	"github.com/syncwatch/syncwatch/lockorder"
+)
+
+// flightRecorder starts a flight recorder writing to a new directory for
+// the duration of t.
+func flightRecorder(t *testing.T, window time.Duration) string {
+	dir := t.TempDir()
+	lockorder.Configure(lockorder.WithFlightRecorder(dir, window))
+	t.Cleanup(func() { lockorder.Configure(lockorder.WithFlightRecorder("", 0)) })
+	return dir
+}
+
+// timeOut makes a LockContext give up at its deadline: a wait-timeout.
+func timeOut(t *testing.T, m *lockorder.Mutex) {
+	t.Helper()
+	m.Lock()
+	defer m.Unlock()
+	run(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Millisecond)
+		defer cancel()
+		assert.Error(t, m.LockContext(ctx))
+	})
+}
+
+func traceFile(v lockorder.Violation) string {
+	for _, a := range v.Attrs {
+		if a.Key == lockorder.TraceFileAttribute {
+			return a.Value.AsString()
+		}
+	}
+	return ""
+}
+
+// A wait-timeout writes the last seconds of execution trace to a file
+// named in the report and its span, which go tool trace can read.
+func TestFlightRecorderWritesATraceForAWaitTimeout(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	fresh(t)
+	rec := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+	lockorder.Configure(lockorder.WithTracerProvider(tp))
+	t.Cleanup(func() { lockorder.Configure(lockorder.WithTracerProvider(otel.GetTracerProvider())) })
+	dir := flightRecorder(t, time.Second)
+
+	timeOut(t, lockorder.NewMutex("flight"))
+	vs := only(lockorder.KindWaitTimeout)
+	require.Len(t, vs, 1)
+	path := traceFile(vs[0])
+	require.NotEmpty(t, path, "the report names the trace file")
+	assert.Equal(t, dir, filepath.Dir(path))
+	assert.Contains(t, vs[0].Detail, "execution trace of the 1s before this report: "+path)
+	assert.Contains(t, filepath.Base(path), "-wait-timeout-")
+	info, err := os.Stat(path)
+	require.NoError(t, err)
+	assert.Positive(t, info.Size())
+
+	var spanFile string
+	for _, s := range rec.Ended() {
+		if s.Name() == string(lockorder.KindWaitTimeout) {
+			set := attribute.NewSet(s.Attributes()...)
+			v, _ := set.Value(lockorder.TraceFileAttribute)
+			spanFile = v.AsString()
+		}
+	}
+	assert.Equal(t, path, spanFile, "the span names it too")
+
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command to read the trace with")
+	}
+	// -d=parsed runs the trace parser over every event, as the viewer does.
+	var stderr strings.Builder
+	cmd := exec.Command(goTool, "tool", "trace", "-d=parsed", path)
+	cmd.Stdout, cmd.Stderr = io.Discard, &stderr
+	require.NoError(t, cmd.Run(), "go tool trace reads the file: %s", stderr.String())
+}
+
+// Within a window of the last file, a report names that file instead of
+// writing another; the directory keeps a bounded number of files.
+func TestFlightRecorderIsRateLimitedAndBounded(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	fresh(t)
+	dir := flightRecorder(t, time.Hour)
+	timeOut(t, lockorder.NewMutex("flight-a"))
+	timeOut(t, lockorder.NewMutex("flight-b"))
+	vs := only(lockorder.KindWaitTimeout)
+	require.Len(t, vs, 2)
+	first := traceFile(vs[0])
+	assert.Equal(t, first, traceFile(vs[1]))
+	assert.Contains(t, vs[1].Detail, "execution trace written ")
+	assert.Contains(t, vs[1].Detail, "before this report, for a wait-timeout report (at most one per 1h0m0s): "+first)
+
+	// Old files beyond the bound are deleted, newest kept.
+	for i := range lockorder.FlightRecorderFiles + 2 {
+		name := filepath.Join(dir, "syncwatch-20000101T0000"+string(rune('0'+i))+"0.000Z-old-1.trace")
+		require.NoError(t, os.WriteFile(name, nil, 0o600))
+	}
+	lockorder.Configure(lockorder.WithFlightRecorder(dir, time.Millisecond)) // a new recorder: a new window
+	timeOut(t, lockorder.NewMutex("flight-c"))
+	files, err := filepath.Glob(filepath.Join(dir, "syncwatch-*.trace"))
+	require.NoError(t, err)
+	assert.Len(t, files, lockorder.FlightRecorderFiles)
+	assert.Contains(t, files, first)
+	vs = only(lockorder.KindWaitTimeout)
+	assert.Contains(t, files, traceFile(vs[len(vs)-1]))
+}
+
+// Kinds that are not hangs write nothing.
+func TestFlightRecorderOnlyForHangs(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	fresh(t)
+	dir := flightRecorder(t, time.Second)
+	lockorder.Report(lockorder.Violation{Kind: "custom", Message: "not a hang"})
+	files, _ := filepath.Glob(filepath.Join(dir, "*"))
+	assert.Empty(t, files)
+	assert.Empty(t, traceFile(only("custom")[0]))
+	assert.False(t, strings.Contains(only("custom")[0].Detail, "trace"))
+}
