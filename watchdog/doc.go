@@ -46,8 +46,8 @@
 // long the process runs. A look at a loop with nothing pending does no
 // more than load its counters; explaining a stall takes a snapshot of the
 // waits and a goroutine dump, which stops the world: a dump is reused
-// while it is younger than the stall (at least 100ms, at most a second),
-// so at most ten are taken a second however many loops stall and however
-// often [Stalls] is called, and one a second once stalls are older than a
-// second.
+// while it is younger than the stall and than the wait it explains (at
+// least 100ms old, or the bound if shorter; at most a second), so once
+// stalls are over a second old at most one is taken a second, however
+// many loops stall and however often [Stalls] is called.
 package watchdog

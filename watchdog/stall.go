@@ -12,10 +12,13 @@ import (
 )
 
 // How old a goroutine dump may be to say what a stalled loop's goroutine
-// is doing. Each dump stops the world, so they are rate-limited: a dump
-// at most as old as the stall (the goroutine has not stepped since), but
-// at most one every minDumpAge while a loop is stalled, and one a second
-// for stalls over a second old, however many loops stall and however
+// is doing. Each dump stops the world, so they are rate-limited; but a
+// dump older than the wait it explains may not show the goroutine holding
+// what is waited for (one started after the dump looks as if it had
+// exited). So a dump is reused while it is younger than the stall and
+// than the loop goroutine's wait, and at least minDumpAge old (or the
+// loop's bound, if shorter), at most maxDumpAge: one a second for stalls
+// and waits over a second old, however many loops stall and however
 // often [Stalls] is called.
 const (
 	minDumpAge = 100 * time.Millisecond
@@ -83,9 +86,14 @@ func (s *scene) graph() *waitfor.Graph {
 	return s.g
 }
 
-// goroutines returns a goroutine dump for a stall that has lasted d.
-func (s *scene) goroutines(d time.Duration) *waitfor.Dump {
-	return waitfor.Recent(min(max(d, minDumpAge), maxDumpAge))
+// goroutines returns a goroutine dump for st, which has lasted st.For
+// and whose goroutine is in w, a syncwatch wait, or none.
+func (s *scene) goroutines(st *Stall, w *waitfor.Wait) *waitfor.Dump {
+	age := st.For
+	if w != nil {
+		age = min(age, w.Age())
+	}
+	return waitfor.Recent(min(max(age, min(minDumpAge, st.Bound)), maxDumpAge))
 }
 
 // stall describes lk, a stalled look at l.
@@ -109,11 +117,12 @@ func (st *Stall) explain(sc *scene) string {
 	if gid == 0 {
 		return "unknown: the loop never called Step, so its goroutine is not known"
 	}
-	d := sc.goroutines(st.For)
+	w := sc.graph().Wait(gid)
+	d := sc.goroutines(st, w)
 	if r, ok := d.Routine(gid); ok {
 		st.frames = r.Frames
 	}
-	if w := sc.graph().Wait(gid); w != nil {
+	if w != nil {
 		if h := w.Holder(); h != 0 {
 			st.Holder = h
 			if r, ok := d.Routine(h); ok {
