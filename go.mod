@@ -3,6 +3,7 @@ module github.com/syncwatch/syncwatch
 go 1.25.0
 
 require (
+	github.com/chromedp/chromedp v0.23.0
 	github.com/google/pprof v0.0.0-20260906184651-6331bc6350fe
 	github.com/marusama/cyclicbarrier v1.1.0
 	github.com/petermattis/goid v0.0.0-20260820044319-269ab09b5261
@@ -19,6 +20,8 @@ require (
 
 require (
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
+	github.com/chromedp/cdproto v0.159.0 // indirect
+	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
 	github.com/go-logr/logr v1.4.4 // indirect
 	github.com/go-logr/stdr v1.2.2 // indirect
 	github.com/google/uuid v1.6.0 // indirect

@@ -1,0 +1,8 @@
+package debughttp
+
+// Internals reached by the external tests.
+var (
+	ParseDOT  = parseDOT
+	RenderSVG = renderSVG
+	ParseHeld = parseHeld
+)
