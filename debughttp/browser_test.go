@@ -97,7 +97,7 @@ func TestViewInABrowser(t *testing.T) {
 	text, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("body")))
 	require.NoError(t, err)
 	for _, want := range []string{
-		"UNHEALTHY: 1 stalled loop(s), 1 deadlock(s)",
+		"UNHEALTHY: 1 stalled loop, 1 deadlock.",
 		"Stalled loops", "inference", "lock inference_ledger#",
 		"Deadlocks", "Cycle of 2 goroutines", "worker_lock#", "aggregation_lock#",
 		"main_test.go:", // the goroutines' stacks

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -24,6 +25,24 @@ type pageData struct {
 	Refresh   int // seconds; 0 for none
 	TraceMode bool
 	SVG       template.HTML
+}
+
+// Reasons says why the process is unhealthy: "1 stalled loop, 2
+// deadlocks".
+func (d pageData) Reasons() string {
+	var parts []string
+	for _, r := range []struct {
+		n    int
+		what string
+	}{{len(d.Health.Stalled), "stalled loop"}, {len(d.Health.Deadlocks), "deadlock"}} {
+		switch {
+		case r.n == 1:
+			parts = append(parts, "1 "+r.what)
+		case r.n > 1:
+			parts = append(parts, strconv.Itoa(r.n)+" "+r.what+"s")
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // View returns the live view's handler: an HTML page (server-rendered,
