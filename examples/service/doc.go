@@ -25,7 +25,7 @@
 //	go run ./examples/service -serve -addr 127.0.0.1:8080
 //	curl localhost:8080/healthz                # 200 {"status":"ok"}, however long it idles
 //	curl localhost:8080/bug/stall              # the worker loop stalls with a recount pending
-//	curl localhost:8080/healthz                # after 5s: 503, naming the loop and what it is blocked on
+//	curl localhost:8080/healthz                # after 3s: 503, naming the loop and what it is blocked on
 //	curl localhost:8080/bug/abba               # two requests deadlock on worker_lock and aggregation_lock
 //	open http://localhost:8080/debug/syncwatch # the cycle, both locks, both stacks
 //	curl 'localhost:8080/debug/syncwatch?format=json'
@@ -42,6 +42,6 @@
 //
 //	-addr ADDR          the address to listen on (default 127.0.0.1:0, a free loopback port)
 //	-serve              keep serving until interrupted instead of running the demo
-//	-stall-bound D      how long the worker loop may go without a step with work pending (default 5s)
+//	-stall-bound D      how long the worker loop may go without a step with work pending (default 3s)
 //	-trace-dir DIR      with -serve, where execution traces of hangs go (default $TMPDIR/syncwatch-traces; empty: none)
 package main

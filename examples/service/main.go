@@ -33,7 +33,7 @@ type settings struct {
 }
 
 // defaultStallBound is the worker loop's bound unless -stall-bound says.
-const defaultStallBound = 5 * time.Second
+const defaultStallBound = 3 * time.Second
 
 // flightWindow is how much execution trace the flight recorder keeps.
 const flightWindow = 10 * time.Second
