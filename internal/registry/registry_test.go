@@ -10,13 +10,18 @@ import (
 	"github.com/syncwatch/syncwatch/internal/registry"
 )
 
-type thing struct{ n int }
+// thing is big enough not to share a tiny-allocator block with another
+// (which would keep it reachable as long as its neighbour).
+type thing struct {
+	n int
+	_ [32]byte
+}
 
 func TestLiveListsOnlyReachableObjects(t *testing.T) {
 	const kind = "test-live"
-	keep := &thing{1}
+	keep := &thing{n: 1}
 	registry.Add(kind, keep)
-	registry.Add(kind, &thing{2}) // garbage at once
+	registry.Add(kind, &thing{n: 2}) // garbage at once
 	runtime.GC()
 	live := registry.Live[thing](kind)
 	require.Len(t, live, 1)
@@ -28,10 +33,10 @@ func TestLiveListsOnlyReachableObjects(t *testing.T) {
 func TestTheListStaysBoundedAsObjectsComeAndGo(t *testing.T) {
 	const kind = "test-churn"
 	before := registry.Dropped(kind)
-	keep := &thing{0}
+	keep := &thing{n: 0}
 	registry.Add(kind, keep)
 	for i := range 20 * registry.MaxPerKind {
-		registry.Add(kind, &thing{i})
+		registry.Add(kind, &thing{n: i})
 		if i%(registry.MaxPerKind/4) == 0 {
 			runtime.GC()
 		}
@@ -48,7 +53,7 @@ func TestPastTheBoundObjectsAreCountedNotKept(t *testing.T) {
 	before := registry.Dropped(kind)
 	keep := make([]*thing, registry.MaxPerKind+3)
 	for i := range keep {
-		keep[i] = &thing{i}
+		keep[i] = &thing{n: i}
 		registry.Add(kind, keep[i])
 	}
 	assert.Len(t, registry.Live[thing](kind), registry.MaxPerKind)
