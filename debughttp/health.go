@@ -81,8 +81,7 @@ func stalled(ss []watchdog.Stall) []Stalled {
 // goroutines blocked on each other's locks are listed by [View] but do
 // not form a cycle here. The body is the same for every method; HEAD gets
 // the status alone. It is safe for concurrent use.
-func Health(opts ...Option) http.Handler {
-	_ = newConfig(opts)
+func Health() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := CheckHealth()
 		w.Header().Set("Content-Type", "application/json")

@@ -31,7 +31,7 @@ func newConfig(opts []Option) config {
 	return c
 }
 
-// An Option configures a handler; see [View] and [Health].
+// An Option configures the live view; see [View].
 type Option interface {
 	apply(*config)
 }
