@@ -206,7 +206,9 @@
 //   - heldprofile.go and waitprofile.go: the held, waiting and wait
 //     profiles;
 //   - metrics.go: the wait histogram's instruments;
-//   - ctxwait.go: helpers, the goroutines LockContext left queued.
+//   - ctxwait.go: helpers, the goroutines LockContext left queued;
+//   - flightrecorder.go: flightCur, the running flight recorder (see
+//     WithFlightRecorder), with the last trace file it wrote.
 //
 // Per-goroutine state is internal/gls's (each goroutine's internal/held
 // lock stack), the wait-for graph is internal/waitfor's, and lock
