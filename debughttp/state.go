@@ -120,6 +120,7 @@ type ServerWorker struct {
 	TooStale      uint64 `json:"too_stale"`
 	FutureVersion uint64 `json:"future_version"`
 	BadShape      uint64 `json:"bad_shape"`
+	NonFinite     uint64 `json:"non_finite"`
 }
 
 // Violation is one recorded lockorder violation.
@@ -218,7 +219,7 @@ func servers() []Server {
 		for i, w := range st.Workers {
 			x.Workers = append(x.Workers, ServerWorker{
 				Worker: i, ReadLag: st.ReadLag[i], Accepted: w.Accepted,
-				TooStale: w.TooStale, FutureVersion: w.FutureVersion, BadShape: w.BadShape,
+				TooStale: w.TooStale, FutureVersion: w.FutureVersion, BadShape: w.BadShape, NonFinite: w.NonFinite,
 			})
 		}
 		out = append(out, x)
