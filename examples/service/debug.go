@@ -6,7 +6,7 @@ import (
 
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/syncwatch/syncwatch/debughttp"
+	"github.com/syncwatch/syncwatch/lockorder/debughttp"
 )
 
 // newMux serves the inventory (see NewHandler), the worker's queue, the

@@ -19,8 +19,8 @@ import (
 	"go.opentelemetry.io/otel"
 	"go.uber.org/goleak"
 
-	"github.com/syncwatch/syncwatch/debughttp"
 	"github.com/syncwatch/syncwatch/lockorder"
+	"github.com/syncwatch/syncwatch/lockorder/debughttp"
 )
 
 // service runs the whole service, as -serve does, in check mode with a

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/syncwatch/syncwatch/lockorder"
-	"github.com/syncwatch/syncwatch/watchdog"
+	"github.com/syncwatch/syncwatch/lockorder/watchdog"
 )
 
 // ledgerSize bounds the ledger's entries: the oldest are dropped.

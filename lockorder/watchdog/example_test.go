@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/syncwatch/syncwatch/lockorder"
-	"github.com/syncwatch/syncwatch/watchdog"
+	"github.com/syncwatch/syncwatch/lockorder/watchdog"
 )
 
 // A queue consumer watched with a 50ms bound: a job it cannot finish

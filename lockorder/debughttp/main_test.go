@@ -11,9 +11,9 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
-	"github.com/syncwatch/syncwatch/debughttp"
 	"github.com/syncwatch/syncwatch/lockorder"
-	"github.com/syncwatch/syncwatch/watchdog"
+	"github.com/syncwatch/syncwatch/lockorder/debughttp"
+	"github.com/syncwatch/syncwatch/lockorder/watchdog"
 )
 
 // TestMain runs in check mode, reporting deadlocks rather than panicking

@@ -13,7 +13,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/syncwatch/syncwatch/lockorder"
-	"github.com/syncwatch/syncwatch/watchdog"
+	"github.com/syncwatch/syncwatch/lockorder/watchdog"
 )
 
 // stalls returns the stalled reports of loop name recorded so far.

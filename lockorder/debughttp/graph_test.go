@@ -10,8 +10,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/syncwatch/syncwatch/debughttp"
 	"github.com/syncwatch/syncwatch/lockorder"
+	"github.com/syncwatch/syncwatch/lockorder/debughttp"
 )
 
 func TestParseDOTReadsWriteDOT(t *testing.T) {

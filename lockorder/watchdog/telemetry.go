@@ -14,7 +14,7 @@ import (
 )
 
 // ScopeName is the instrumentation scope of the watchdog's meter.
-const ScopeName = "github.com/syncwatch/syncwatch/watchdog"
+const ScopeName = "github.com/syncwatch/syncwatch/lockorder/watchdog"
 
 // The watchdog's metric instruments, each with the attribute
 // syncwatch.loop.name.

@@ -5,7 +5,7 @@ import (
 	"net/http"
 
 	"github.com/syncwatch/syncwatch/internal/waitfor"
-	"github.com/syncwatch/syncwatch/watchdog"
+	"github.com/syncwatch/syncwatch/lockorder/watchdog"
 )
 
 // Stalled is a watched loop that has work pending and has not stepped for

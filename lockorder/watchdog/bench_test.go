@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/syncwatch/syncwatch/watchdog"
+	"github.com/syncwatch/syncwatch/lockorder/watchdog"
 )
 
 // Step and Begin/End are on the loop's own path, once per iteration or

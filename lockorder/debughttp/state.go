@@ -7,9 +7,9 @@ import (
 	"github.com/syncwatch/syncwatch/barrier"
 	"github.com/syncwatch/syncwatch/internal/registry"
 	"github.com/syncwatch/syncwatch/lockorder"
+	"github.com/syncwatch/syncwatch/lockorder/watchdog"
 	"github.com/syncwatch/syncwatch/paramserver"
 	"github.com/syncwatch/syncwatch/staleness"
-	"github.com/syncwatch/syncwatch/watchdog"
 )
 
 // maxObjects bounds the barriers, clocks and servers listed, each.

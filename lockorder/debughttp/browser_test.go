@@ -16,7 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
-	"github.com/syncwatch/syncwatch/debughttp"
+	"github.com/syncwatch/syncwatch/lockorder/debughttp"
 )
 
 // browser returns the path of a Chromium to test the page with: the one

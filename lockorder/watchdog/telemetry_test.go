@@ -17,7 +17,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/syncwatch/syncwatch/lockorder"
-	"github.com/syncwatch/syncwatch/watchdog"
+	"github.com/syncwatch/syncwatch/lockorder/watchdog"
 )
 
 // gauge returns the value of the int64 gauge or sum named name for loop,

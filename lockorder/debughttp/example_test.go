@@ -7,8 +7,8 @@ import (
 	"net/http/httptest"
 	"time"
 
-	"github.com/syncwatch/syncwatch/debughttp"
-	"github.com/syncwatch/syncwatch/watchdog"
+	"github.com/syncwatch/syncwatch/lockorder/debughttp"
+	"github.com/syncwatch/syncwatch/lockorder/watchdog"
 )
 
 // Mount the health check and the live view, as net/http/pprof's handlers

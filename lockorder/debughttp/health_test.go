@@ -13,8 +13,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
-	"github.com/syncwatch/syncwatch/debughttp"
-	"github.com/syncwatch/syncwatch/watchdog"
+	"github.com/syncwatch/syncwatch/lockorder/debughttp"
+	"github.com/syncwatch/syncwatch/lockorder/watchdog"
 )
 
 func getHealth(t *testing.T, h http.Handler) (int, debughttp.HealthReport) {

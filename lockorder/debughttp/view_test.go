@@ -14,8 +14,8 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/syncwatch/syncwatch/barrier"
-	"github.com/syncwatch/syncwatch/debughttp"
 	"github.com/syncwatch/syncwatch/lockorder"
+	"github.com/syncwatch/syncwatch/lockorder/debughttp"
 	"github.com/syncwatch/syncwatch/paramserver"
 	"github.com/syncwatch/syncwatch/staleness"
 )
