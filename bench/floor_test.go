@@ -14,8 +14,8 @@ import (
 // each Unlock does the same lookup, pops the entry and unlocks. There is
 // no mode, no chain key, no recursion or holder check, and no way to grow.
 //
-// It bounds what case (a) in check mode can cost on a machine: the
-// README's Performance section compares it with sync.Mutex (impl=sync)
+// It bounds what case (a) in check mode can cost on a machine:
+// bench/README.md compares it with sync.Mutex (impl=sync)
 // and with a target that would need a checker to beat it. Run it with
 // go test -run '^$' -bench 'Uncontended/impl=sync|BookkeepingFloor' ./bench.
 func BenchmarkBookkeepingFloor(b *testing.B) {

@@ -122,7 +122,9 @@
 //   - [ModeTrace], the default elsewhere: no graph; contended waits longer
 //     than a threshold become "lock wait" spans (with the provider given to
 //     [WithTracerProvider]). For production.
-//   - [ModeOff]: a sync lock behind one atomic load and a function call.
+//   - [ModeOff]: a sync lock. As in ModeTrace, an uncontended Lock or Unlock
+//     is inlined into its caller (see What it costs); a contended one calls
+//     sync's.
 //
 // The SYNCWATCH_MODE environment variable (off, trace or check) overrides
 // the default, and [Configure] with [WithMode] overrides both, at any time.
@@ -157,19 +159,18 @@
 // O(n²), and the passes after it find their chains in the cache.
 //
 // In ModeOff and ModeTrace an uncontended Mutex.Lock or Mutex.Unlock is
-// inlined into its caller and does exactly what sync's does: one
-// compare-and-swap on sync's own state word. (The word is located by
-// internal/syncword for the Go releases whose layout has been checked, and
-// verified when the program starts; under the race detector, or if the
-// check fails, every call goes through sync's methods instead.) An
-// RWMutex's uncontended RLock and RUnlock are inlined too, as one atomic
-// add on a reader count of its own: it runs sync.RWMutex's algorithm on a
-// lock of its own (internal/rwlock), whose waits it can take apart. The bench
-// directory measures all of this against sync and
-// github.com/sasha-s/go-deadlock; on a 2-core machine an uncontended
-// Lock/Unlock pair cost about 1.6-2.1x sync in ModeCheck (2.2-2.7x for a
-// nested pair), 1.0-1.1x in ModeTrace and ModeOff (RLock/RUnlock too), and
-// exactly sync with -tags syncwatch_off; go-deadlock cost 50-80x.
+// inlined into its caller: one atomic load that says whether the fast path
+// may run, then sync's own compare-and-swap on sync's own state word. (The
+// word is located by internal/syncword for the Go releases whose layout has
+// been checked, and verified when the program starts; under the race
+// detector, or if the check fails, every call goes through sync's methods
+// instead.) An RWMutex's uncontended RLock and RUnlock are inlined too, as
+// one atomic add on a reader count of its own: it runs sync.RWMutex's
+// algorithm on a lock of its own (internal/rwlock), whose waits it can take
+// apart. The bench directory measures all of this against sync and
+// github.com/sasha-s/go-deadlock, in every mode and with -tags
+// syncwatch_off; the figures, and how they were measured, are in its
+// README.md.
 //
 // Memory stays bounded: the graph nodes of a mutex that becomes unreachable
 // are dropped after garbage collection, goroutines that exit are swept from
@@ -179,8 +180,8 @@
 // ModeCheck a class the graph has learnt orders for outlives its mutexes,
 // for the next mutex of its name to be checked against them, up to the
 // 4096 most recently emptied classes, and [Reset] frees them. Creating a
-// mutex under a name that no live mutex has costs a few microseconds more
-// than under one in use: a weak pointer and a cleanup, made once per class.
+// mutex under a name that no live mutex has costs more than under one in
+// use: a weak pointer and a cleanup, made once per class.
 //
 // # What Go already gives, and what this adds
 //

@@ -39,9 +39,10 @@ const (
 	KindNotHeld Kind = "not-held"
 	// KindDeadlock: goroutines are blocked in syncwatch waits in a cycle,
 	// each waiting for the next (a goroutine waiting for itself is a cycle
-	// of one), and nothing that can end by itself is in the cycle. It is
-	// reported once the cycle has lasted a grace period (about a second),
-	// since a goroutine outside it may legally unlock a Mutex.
+	// of one), and nothing that can end by itself is in the cycle. Since a
+	// goroutine outside the cycle may legally unlock a Mutex, a cycle that
+	// such a goroutine could still break is reported once it has lasted a
+	// grace period (two seconds).
 	KindDeadlock Kind = "deadlock"
 	// KindLongWait: a wait in a syncwatch primitive lasted longer than
 	// the long-wait bound (see [WithLongWait]); the report names the
@@ -146,9 +147,11 @@ type Violation struct {
 	Attrs []attribute.KeyValue
 	// Key identifies the violation for deduplication: a violation whose
 	// Key was reported before is dropped. Reporters may set it to group
-	// occurrences (say, one per worker and staleness band) while Message
-	// carries the exact figures; by default it is made of the source,
-	// kind, message and innermost stack frame.
+	// occurrences (say, one per lock and call site); only the first
+	// occurrence of a Key is recorded, so its Message, Detail and Err
+	// describe that one; later ones are dropped uncounted (paramserver,
+	// say, counts its rejections in its own Stats). By default Key is made
+	// of the source, kind, message and innermost stack frame.
 	Key string
 }
 

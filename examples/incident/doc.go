@@ -74,7 +74,8 @@
 // # Flags
 //
 //	-fixed      run the corrected design
-//	-out DIR    where to write the files (default: a new temporary directory)
+//	-out DIR    where to write the files (default: a new temporary directory,
+//	            kept, and named at the end)
 //	-timeout D  the barrier's timeout, after which phase 2 breaks (default 1.5s)
 //	-deadline D bound on the whole run (default 30s)
 //	-v          print every report in full, with its stacks

@@ -19,7 +19,7 @@ import (
 )
 
 // Files are what a run writes. SVG is empty when Graphviz's dot is not on
-// PATH.
+// PATH, or failed.
 type Files struct {
 	Dir         string
 	Spans       string // JSON lines, one span each (stdouttrace)
@@ -99,6 +99,7 @@ func (f *Files) write(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	if out, err := exec.CommandContext(ctx, "dot", "-Tsvg", "-o", f.SVG, f.DOT).CombinedOutput(); err != nil {
+		f.SVG = ""
 		return fmt.Errorf("dot -Tsvg: %v: %s", err, out)
 	}
 	return nil

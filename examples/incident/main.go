@@ -12,7 +12,7 @@ import (
 func main() {
 	var cfg Config
 	flag.BoolVar(&cfg.Fixed, "fixed", false, "run the corrected design instead of the incident's")
-	flag.StringVar(&cfg.OutDir, "out", "", "directory for spans, lock graph and wait profile (default: a new temporary directory)")
+	flag.StringVar(&cfg.OutDir, "out", "", "directory for spans, lock graph and wait profile (default: a new temporary directory, kept and named at the end)")
 	flag.DurationVar(&cfg.BarrierTimeout, "timeout", 1500*time.Millisecond, "barrier timeout: how long the all-reduce waits before it breaks")
 	flag.DurationVar(&cfg.Deadline, "deadline", 30*time.Second, "bound on the whole run")
 	flag.BoolVar(&cfg.Verbose, "v", false, "print every report in full, with stacks")
@@ -22,7 +22,11 @@ func main() {
 	defer stop()
 	res, err := run(ctx, cfg)
 	if res.Files.Dir != "" {
-		fmt.Printf("\nwritten to %s:\n", res.Files.Dir)
+		if cfg.OutDir == "" {
+			fmt.Printf("\nwritten to %s (a new temporary directory, kept; -out DIR chooses one):\n", res.Files.Dir)
+		} else {
+			fmt.Printf("\nwritten to %s:\n", res.Files.Dir)
+		}
 		fmt.Printf("  spans (JSON lines)   %s\n", res.Files.Spans)
 		fmt.Printf("  lock graph (DOT)     %s\n", res.Files.DOT)
 		if res.Files.SVG != "" {

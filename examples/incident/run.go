@@ -110,6 +110,13 @@ func run(ctx context.Context, cfg Config) (res Result, err error) {
 	if err != nil {
 		return res, err
 	}
+	// main says where the files are (res.Files). If the run fails before
+	// writing them, a temporary directory made for them is removed.
+	defer func() {
+		if res.Files.Dir == "" && cfg.OutDir == "" {
+			err = errors.Join(err, os.RemoveAll(files.Dir))
+		}
+	}()
 	tp, shutdown, err := newTracerProvider(files.Spans, cfg.Fixed)
 	if err != nil {
 		return res, err
@@ -175,10 +182,11 @@ func run(ctx context.Context, cfg Config) (res Result, err error) {
 		span.SetStatus(codes.Error, trainErr.Error())
 	}
 	res = s.result(watched())
-	if err := files.write(ctx); err != nil {
-		return res, err
+	werr := files.write(ctx)
+	res.Files = files // written, if only in part: main says where
+	if werr != nil {
+		return res, werr
 	}
-	res.Files = files
 	res.Elapsed = time.Since(s.start)
 	verdict := s.printSummary(res)
 	return res, errors.Join(trainErr, verdict)
