@@ -131,8 +131,11 @@ func TestNamedClassesTheGraphKeepsAreBounded(t *testing.T) {
 	base := settledClasses()
 	const n = lockorder.MaxDormantClasses + 1000
 	churnNamed(long, "graphconn", n)
+	// A node per class, less those a collection during the churn already
+	// let go of.
 	nodes, _ := lockorder.GraphSize()
-	require.Equal(t, n+1, nodes, "a node per class")
+	require.LessOrEqual(t, nodes, n+1)
+	require.Greater(t, nodes, lockorder.MaxDormantClasses, "the churn made more classes than are kept")
 
 	kept := base + lockorder.MaxDormantClasses
 	assert.True(t, collectUntil(func() bool { return lockorder.NamedClasses() <= kept }),
