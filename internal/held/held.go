@@ -100,9 +100,8 @@ func (g *G) Top() *Entry { return &g.stack[len(g.stack)-1] }
 //
 // It copies e field by field into its slot rather than appending the
 // struct, whose wide copy reads back the narrow stores that built e while
-// they are still in flight. Measured side by side on the bench machine, the
-// append cost about 6 ns more per uncontended ModeCheck Lock/Unlock pair
-// (45 against 51 ns) and 12 ns more per nested pair.
+// they are still in flight: measurably slower per Lock (bench/, cases (a)
+// and (b)).
 func (g *G) Push(e Entry) {
 	n := len(g.stack)
 	if n == cap(g.stack) {
