@@ -97,6 +97,9 @@ func (c *OpCounts) Add(label string) uint64 {
 	return c.counts[i].Count
 }
 
+// Clone returns a copy of c.
+func (c *OpCounts) Clone() OpCounts { return OpCounts{counts: slices.Clone(c.counts)} }
+
 // Snapshot returns the counts, sorted by label.
 func (c *OpCounts) Snapshot() []OpCount {
 	out := slices.Clone(c.counts)
