@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"go.etcd.io/etcd/api/v3/etcdserverpb"
 	"go.etcd.io/etcd/api/v3/mvccpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
@@ -95,8 +96,7 @@ type wait struct {
 type arrival struct {
 	rev     int64
 	count   int64    // arrivals, this one included; -1 if unknown
-	opSeen  string   // the generation's label, if read
-	opRead  bool     // opSeen was read
+	opSeen  string   // the generation's label, "" if none
 	decided *verdict // the generation was already decided
 	notKept bool     // the generation is older than the oldest kept
 }
@@ -127,13 +127,24 @@ func (w *wait) run(ctx context.Context) (*verdict, error) {
 		return w.finish(ctx, a.decided, false)
 	}
 	w.counted()
-	if a.count == int64(w.b.g.parties) {
-		return w.decide(ctx, &verdict{State: stateDone, BrokenBy: -1})
+	last := a.count == int64(w.b.g.parties)
+	// A label other than the generation's breaks it at once. The last
+	// rank to arrive, if labels are in use, checks every arrival's label
+	// before it decides the generation done: once every rank arrived,
+	// the labels can no longer change.
+	if (w.op != "" && a.opSeen != w.op) || (last && (a.opSeen != "" || w.op != "")) {
+		mctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), w.b.g.cfg.decideTimeout)
+		m, err := w.mismatch(mctx)
+		cancel()
+		if err != nil {
+			return nil, w.unavailable(err)
+		}
+		if m != nil {
+			return w.breakFor(ctx, cause{kind: causeMismatch, text: m.Error(), by: w.m.rank, mismatch: m})
+		}
 	}
-	if m, err := w.checkOp(ctx, a); err != nil {
-		return nil, w.unavailable(err)
-	} else if m != nil {
-		return w.breakFor(ctx, cause{kind: causeMismatch, text: m.Error(), by: w.m.rank, mismatch: m})
+	if last {
+		return w.decide(ctx, &verdict{State: stateDone, BrokenBy: -1})
 	}
 	return w.waitVerdict(ctx, a.rev)
 }
@@ -152,22 +163,26 @@ func (w *wait) arrivalContext(ctx context.Context) (context.Context, context.Can
 // arrive records the rank's arrival for the generation in one
 // transaction: if the rank still holds its lease and the generation is
 // still kept, it opens the generation (if no one did) or joins it (if it
-// is pending), and counts the arrivals; otherwise it reads why not.
+// is pending), sets the generation's label if it has none and the rank
+// gives one, reads the label, and counts the arrivals; otherwise it
+// reads why not. A label is so set and read atomically with the arrival:
+// of two arrivals with different labels, the later one sees the earlier.
 func (w *wait) arrive(ctx context.Context) (*arrival, error) {
 	g, k, gen, r := w.b.g, w.b.g.k, w.gen, w.m.rank
-	kg, ka := k.gen(gen), k.arrival(gen, r)
-	aval := w.arrivalValue()
-	put := clientv3.OpPut(ka, aval, clientv3.WithLease(w.m.lease))
+	kg, ka, kop := k.gen(gen), k.arrival(gen, r), k.op(gen)
+	put := clientv3.OpPut(ka, w.arrivalValue(), clientv3.WithLease(w.m.lease))
 	count := clientv3.OpGet(k.arrivals(gen), clientv3.WithPrefix(), clientv3.WithCountOnly())
-	open := []clientv3.Op{clientv3.OpPut(kg, (&verdict{State: statePending, OpenedBy: r, BrokenBy: -1, At: time.Now()}).encode()), put}
+	label := clientv3.OpGet(kop)
 	if w.op != "" {
-		open = append(open, clientv3.OpPut(k.op(gen), w.op))
+		label = clientv3.OpTxn([]clientv3.Cmp{clientv3.Compare(clientv3.Version(kop), "=", 0)},
+			[]clientv3.Op{clientv3.OpPut(kop, w.op)}, []clientv3.Op{clientv3.OpGet(kop)})
 	}
-	open = append(open, count)
+	pending := (&verdict{State: statePending, OpenedBy: r, BrokenBy: -1, At: time.Now()}).encode()
+	open := []clientv3.Op{clientv3.OpPut(kg, pending), put, label, count}
 	join := clientv3.OpTxn(
 		[]clientv3.Cmp{clientv3.Compare(clientv3.Version(kg), "=", 1), clientv3.Compare(clientv3.CreateRevision(ka), "=", 0)},
-		[]clientv3.Op{put, clientv3.OpGet(k.op(gen)), count},
-		[]clientv3.Op{clientv3.OpGet(kg), clientv3.OpGet(ka, clientv3.WithCountOnly()), count, clientv3.OpGet(k.op(gen))})
+		[]clientv3.Op{put, label, count},
+		[]clientv3.Op{clientv3.OpGet(kg), label, count})
 	resp, err := g.cli.Txn(ctx).If(
 		clientv3.Compare(clientv3.LeaseValue(k.member(r)), "=", w.m.lease),
 		clientv3.Compare(clientv3.Value(k.floor()), "<", padGen(gen+1)),
@@ -189,33 +204,42 @@ func (w *wait) arrive(ctx context.Context) (*arrival, error) {
 		return a, nil
 	}
 	inner := resp.Responses[0].GetResponseTxn()
-	if inner.Succeeded { // opened
-		rs := inner.Responses
-		a.count = rs[len(rs)-1].GetResponseRange().Count
-		a.opSeen, a.opRead = w.op, true
-		return a, nil
-	}
-	jt := inner.Responses[0].GetResponseTxn()
-	rs := jt.Responses
-	if jt.Succeeded { // joined
-		a.count = rs[2].GetResponseRange().Count
-		a.opSeen, a.opRead = valueOf(rs[1].GetResponseRange().Kvs), true
-		return a, nil
-	}
-	gkv := rs[0].GetResponseRange().Kvs
-	if len(gkv) > 0 && gkv[0].Version >= 2 {
-		v, err := decodeVerdict(gkv[0].Value)
-		if err != nil {
-			return nil, err
+	rs := inner.Responses
+	if !inner.Succeeded { // not opened by this arrival
+		jt := rs[0].GetResponseTxn()
+		rs = jt.Responses
+		if !jt.Succeeded {
+			gkv := rs[0].GetResponseRange().Kvs
+			if len(gkv) > 0 && gkv[0].Version >= 2 {
+				v, err := decodeVerdict(gkv[0].Value)
+				if err != nil {
+					return nil, err
+				}
+				a.decided = v
+				return a, nil
+			}
+			// Pending, and this rank had arrived already: an earlier
+			// Await's arrival went through though it could not tell.
 		}
-		a.decided = v
-		return a, nil
+		rs = rs[1:] // drop the put, or the read of the generation
+	} else {
+		rs = rs[2:] // drop the puts of the generation and the arrival
 	}
-	// The generation is pending and this rank had arrived already: an
-	// earlier Await's arrival went through though it could not tell.
-	a.count = rs[2].GetResponseRange().Count
-	a.opSeen, a.opRead = valueOf(rs[3].GetResponseRange().Kvs), true
+	a.opSeen = w.labelSeen(rs[0])
+	a.count = rs[1].GetResponseRange().Count
 	return a, nil
+}
+
+// labelSeen returns the generation's label from the response to label's
+// operation: the rank's own if it set it.
+func (w *wait) labelSeen(r *etcdserverpb.ResponseOp) string {
+	if t := r.GetResponseTxn(); t != nil {
+		if t.Succeeded {
+			return w.op
+		}
+		return valueOf(t.Responses[0].GetResponseRange().Kvs)
+	}
+	return valueOf(r.GetResponseRange().Kvs)
 }
 
 func valueOf(kvs []*mvccpb.KeyValue) string {
@@ -257,40 +281,18 @@ func (w *wait) counted() {
 	}
 }
 
-// checkOp compares the rank's operation with the generation's, setting
-// the generation's if it has none yet. It returns the mismatch, if any.
-func (w *wait) checkOp(ctx context.Context, a *arrival) (*barrier.MismatchError, error) {
-	if w.op == "" {
-		return nil, nil
-	}
-	seen := a.opSeen
-	if seen == "" {
-		k := w.b.g.k
-		resp, err := w.b.g.cli.Txn(ctx).If(clientv3.Compare(clientv3.Version(k.op(w.gen)), "=", 0)).
-			Then(clientv3.OpPut(k.op(w.gen), w.op)).Else(clientv3.OpGet(k.op(w.gen))).Commit()
-		if err != nil {
-			return nil, err
-		}
-		if resp.Succeeded {
-			return nil, nil
-		}
-		seen = valueOf(resp.Responses[0].GetResponseRange().Kvs)
-	}
-	if seen == w.op {
-		return nil, nil
-	}
-	return w.mismatch(ctx)
-}
-
-// mismatch reads the generation's arrivals, in arrival order, into a
-// *barrier.MismatchError.
+// mismatch reads the generation's arrivals, in arrival order, and
+// returns a *barrier.MismatchError if their labels differ, nil if not.
 func (w *wait) mismatch(ctx context.Context) (*barrier.MismatchError, error) {
 	resp, err := w.b.g.cli.Get(ctx, w.b.g.k.arrivals(w.gen), clientv3.WithPrefix(),
 		clientv3.WithSort(clientv3.SortByCreateRevision, clientv3.SortAscend))
 	if err != nil {
 		return nil, err
 	}
-	var ops []barrier.RankOps
+	var (
+		ops    []barrier.RankOps
+		labels = map[string]bool{}
+	)
 	for _, kv := range resp.Kvs {
 		r, ok := rankOf(string(kv.Key), w.b.g.k.arrivals(w.gen))
 		var rec arrivalRecord
@@ -298,6 +300,12 @@ func (w *wait) mismatch(ctx context.Context) (*barrier.MismatchError, error) {
 			continue
 		}
 		ops = append(ops, barrier.RankOps{Rank: r, Op: rec.Op, Counts: rec.Counts})
+		if rec.Op != "" {
+			labels[rec.Op] = true
+		}
+	}
+	if len(labels) < 2 {
+		return nil, nil
 	}
 	return barrier.NewMismatchError(w.b.g.cfg.name, w.gen, ops), nil
 }

@@ -178,3 +178,26 @@ func TestCollectiveMismatchAcrossProcesses(t *testing.T) {
 	assert.Equal(t, "collective-mismatch", brokenOf(t, res[0].err).ErrorType())
 	closeAll(t, client(t, server), p, bs)
 }
+
+// Ranks arriving at once with one rank at another operation: whichever
+// arrives last, no rank ever sees the generation complete.
+func TestCollectiveMismatchRaces(t *testing.T) {
+	p := prefix(t)
+	const parties = 4
+	bs := procs(t, p, parties, etcdbarrier.WithTimeout(time.Minute))
+	for round := range 12 {
+		ops := all(parties, "model.all_sum")
+		ops[round%parties] = "bus.all_sum"
+		if round%3 == 2 {
+			ops[(round+1)%parties] = "" // unlabelled arrivals are not checked
+		}
+		res := awaitRanks(t, bs, ops, time.Minute)
+		for r, x := range res {
+			require.Error(t, x.err, "round %d rank %d", round, r)
+			assert.ErrorIs(t, x.err, barrier.ErrCollectiveMismatch, "round %d rank %d", round, r)
+			assert.Equal(t, verdictText(res[0].err), verdictText(x.err), "round %d rank %d", round, r)
+			assert.Equal(t, uint64(round), x.gen)
+		}
+	}
+	closeAll(t, client(t, server), p, bs)
+}

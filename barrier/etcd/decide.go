@@ -32,6 +32,16 @@ func (w *wait) waitVerdict(ctx context.Context, rev int64) (*verdict, error) {
 	defer halfway.Stop()
 	defer lastAsk.Stop()
 	defer bound.Stop()
+	// Asks and reads run beside the wait, so that an etcd slow to answer
+	// never holds the wait past its bound.
+	polled := make(chan *verdict, 2)
+	poll := func(round int) {
+		g.done.Add(1)
+		go func() {
+			defer g.done.Done()
+			polled <- w.askAndPoll(wctx, round)
+		}()
+	}
 	for {
 		changed := g.changes()
 		if gone, left := w.goneRanks(); len(gone) > 0 {
@@ -54,11 +64,11 @@ func (w *wait) waitVerdict(ctx context.Context, rev int64) (*verdict, error) {
 			}
 		case <-changed:
 		case <-halfway.C:
-			if v := w.askAndPoll(ctx, 1); v != nil {
-				return w.finish(ctx, v, false)
-			}
+			poll(1)
 		case <-lastAsk.C:
-			if v := w.askAndPoll(ctx, 2); v != nil {
+			poll(2)
+		case v := <-polled:
+			if v != nil {
 				return w.finish(ctx, v, false)
 			}
 		case <-bound.C:
@@ -76,7 +86,7 @@ func (w *wait) waitVerdict(ctx context.Context, rev int64) (*verdict, error) {
 // key; it returns the verdict if there is one.
 func (w *wait) askAndPoll(ctx context.Context, round int) *verdict {
 	g := w.b.g
-	g.ask(context.WithoutCancel(ctx), w.gen, round)
+	g.ask(ctx, w.gen, round)
 	pctx, cancel := context.WithTimeout(ctx, g.cfg.decideTimeout)
 	defer cancel()
 	resp, err := g.cli.Get(pctx, g.k.gen(w.gen))

@@ -3,6 +3,7 @@ package etcd
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"sync"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"go.etcd.io/etcd/api/v3/mvccpb"
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/syncwatch/syncwatch/barrier"
@@ -194,17 +196,49 @@ func (g *group) join(ctx context.Context, r int, init []clientv3.Op) (*member, e
 	m.kaCancel = kaCancel
 	m.lastRenew.Store(time.Now().UnixNano())
 	g.done.Add(1)
-	go func() {
-		defer g.done.Done()
-		defer close(m.lost)
-		for range ka {
-			m.lastRenew.Store(time.Now().UnixNano())
-		}
-	}()
+	go g.keepAlive(kaCtx, m, ka)
 	g.mu.Lock()
 	g.members[r] = m
 	g.mu.Unlock()
 	return m, nil
+}
+
+// keepAlive drains m's keep-alive responses until ctx ends or the lease
+// is gone. The client gives up a keep-alive it could not renew for a
+// TTL (etcd unreachable); the lease may still be alive on the server,
+// which extends every lease when it restarts: keepAlive then asks etcd
+// for the lease, and keeps it alive again if it is still there. m.lost is
+// closed only once etcd says the lease is gone, or ctx ends.
+func (g *group) keepAlive(ctx context.Context, m *member, ka <-chan *clientv3.LeaseKeepAliveResponse) {
+	defer g.done.Done()
+	defer close(m.lost)
+	for {
+		for range ka {
+			m.lastRenew.Store(time.Now().UnixNano())
+		}
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(200 * time.Millisecond):
+			}
+			if g.cli.Ctx().Err() != nil {
+				return // the client is closed: the lease will expire
+			}
+			tctx, cancel := context.WithTimeout(ctx, time.Second)
+			ttl, err := g.cli.TimeToLive(tctx, m.lease)
+			cancel()
+			if err != nil {
+				continue // etcd unreachable: the lease may live
+			}
+			if ttl.TTL <= 0 {
+				return // gone
+			}
+			if ka, err = g.cli.KeepAlive(ctx, m.lease); err == nil {
+				break
+			}
+		}
+	}
 }
 
 // startWatch reads P/c/ once and starts watching it, with the answerer,
@@ -399,10 +433,11 @@ func (g *group) close() error {
 			Then(clientv3.OpPut(key, g.state(m, true), clientv3.WithLease(m.lease))).Commit()
 		keep(err)
 		m.kaCancel()
-		_, err = g.cli.Revoke(ctx, m.lease)
-		keep(err)
+		if _, err = g.cli.Revoke(ctx, m.lease); !errors.Is(err, rpctypes.ErrLeaseNotFound) {
+			keep(err)
+		}
 	}
-	if len(ms) > 0 && firstErr == nil {
+	if len(ms) > 0 {
 		resp, err := g.cli.Get(ctx, g.k.members(), clientv3.WithPrefix(), clientv3.WithCountOnly())
 		keep(err)
 		if err == nil && resp.Count == 0 {
