@@ -13,6 +13,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/syncwatch/syncwatch/barrier"
+	"github.com/syncwatch/syncwatch/lockorder"
 )
 
 var (
@@ -49,6 +50,10 @@ var (
 // if rank is already waiting in another Await, a *[LeaseLostError] if
 // this process lost the rank's lease. A rank not joined here, or a nil
 // ctx, panics.
+//
+// As with barrier.Barrier, waiting while holding a lockorder lock is
+// reported (barrier.KindLockHeld): a rank that needs the lock to arrive
+// never will. The wait proceeds.
 func (b *Barrier) Await(ctx context.Context, rank int, opts ...barrier.AwaitOption) (uint64, error) {
 	if ctx == nil {
 		panic("barrier/etcd: Await with nil Context")
@@ -67,7 +72,11 @@ func (b *Barrier) Await(ctx context.Context, rank int, opts ...barrier.AwaitOpti
 		return gen, &LeaseLostError{Barrier: g.cfg.name, Rank: rank}
 	default:
 	}
-	m.gid.Store(barrier.Goroutine())
+	gid := barrier.Goroutine()
+	m.gid.Store(gid)
+	if held := lockorder.HeldLocks(); len(held) > 0 {
+		reportLockHeld(ctx, g.cfg.name, rank, gid, held)
+	}
 	end := barrier.BeginExternalWait(barrier.ExternalBarrier, g.cfg.name,
 		"rank "+strconv.Itoa(rank)+", generation "+strconv.FormatUint(gen, 10))
 	defer end()
@@ -124,7 +133,7 @@ func (w *wait) run(ctx context.Context) (*verdict, error) {
 	case a.notKept:
 		return w.notKept()
 	case a.decided != nil:
-		return w.finish(ctx, a.decided, false)
+		return w.finish(ctx, a.decided)
 	}
 	w.counted()
 	last := a.count == int64(w.b.g.parties)

@@ -59,7 +59,7 @@ func (w *wait) waitVerdict(ctx context.Context, rev int64) (*verdict, error) {
 					if err != nil {
 						return nil, w.unavailable(err)
 					}
-					return w.finish(ctx, v, false)
+					return w.finish(ctx, v)
 				}
 			}
 		case <-changed:
@@ -69,7 +69,7 @@ func (w *wait) waitVerdict(ctx context.Context, rev int64) (*verdict, error) {
 			poll(2)
 		case v := <-polled:
 			if v != nil {
-				return w.finish(ctx, v, false)
+				return w.finish(ctx, v)
 			}
 		case <-bound.C:
 			return w.breakFor(ctx, w.endCause(ctx))
@@ -217,7 +217,7 @@ func (w *wait) decideIn(dctx, ctx context.Context, v *verdict) (*verdict, error)
 		return nil, w.unavailable(err)
 	}
 	if resp.Succeeded {
-		return w.finish(ctx, v, true)
+		return w.finish(ctx, v)
 	}
 	kvs := resp.Responses[0].GetResponseRange().Kvs
 	if len(kvs) == 0 {
@@ -227,12 +227,12 @@ func (w *wait) decideIn(dctx, ctx context.Context, v *verdict) (*verdict, error)
 	if err != nil || !decided.decided() {
 		return nil, w.unavailable(fmt.Errorf("generation %d: unexpected state: %v", w.gen, err))
 	}
-	return w.finish(ctx, decided, false)
+	return w.finish(ctx, decided)
 }
 
 // finish returns the error of verdict v: nil if the generation completed,
 // its *barrier.BrokenError if it broke, reported once in this process.
-func (w *wait) finish(ctx context.Context, v *verdict, mine bool) (*verdict, error) {
+func (w *wait) finish(ctx context.Context, v *verdict) (*verdict, error) {
 	if v.State == stateDone {
 		return v, nil
 	}
@@ -240,6 +240,5 @@ func (w *wait) finish(ctx context.Context, v *verdict, mine bool) (*verdict, err
 	if v.Cause != causeNotKept {
 		w.b.report(ctx, be)
 	}
-	_ = mine
 	return v, be
 }

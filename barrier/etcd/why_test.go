@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/syncwatch/syncwatch/barrier"
 	etcdbarrier "github.com/syncwatch/syncwatch/barrier/etcd"
 	"github.com/syncwatch/syncwatch/lockorder"
 )
@@ -81,6 +82,14 @@ func TestWhyNamesTheLockAndItsHolderFromAnotherProcess(t *testing.T) {
 	for r := 1; r < 4; r++ {
 		assert.Equal(t, be.Error(), brokenOf(t, errs[r]).Error(), "rank %d: one verdict", r)
 	}
+	var held []lockorder.Violation
+	for _, v := range lockorder.Violations() {
+		if v.Kind == barrier.KindLockHeld && v.Source == "barrier/etcd" {
+			held = append(held, v)
+		}
+	}
+	require.NotEmpty(t, held, "rank 3 waited at the barrier holding aggregation_lock")
+	assert.Contains(t, held[0].Message, "aggregation_lock")
 	for _, b := range append(others, shared) {
 		assert.NoError(t, b.Close())
 	}
