@@ -35,12 +35,8 @@ func (w *wait) waitVerdict(ctx context.Context, rev int64) (*verdict, error) {
 	// Asks and reads run beside the wait, so that an etcd slow to answer
 	// never holds the wait past its bound.
 	polled := make(chan *verdict, 2)
-	poll := func(round int) {
-		g.done.Add(1)
-		go func() {
-			defer g.done.Done()
-			polled <- w.askAndPoll(wctx, round)
-		}()
+	poll := func(round int) { // at most two: polled never blocks
+		go func() { polled <- w.askAndPoll(wctx, round) }()
 	}
 	for {
 		changed := g.changes()

@@ -245,13 +245,19 @@ func (g *group) keepAlive(ctx context.Context, m *member, ka <-chan *clientv3.Le
 // if they are not running.
 func (g *group) startWatch(ctx context.Context) error {
 	g.mu.Lock()
+	started := g.started
+	g.mu.Unlock()
+	if started {
+		return nil
+	}
+	rev, err := g.resync(ctx)
+	if err != nil {
+		return err
+	}
+	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.started {
 		return nil
-	}
-	rev, err := g.resyncLocked(ctx)
-	if err != nil {
-		return err
 	}
 	wctx, stop := context.WithCancel(context.Background())
 	g.started, g.stop = true, stop
@@ -261,13 +267,16 @@ func (g *group) startWatch(ctx context.Context) error {
 	return nil
 }
 
-// resyncLocked reads every key under P/c/ into the view and returns the
+// resync reads every key under P/c/ into the view and returns the
 // revision read at. Ranks in the view whose key is gone are marked gone.
-func (g *group) resyncLocked(ctx context.Context) (int64, error) {
+// It reads with no lock held, so that a slow etcd never holds up a wait.
+func (g *group) resync(ctx context.Context) (int64, error) {
 	resp, err := g.cli.Get(ctx, g.k.control(), clientv3.WithPrefix())
 	if err != nil {
 		return 0, fmt.Errorf("barrier/etcd: read %s: %w", g.k.control(), err)
 	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
 	now := time.Now()
 	present := map[int]bool{}
 	for _, kv := range resp.Kvs {
@@ -315,9 +324,7 @@ func (g *group) watch(ctx context.Context, rev int64) {
 			case <-time.After(100 * time.Millisecond):
 			}
 			rctx, cancel := context.WithTimeout(ctx, g.cfg.decideTimeout)
-			g.mu.Lock()
-			r, err := g.resyncLocked(rctx)
-			g.mu.Unlock()
+			r, err := g.resync(rctx)
 			cancel()
 			if err == nil {
 				rev = r
