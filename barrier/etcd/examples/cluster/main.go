@@ -54,7 +54,7 @@ type demoCase struct {
 }
 
 var cases = []demoCase{
-	{name: "lock", barrier: "allreduce", timeout: 4 * time.Second},
+	{name: "lock", barrier: "allreduce", timeout: 6 * time.Second},
 	{name: "collective", barrier: "tp-allreduce", timeout: 30 * time.Second},
 	{name: "kill", barrier: "step", timeout: 20 * time.Second},
 }
