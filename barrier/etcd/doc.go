@@ -66,8 +66,10 @@
 // At a break, Why says, for each missing rank, one of:
 //
 //	rank 5: lease expired at 14:02:11.412 (3.1s ago): the process died or is cut off from etcd
-//	rank 2: alive (lease renewed 310ms ago; pid 4242 on host-b), blocked in a syncwatch wait: waiting for lock aggregation_lock#1, held by goroutine 28 (rank 3), which is waiting for barrier allreduce (rank 3, generation 7)
-//	rank 6: alive (lease renewed 1.2s ago; pid 4250 on host-c), not in a syncwatch wait (goroutine 40 is blocked in chan receive at main.load (load.go:31)), last seen at generation 6
+//	rank 2: alive (lease renewed 310ms before it answered, 1.5s ago; pid 4242 on host-b), blocked in a syncwatch wait: waiting for lock aggregation_lock#1, held by goroutine 28 (rank 3), which is waiting for barrier allreduce (rank 3, generation 7)
+//	rank 6: alive (lease renewed 120ms before it answered, 1.4s ago; pid 4250 on host-c), not in a syncwatch wait (goroutine 40 is blocked in chan receive at main.load (load.go:31)), last seen at generation 6
+//
+// The lease is live at the break: the rank's key is still there.
 //
 // A process can only see its own goroutines, so each one says what its
 // own ranks are doing. Halfway through a waiter's bound, and shortly

@@ -55,8 +55,8 @@ func (g *group) explainLocked(r int, pos uint64, stepWord string, now time.Time)
 		m.Reason = fmt.Sprintf("alive (its lease is live; %s), did not say what it is doing", where)
 		return m
 	}
-	alive := fmt.Sprintf("alive (lease renewed %s ago; %s)",
-		(a.RenewedAgo + now.Sub(p.seenAt)).Round(time.Millisecond), where)
+	alive := fmt.Sprintf("alive (lease renewed %s before it answered, %s ago; %s)",
+		a.RenewedAgo.Round(time.Millisecond), since(p.seenAt, now), where)
 	m.Goroutine = a.Goroutine
 	switch {
 	case a.Waiting:

@@ -77,6 +77,7 @@ func TestWhyNamesTheLockAndItsHolderFromAnotherProcess(t *testing.T) {
 	assert.NotZero(t, why.Holder)
 	assert.True(t, strings.HasPrefix(why.WaitingFor, "lock aggregation_lock#"), why.WaitingFor)
 	assert.Contains(t, why.Reason, "alive (lease renewed ")
+	assert.Contains(t, why.Reason, " before it answered, ")
 	assert.Contains(t, why.Reason, "waiting for lock aggregation_lock#")
 	assert.Contains(t, why.Reason, "(rank 3), which is waiting for barrier allreduce (rank 3, generation 1)")
 	for r := 1; r < 4; r++ {
