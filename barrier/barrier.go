@@ -101,7 +101,11 @@ func (b *Barrier) Parties() int { return b.parties }
 //
 // Waiting while holding a lockorder lock is reported (lock-held-at-barrier
 // violation): it is how a barrier deadlocks. The wait proceeds.
-func (b *Barrier) Await(ctx context.Context, rank int) (generation uint64, err error) {
+//
+// [Op] labels the arrival with its collective operation; a generation
+// whose ranks arrive for different operations breaks at once (see
+// [MismatchError]).
+func (b *Barrier) Await(ctx context.Context, rank int, opts ...AwaitOption) (generation uint64, err error) {
 	b.checkRank(rank)
 	if ctx == nil {
 		panic("barrier: Await with nil Context")
@@ -131,8 +135,15 @@ func (b *Barrier) Await(ctx context.Context, rank int) (generation uint64, err e
 		return g.num, &DuplicateArrivalError{Barrier: b.cfg.name, Rank: rank, Generation: g.num}
 	}
 	st.gid, st.next = gid, g.num+1
-	g.arrivals = append(g.arrivals, Arrival{Rank: rank, Goroutine: gid, At: now})
+	op := OpOf(opts...)
+	g.arrivals = append(g.arrivals, Arrival{Rank: rank, Goroutine: gid, At: now, Op: op})
 	g.waitingFor--
+	if m := b.checkOpLocked(g, st, op); m != nil {
+		err := b.breakLocked(g, m, rank, now)
+		b.mu.Unlock()
+		b.reportBroken(ctx, err, gid)
+		return g.num, err
+	}
 	if g.ready() {
 		return b.trip(ctx, g, rank, gid)
 	}

@@ -75,6 +75,19 @@
 // lock-held-at-barrier violation, since it is how the incident deadlocked;
 // the wait proceeds.
 //
+// # Collective fingerprints
+//
+// [Op] labels an Await with the collective it is part of:
+// b.Await(ctx, rank, barrier.Op("model.all_sum")). Ranks of one
+// generation that arrive for different operations would wait for each
+// other forever in the real collective (the RDMA incident: one rank in
+// the model's all-reduce, the other in the control bus's), so the
+// generation breaks at once with a *[MismatchError] as its cause, which
+// matches [ErrCollectiveMismatch], names the ranks at each operation and
+// gives each rank's count of collectives so far, per label. It is
+// reported as a [KindCollectiveMismatch] violation. barrier/etcd, a
+// nested module, checks the same across processes.
+//
 // # Flight recorder
 //
 // Like NCCL's flight recorder, a barrier keeps its last generations

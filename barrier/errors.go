@@ -104,8 +104,9 @@ func (e *BrokenError) Is(target error) bool { return target == ErrBroken }
 // Unwrap returns Cause.
 func (e *BrokenError) Unwrap() error { return e.Cause }
 
-// ErrorType returns "barrier-broken", for telemetry's error.type.
-func (e *BrokenError) ErrorType() string { return string(KindBroken) }
+// ErrorType returns "barrier-broken", or "collective-mismatch" when the
+// cause is a *[MismatchError], for telemetry's error.type.
+func (e *BrokenError) ErrorType() string { return string(e.kind()) }
 
 // Report returns the multi-line account of the break: the summary, the
 // explanations of Why and the flight recorder of recent generations. Like

@@ -27,6 +27,7 @@ type generation struct {
 	warned     bool // the slow-generation report was made
 	err        *BrokenError
 	done       chan struct{}
+	op         string // the first label given (see Op), "" if none yet
 
 	// Set by armLocked when the first rank starts waiting, then fixed.
 	timer     *time.Timer

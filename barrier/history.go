@@ -14,6 +14,9 @@ type Arrival struct {
 	Rank      int
 	Goroutine int64
 	At        time.Time
+	// Op is the operation the arrival was labelled with (see [Op]), if
+	// any.
+	Op string
 }
 
 // Record is what the flight recorder keeps about one finished generation,

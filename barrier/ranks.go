@@ -13,6 +13,8 @@ type rankState struct {
 	next uint64
 	// gid is the goroutine of the rank's latest arrival, 0 if none.
 	gid int64
+	// ops counts the rank's labelled arrivals (see Op), nil if none.
+	ops *OpCounts
 }
 
 // pageShift sets the size of a page of the rank table: 1024 ranks.

@@ -41,7 +41,7 @@ func (b *Barrier) reportBroken(ctx context.Context, err *BrokenError, gid int64)
 		return
 	}
 	lockorder.ReportContext(ctx, lockorder.Violation{
-		Kind:      KindBroken,
+		Kind:      err.kind(),
 		Source:    source,
 		Message:   "barrier " + err.summary(),
 		Goroutine: gid,

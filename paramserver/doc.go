@@ -109,6 +109,27 @@
 // *[NonFiniteError] that locates the value. Like every rejection, it
 // changes nothing and is counted (WorkerStats.NonFinite) and traced.
 //
+// # Versions and etcd revisions
+//
+// The server stays in one process; barrier/etcd (a nested module) takes
+// barriers and SSP clocks across processes, not parameters. Its version
+// model is etcd's revision model: one counter for the whole store, +1 per
+// accepted write, in the same atomic step as the write, and a watcher
+// ([Server.Watch], like an etcd watch) receives every version in order
+// or an explicit error ([ErrHistoryTrimmed], like etcd's ErrCompacted),
+// never a gap. [WithHistory] is etcd's compaction.
+//
+// Tensor-sized parameters do not belong in etcd: a value is limited to
+// about 1.5 MiB by default (--max-request-bytes), every write is
+// replicated through raft to a quorum and fsynced before it is
+// acknowledged, and every version stays in etcd's MVCC history, and its
+// database (a few GiB by default, --quota-backend-bytes), until
+// compaction and defragmentation. A gradient step of a large model would
+// be many such writes per worker per step. Keep tensors in the parameter
+// server (or shards of it) and, if a cluster needs to agree on them, put
+// only small facts in etcd: the current version, a checksum, who holds
+// which shard.
+//
 // # Cost
 //
 // Get: four atomic loads (the worker table, the worker's state, its last

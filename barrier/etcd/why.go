@@ -1,0 +1,85 @@
+package etcd
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/syncwatch/syncwatch/barrier"
+)
+
+// whyLocked explains, from this process's view, why each of ranks (at
+// most barrier.MaxExplained of them) is missing from position pos: its
+// lease expired at T, or it is alive and blocked in a syncwatch wait, or
+// alive elsewhere, last seen at step S. stepWord names a position in the
+// text ("generation", "clock"). Called with g.mu held; it makes no call
+// to etcd.
+func (g *group) whyLocked(ranks []int, pos uint64, stepWord string, now time.Time) []barrier.MissingRank {
+	out := make([]barrier.MissingRank, 0, min(len(ranks), barrier.MaxExplained))
+	for _, r := range ranks {
+		if len(out) == barrier.MaxExplained {
+			break
+		}
+		out = append(out, g.explainLocked(r, pos, stepWord, now))
+	}
+	return out
+}
+
+// The reasons of ranks the view knows nothing about, or that left.
+const (
+	reasonNoLease = "no live lease: never joined, or its lease expired before this process was watching"
+	reasonLeft    = "left: closed its handle"
+)
+
+func (g *group) explainLocked(r int, pos uint64, stepWord string, now time.Time) barrier.MissingRank {
+	m := barrier.MissingRank{Rank: r, HolderRank: -1}
+	p := g.view[r]
+	switch {
+	case p == nil:
+		m.Reason = reasonNoLease
+		return m
+	case p.gone && p.left:
+		m.Reason = fmt.Sprintf("%s at %s (%s ago)", reasonLeft, p.goneAt.Format(timeFormat), since(p.goneAt, now))
+		return m
+	case p.gone:
+		m.Reason = fmt.Sprintf("lease expired at %s (%s ago): the process died or is cut off from etcd",
+			p.goneAt.Format(timeFormat), since(p.goneAt, now))
+		if a := p.state.Answer; a != nil && a.Step >= 0 {
+			m.Reason += fmt.Sprintf("; last seen at %s %d", stepWord, a.Step)
+		}
+		return m
+	}
+	where := fmt.Sprintf("pid %d on %s", p.state.PID, p.state.Host)
+	a := p.state.Answer
+	if a == nil || askPos(a.Ask) < pos {
+		m.Reason = fmt.Sprintf("alive (its lease is live; %s), did not say what it is doing", where)
+		return m
+	}
+	alive := fmt.Sprintf("alive (lease renewed %s before it answered, %s ago; %s)",
+		a.RenewedAgo.Round(time.Millisecond), since(p.seenAt, now), where)
+	m.Goroutine = a.Goroutine
+	switch {
+	case a.Waiting:
+		m.WaitingFor, m.Holder, m.HolderRank = a.WaitingFor, a.Holder, a.HolderRank
+		m.Reason = alive + ", blocked in a syncwatch wait: " + a.Reason
+	case a.Goroutine == 0:
+		m.Reason = alive + ", has not called Await yet"
+	default:
+		var s strings.Builder
+		s.WriteString(alive + ", not in a syncwatch wait")
+		if a.State != "" {
+			fmt.Fprintf(&s, " (goroutine %d %s)", a.Goroutine, a.State)
+		}
+		if a.Step >= 0 {
+			fmt.Fprintf(&s, ", last seen at %s %d", stepWord, a.Step)
+		} else {
+			s.WriteString(", never arrived")
+		}
+		m.Reason = s.String()
+	}
+	return m
+}
+
+// timeFormat writes the times of explanations: the wall clock of the
+// process that explains.
+const timeFormat = "15:04:05.000"
