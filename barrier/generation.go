@@ -20,9 +20,13 @@ const (
 // Barrier.mu until done is closed; after that they never change, so a
 // waiter released by done reads state and err without the lock.
 type generation struct {
-	num        uint64
-	state      state
-	arrivals   []Arrival
+	num      uint64
+	state    state
+	arrivals []Arrival
+	// blockers caches the goroutines of missing ranks, as of blockersAt,
+	// for the wait-for graph (see missingGoroutines).
+	blockers   []int64
+	blockersAt time.Time
 	waitingFor int  // participating ranks that have not arrived
 	warned     bool // the slow-generation report was made
 	err        *BrokenError

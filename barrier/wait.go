@@ -24,6 +24,7 @@ func (b *Barrier) wait(ctx context.Context, g *generation, rank int, gid int64, 
 	reg := waitfor.Begin(&waitfor.Wait{
 		Goroutine: gid, Kind: waitfor.KindBarrier, Object: b.cfg.name, ObjectID: b.id,
 		Detail: string(detail), Bounded: true,
+		Blockers: func(dst []int64) []int64 { return b.missingGoroutines(g, dst) },
 	})
 	var (
 		slow     []attribute.KeyValue // the slow report this waiter made
@@ -146,3 +147,40 @@ func (b *Barrier) giveUp(ctx context.Context, g *generation, rank int, gid int64
 func (b *Barrier) abandon(ctx context.Context, g *generation, rank int, gid int64) {
 	b.giveUp(ctx, g, rank, gid, fmt.Errorf("rank %d left Await without returning (a panic or runtime.Goexit)", rank))
 }
+
+// maxBlockers bounds how many goroutines of missing ranks a wait names to
+// the wait-for graph.
+const maxBlockers = 64
+
+// missingGoroutines appends to dst the goroutines of the latest arrivals
+// of ranks missing from g, the ranks the wait-for graph says a waiter at
+// g needs, at most maxBlockers of them. Ranks that never arrived have no
+// goroutine to name. It takes b.mu, a leaf: the graph calls it with no
+// lock held.
+//
+// Finding the missing ranks reads the whole rank table, so the answer is
+// kept for a while: every waiter of a wide barrier asks the same question.
+func (b *Barrier) missingGoroutines(g *generation, dst []int64) []int64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if g.state != pending {
+		return dst
+	}
+	if now := time.Now(); now.Sub(g.blockersAt) > blockersFor {
+		g.blockers = g.blockers[:0]
+		missing, _, _ := b.absentLocked(g)
+		for _, r := range missing {
+			if len(g.blockers) >= maxBlockers {
+				break
+			}
+			if gid := b.ranks.get(r).gid; gid != 0 {
+				g.blockers = append(g.blockers, gid)
+			}
+		}
+		g.blockersAt = now
+	}
+	return append(dst, g.blockers...)
+}
+
+// blockersFor is how long missingGoroutines's answer is kept.
+const blockersFor = 100 * time.Millisecond

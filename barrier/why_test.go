@@ -13,6 +13,7 @@ import (
 
 	"github.com/syncwatch/syncwatch/barrier"
 	"github.com/syncwatch/syncwatch/internal/goid"
+	"github.com/syncwatch/syncwatch/internal/waitfor"
 	"github.com/syncwatch/syncwatch/lockorder"
 )
 
@@ -314,4 +315,46 @@ func TestWhyInTraceModeNamesTheLock(t *testing.T) {
 	assert.Equal(t, 1, be.Why[0].Rank)
 	assert.Regexp(t, `^lock aggregation_lock#\d+$`, be.Why[0].WaitingFor)
 	assert.Regexp(t, `^waiting for lock aggregation_lock#\d+, holder not tracked in this mode$`, be.Why[0].Reason)
+}
+
+// A rank waiting at the barrier needs the missing ranks: the wait-for graph
+// names their goroutines, so an explanation of the wait can follow them.
+func TestWaitNamesTheMissingRanksGoroutines(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	b := barrier.New(2, barrier.WithTimeout(5*time.Second))
+	ranks := make(chan int64, 1)
+	done := make(chan struct{})
+	release := make(chan struct{})
+	go func() { // rank 1: arrives once, then is busy elsewhere
+		defer close(done)
+		ranks <- goid.ID()
+		_, err := b.Await(context.Background(), 1)
+		assert.NoError(t, err)
+		<-release
+		_, err = b.Await(context.Background(), 1)
+		assert.NoError(t, err)
+	}()
+	rank1 := <-ranks
+	_, err := b.Await(context.Background(), 0)
+	require.NoError(t, err)
+	waiting := make(chan struct{})
+	go func() {
+		defer close(waiting)
+		_, err := b.Await(context.Background(), 0) // waits for rank 1
+		assert.NoError(t, err)
+	}()
+	var blockers []int64
+	require.Eventually(t, func() bool {
+		for _, w := range waitfor.All() {
+			if w.Kind == waitfor.KindBarrier && w.ObjectID != 0 && w.Blockers != nil {
+				blockers = w.Blockers(nil)
+				return len(blockers) > 0
+			}
+		}
+		return false
+	}, 5*time.Second, time.Millisecond)
+	assert.Equal(t, []int64{rank1}, blockers)
+	close(release)
+	<-waiting
+	<-done
 }
