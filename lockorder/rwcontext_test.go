@@ -74,7 +74,7 @@ func checkCancelledWriteLeavesReadersIn(t *testing.T) {
 		<-inner
 		rw.RUnlock()
 	}), "a reader waiting for a reader deadlocks behind a writer that gave up")
-	assert.Equal(t, helpers, lockorder.IdleHelpers(), "the writer left a helper behind")
+	assert.LessOrEqual(t, lockorder.IdleHelpers(), helpers, "the writer left a helper behind")
 	eventually(t, func() bool { return runtime.NumGoroutine() <= before }, "the writer left a goroutine behind")
 
 	assert.False(t, rw.TryLock(), "the first reader still holds the lock")
@@ -94,7 +94,7 @@ func checkCancelledReadLeavesNothing(t *testing.T) {
 	cancel()
 	require.Error(t, err, "RLockContext got the lock past a writer")
 	require.True(t, errors.Is(err, context.DeadlineExceeded), "%v", err)
-	assert.Equal(t, helpers, lockorder.IdleHelpers(), "the reader left a helper behind")
+	assert.LessOrEqual(t, lockorder.IdleHelpers(), helpers, "the reader left a helper behind")
 	eventually(t, func() bool { return runtime.NumGoroutine() <= before }, "the reader left a goroutine behind")
 
 	// Once the writer lets go, the lock is free at once: no reader that
