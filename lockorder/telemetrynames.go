@@ -14,9 +14,10 @@ package lockorder
 // tries), if RLock found a writer holding or waiting for it, or if
 // LockContext or RLockContext found it taken: every wait that a "lock wait"
 // span could describe, whether or not it reached the span threshold
-// ([WithWaitThreshold]). Lock tries the lock a few times, briefly, before
-// it counts a wait: a wait that blocks is also registered in the wait-for
-// graph, and most contended waits end within nanoseconds. A LockContext that gives up is not
+// ([WithWaitThreshold]). In ModeCheck Lock tries the lock a few times,
+// briefly, before it counts a wait; ModeTrace leaves the spinning to sync,
+// which does it better, so it counts some very short waits that ModeCheck
+// does not: compare counts within one mode. A LockContext that gives up is not
 // measured (it is a wait-timeout violation when its deadline passed). An
 // uncontended Lock records nothing and reads no clock. When no SDK is
 // installed, or the instrument is disabled, nothing is computed beyond a
