@@ -151,12 +151,12 @@ func deadlockViolation(f waitfor.Finding) Violation {
 	var detail strings.Builder
 	for i, w := range c {
 		next := c[(i+1)%len(c)]
-		parts = append(parts, fmt.Sprintf("goroutine %d waits for %s %s goroutine %d", w.Goroutine, waitfor.Describe(w), relation(w), next.Goroutine))
+		parts = append(parts, fmt.Sprintf("goroutine %d waits for %s %s goroutine %d", w.Goroutine, waitfor.Describe(w), waitfor.Relation(w), next.Goroutine))
 		key = append(key, fmt.Sprintf("%s/%d/%d", w.Kind, w.ObjectID, w.Goroutine))
 		if w.Lock != nil {
 			v.Locks = append(v.Locks, ref(w.Lock))
 		}
-		fmt.Fprintf(&detail, "goroutine %d has waited %v for %s, %s goroutine %d", w.Goroutine, w.Age().Round(time.Millisecond), waitfor.Describe(w), relation(w), next.Goroutine)
+		fmt.Fprintf(&detail, "goroutine %d has waited %v for %s, %s goroutine %d", w.Goroutine, w.Age().Round(time.Millisecond), waitfor.Describe(w), waitfor.Relation(w), next.Goroutine)
 		if hs := holdNames(w); hs != "" {
 			fmt.Fprintf(&detail, "; it holds %s", hs)
 		}
@@ -175,23 +175,6 @@ func deadlockViolation(f waitfor.Finding) Violation {
 	v.Message = fmt.Sprintf("cycle of %d %s blocked for good: %s", len(c), n, strings.Join(parts, "; "))
 	v.Detail = strings.TrimRight(detail.String(), "\n")
 	return v
-}
-
-// relation says how a wait relates to the goroutine it needs.
-func relation(w *waitfor.Wait) string {
-	switch {
-	case w.IsLock() && w.Lock.Holder() != 0:
-		return "held by"
-	case w.Kind == waitfor.KindLock:
-		return "read-held by"
-	case w.Kind == waitfor.KindRLock:
-		return "queued behind"
-	case w.Kind == waitfor.KindOnce:
-		return "whose function runs in"
-	case w.Kind == waitfor.KindWaitGroup:
-		return "which waits for"
-	}
-	return "which needs"
 }
 
 // holdNames lists the locks a waiting goroutine holds.

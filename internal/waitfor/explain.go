@@ -133,3 +133,22 @@ func RoutineState(d *Dump, id int64) string {
 	}
 	return "is blocked in " + r.State + where
 }
+
+// Relation says how w relates to a goroutine it needs, in a sentence "G
+// waits for X <relation> H": "held by", "read-held by", "queued behind",
+// "whose function runs in", "which waits for", "which needs".
+func Relation(w *Wait) string {
+	switch {
+	case w.IsLock() && w.Holder() != 0:
+		return "held by"
+	case w.Kind == KindLock:
+		return "read-held by"
+	case w.Kind == KindRLock:
+		return "queued behind"
+	case w.Kind == KindOnce:
+		return "whose function runs in"
+	case w.Kind == KindWaitGroup:
+		return "which waits for"
+	}
+	return "which needs"
+}

@@ -128,7 +128,7 @@ func (s *scene) deadlocks() []Deadlock {
 		var parts []string
 		for i, w := range c {
 			next := c[(i+1)%len(c)]
-			parts = append(parts, fmt.Sprintf("goroutine %d waits for %s, %s goroutine %d", w.Goroutine, waitfor.Describe(w), relation(w), next.Goroutine))
+			parts = append(parts, fmt.Sprintf("goroutine %d waits for %s, %s goroutine %d", w.Goroutine, waitfor.Describe(w), waitfor.Relation(w), next.Goroutine))
 			if w.IsLock() {
 				d.Locks = append(d.Locks, w.Name())
 			}
@@ -138,23 +138,6 @@ func (s *scene) deadlocks() []Deadlock {
 		out = append(out, d)
 	}
 	return out
-}
-
-// relation says how a wait in a cycle relates to the next goroutine.
-func relation(w *waitfor.Wait) string {
-	switch {
-	case w.IsLock() && w.Holder() != 0:
-		return "held by"
-	case w.Kind == waitfor.KindLock:
-		return "read-held by"
-	case w.Kind == waitfor.KindRLock:
-		return "queued behind"
-	case w.Kind == waitfor.KindOnce:
-		return "whose function runs in"
-	case w.Kind == waitfor.KindWaitGroup:
-		return "which waits for"
-	}
-	return "which needs"
 }
 
 // waits returns every registered wait, oldest first.
