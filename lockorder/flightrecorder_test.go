@@ -23,6 +23,10 @@ import (
 	"github.com/syncwatch/syncwatch/lockorder"
 )
 
+// traceReader is the runtime's reader of execution-trace data: on Go 1.25
+// it outlives a stopped flight recorder until the runtime's trace ends.
+var traceReader = goleak.IgnoreTopFunction("runtime/trace.runtime_readTrace")
+
 // flightRecorder starts a flight recorder writing to a new directory for
 // the duration of t.
 func flightRecorder(t *testing.T, window time.Duration) string {
@@ -56,7 +60,7 @@ func traceFile(v lockorder.Violation) string {
 // A wait-timeout writes the last seconds of execution trace to a file
 // named in the report and its span, which go tool trace can read.
 func TestFlightRecorderWritesATraceForAWaitTimeout(t *testing.T) {
-	defer goleak.VerifyNone(t)
+	defer goleak.VerifyNone(t, traceReader)
 	fresh(t)
 	rec := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
@@ -100,7 +104,7 @@ func TestFlightRecorderWritesATraceForAWaitTimeout(t *testing.T) {
 // Within a window of the last file, a report names that file instead of
 // writing another; the directory keeps a bounded number of files.
 func TestFlightRecorderIsRateLimitedAndBounded(t *testing.T) {
-	defer goleak.VerifyNone(t)
+	defer goleak.VerifyNone(t, traceReader)
 	fresh(t)
 	dir := flightRecorder(t, time.Hour)
 	timeOut(t, lockorder.NewMutex("flight-a"))
@@ -129,7 +133,7 @@ func TestFlightRecorderIsRateLimitedAndBounded(t *testing.T) {
 
 // Kinds that are not hangs write nothing.
 func TestFlightRecorderOnlyForHangs(t *testing.T) {
-	defer goleak.VerifyNone(t)
+	defer goleak.VerifyNone(t, traceReader)
 	fresh(t)
 	dir := flightRecorder(t, time.Second)
 	lockorder.Report(lockorder.Violation{Kind: "custom", Message: "not a hang"})
