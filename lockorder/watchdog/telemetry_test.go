@@ -71,13 +71,16 @@ func TestStallSpanAndMetrics(t *testing.T) {
 	loop.Begin()
 	require.Eventually(t, func() bool { return len(stalls("telemetry")) == 1 }, 10*time.Second, time.Millisecond)
 
+	// The report is recorded before its span ends: wait for the span.
 	var span sdktrace.ReadOnlySpan
-	for _, s := range rec.Ended() {
-		if s.Name() == string(watchdog.KindStalled) {
-			span = s
+	require.Eventually(t, func() bool {
+		for _, s := range rec.Ended() {
+			if s.Name() == string(watchdog.KindStalled) {
+				span = s
+			}
 		}
-	}
-	require.NotNil(t, span)
+		return span != nil
+	}, 10*time.Second, time.Millisecond)
 	assert.Equal(t, codes.Error, span.Status().Code)
 	attrs := attribute.NewSet(span.Attributes()...)
 	name, _ := attrs.Value("syncwatch.loop.name")
