@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
+	"github.com/syncwatch/syncwatch/lockorder"
 	"github.com/syncwatch/syncwatch/lockorder/debughttp"
 )
 
@@ -74,6 +75,7 @@ func newBrowser(t *testing.T, path string) context.Context {
 func TestViewInABrowser(t *testing.T) {
 	path := browser(t)
 	t.Cleanup(func() { goleak.VerifyNone(t) })
+	lockorder.Reset() // the page's graph is this test's alone (go test -count)
 	abba(t, "worker_lock", "aggregation_lock")
 	stall(t, "inference")
 
