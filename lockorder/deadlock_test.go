@@ -176,3 +176,32 @@ func TestWaitForALockLeftByAnExitedGoroutine(t *testing.T) {
 	m.Unlock() // on the exited goroutine's behalf: legal
 	<-waited
 }
+
+//go:noinline
+func lockAndReturn(m *lockorder.Mutex) { m.Lock() } // forgets to unlock
+
+// With the held profile on, the report says where the exited goroutine
+// took the lock: where its Unlock went missing.
+func TestLockLeftByAnExitedGoroutineSaysWhereItWasTaken(t *testing.T) {
+	reportDeadlocks(t)
+	lockorder.Configure(lockorder.WithHeldProfile(true))
+	t.Cleanup(func() { lockorder.Configure(lockorder.WithHeldProfile(false)) })
+	m := lockorder.NewMutex("left-where")
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		lockAndReturn(m)
+	}()
+	<-done
+	waited := make(chan struct{})
+	go func() {
+		defer close(waited)
+		m.Lock()
+		m.Unlock()
+	}()
+	v := awaitKind(t, lockorder.KindHeldByExited, 10*time.Second)
+	assert.Contains(t, v.Detail, "took it at:")
+	assert.Contains(t, v.Detail, "lockorder_test.lockAndReturn")
+	m.Unlock()
+	<-waited
+}

@@ -78,8 +78,10 @@
 //     whose holder is blocked on a channel.
 //   - held-by-exited-goroutine: a goroutine has waited a second for a lock
 //     whose holder has exited without unlocking it (an Unlock lost on an
-//     early return, or in a callback that never ran). Fix: defer the
-//     Unlock.
+//     early return, or in a callback that never ran). With the held
+//     profile on ([WithHeldProfile]) the report says where the holder took
+//     the lock: finding it costs a stack capture per hold, too much to pay
+//     on every Lock by default. Fix: defer the Unlock.
 //   - blocked-at-exit: when lockordertest checks (VerifyNone,
 //     VerifyTestMain), after waiting for goroutines still running to finish
 //     or block, a goroutine still blocked in a syncwatch wait that only

@@ -64,6 +64,7 @@ func ReportBlocked(minAge time.Duration) int {
 			Goroutine: h.Goroutine,
 			Holder:    h.Goroutine,
 			Locks:     []LockRef{ref(l)},
+			Detail:    heldAt(h.Goroutine, h.Entry.Note),
 			Key:       fmt.Sprintf("%s:exit:%d:%d", KindHeldByExited, l.ID, h.Goroutine),
 		}
 		if publishCounted(v) {

@@ -3,12 +3,15 @@
 package lockorder
 
 import (
+	"fmt"
 	"os"
 	"runtime/pprof"
+	"sync"
 	"sync/atomic"
 
 	"github.com/syncwatch/syncwatch/internal/class"
 	"github.com/syncwatch/syncwatch/internal/held"
+	"github.com/syncwatch/syncwatch/internal/stack"
 )
 
 // The two live runtime/pprof profiles, filled in ModeCheck while the
@@ -35,7 +38,36 @@ func init() {
 	if os.Getenv("SYNCWATCH_HELD_PROFILE") == "1" {
 		setHeldProfile(true)
 	}
-	held.DropNote = func(n uint64) { heldProfile.Remove(n) }
+	held.DropNote = func(n uint64) {
+		heldProfile.Remove(n)
+		holdSites.Delete(n)
+	}
+}
+
+// holdSites maps the token of each hold in the held profile to where it
+// was taken, while it lasts, so that a report of a lock left held by a
+// goroutine that exited can say where that goroutine took it.
+var holdSites sync.Map // uint64 -> stack.ID
+
+// holdSite returns where the hold with token n was taken, if the held
+// profile recorded it.
+func holdSite(n uint64) Stack {
+	if n == 0 {
+		return nil
+	}
+	if st, ok := holdSites.Load(n); ok {
+		return frames(st.(stack.ID))
+	}
+	return nil
+}
+
+// heldAt says where goroutine gid took the lock whose hold has token n, or
+// how to have it recorded.
+func heldAt(gid int64, n uint64) string {
+	if st := holdSite(n); len(st) > 0 {
+		return fmt.Sprintf("goroutine %d took it at:\n%s", gid, st)
+	}
+	return "where it was taken is recorded with the held profile on (lockorder.WithHeldProfile(true) or SYNCWATCH_HELD_PROFILE=1)"
 }
 
 // The skips noteHold passes to pprof.Profile.Add, so that the held
@@ -62,6 +94,7 @@ func noteHold(gs *held.G, l *class.Lock, skip int) {
 		l.SetNote(n)
 	}
 	heldProfile.Add(n, skip)
+	holdSites.Store(n, stack.Capture())
 }
 
 // releasedByOther drops the held-profile entry of a write hold of l ended
@@ -69,6 +102,7 @@ func noteHold(gs *held.G, l *class.Lock, skip int) {
 func releasedByOther(l *class.Lock) {
 	if n := l.TakeNote(); n != 0 {
 		heldProfile.Remove(n)
+		holdSites.Delete(n)
 	}
 }
 

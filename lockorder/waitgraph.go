@@ -91,6 +91,7 @@ func reportFinding(f waitfor.Finding) {
 	case waitfor.HeldByExited:
 		w := f.Waits[0]
 		v = waitViolation(KindHeldByExited, f, fmt.Sprintf("waits for %s, held by goroutine %d, which has exited without unlocking it", waitfor.Describe(w), w.Holder()))
+		v.Detail += "\n" + heldAt(w.Holder(), w.Lock.Note())
 	default:
 		return
 	}

@@ -202,6 +202,10 @@ func (l *Lock) ClearHolder() {
 // SetNote records the held-profile token of the current write hold.
 func (l *Lock) SetNote(n uint64) { l.note.Store(n) }
 
+// Note returns the token recorded by SetNote, 0 if none. It may be stale:
+// a hold its owner released keeps its token here until the next.
+func (l *Lock) Note() uint64 { return l.note.Load() }
+
 // TakeNote returns and forgets the token recorded by SetNote, 0 if none:
 // a release by another goroutine than the holder ends the hold's entry.
 func (l *Lock) TakeNote() uint64 {

@@ -43,6 +43,7 @@ var exitScenarios = map[string]func(){
 	// An Unlock lost on an early return, and a goroutine that then waits
 	// for the lock.
 	"lost-unlock": func() {
+		lockorder.Configure(lockorder.WithHeldProfile(true)) // to say where the lock was taken
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
@@ -116,7 +117,7 @@ func TestVerifyTestMainAtExit(t *testing.T) {
 	}
 	for scenario, want := range map[string][]string{
 		"straggler":   {"lock-order-cycle", "sB -> sA -> sB"},
-		"lost-unlock": {"blocked-at-exit", "which has exited", "held-by-exited-goroutine: Mutex@"},
+		"lost-unlock": {"blocked-at-exit", "which has exited", "held-by-exited-goroutine: Mutex@", "took it at:", "lockordertest_test.init.func2"},
 		"left-rlock":  {"held-by-exited-goroutine: RWMutex@", "still held for reading by goroutine"},
 		"lock-chan":   {"blocked-at-exit", "waiting for lock aggregation_lock#1, held by goroutine", "which is blocked in chan receive at github.com/syncwatch/syncwatch/lockorder/lockordertest_test"},
 		"idle":        nil,
