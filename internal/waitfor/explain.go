@@ -73,26 +73,9 @@ func (g *Graph) explain(b *strings.Builder, w *Wait, d *Dump, seen map[int64]boo
 		if i > 0 {
 			sep = "; "
 		}
-		b.WriteString(sep + verbFor(w) + fmt.Sprintf(" goroutine %d", id))
+		b.WriteString(sep + Relation(w) + fmt.Sprintf(" goroutine %d", id))
 		g.follow(b, id, d, seen, depth)
 	}
-}
-
-// verbFor says how the goroutines a wait needs relate to it.
-func verbFor(w *Wait) string {
-	switch {
-	case w.IsLock() && w.Lock.Holder() != 0:
-		return "held by"
-	case w.Kind == KindLock:
-		return "read-held by"
-	case w.Kind == KindRLock:
-		return "queued behind the writer,"
-	case w.Kind == KindOnce:
-		return "running its function:"
-	case w.Kind == KindWaitGroup:
-		return "still running:"
-	}
-	return "needs"
 }
 
 // follow writes what goroutine id is doing.
