@@ -2,7 +2,10 @@
 
 package lockorder
 
-import "github.com/syncwatch/syncwatch/internal/class"
+import (
+	"github.com/syncwatch/syncwatch/internal/class"
+	"github.com/syncwatch/syncwatch/internal/waitfor"
+)
 
 // GraphSize returns the number of nodes and edges in the order graph.
 func GraphSize() (nodes, edges int) {
@@ -29,3 +32,7 @@ func NamedClasses() int { return class.Count() }
 // MaxDormantClasses is how many named classes with no live lock the
 // graph keeps.
 const MaxDormantClasses = class.MaxDormant
+
+// DeliverFinding gives f to the reporter of the monitor's findings, as the
+// monitor's delivering goroutine does.
+func DeliverFinding(f waitfor.Finding) { reportFinding(f) }

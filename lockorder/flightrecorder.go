@@ -35,7 +35,8 @@ type flightRecorder struct {
 	conf flightConfig
 	fr   *trace.FlightRecorder
 
-	mu       sync.Mutex // serializes writes; guards what follows
+	mu       sync.Mutex // serializes writes and Stop; guards what follows
+	stopped  bool       // fr has been stopped: nothing more is written
 	lastAt   int64      // mono reading of the last file written
 	lastPath string
 	lastKind Kind
@@ -54,7 +55,7 @@ func applyFlightRecorder(c *config) {
 	}
 	if cur != nil {
 		flightCur.Store(nil)
-		cur.fr.Stop() // waits for a write in progress
+		cur.stop()
 	}
 	if c.flight.dir == "" {
 		return
@@ -69,6 +70,16 @@ func applyFlightRecorder(c *config) {
 		return
 	}
 	flightCur.Store(&flightRecorder{conf: c.flight, fr: fr})
+}
+
+// stop stops the recorder once no write is in progress: the runtime's
+// FlightRecorder.Stop does not wait for a WriteTo, and must not run
+// beside one.
+func (r *flightRecorder) stop() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.stopped = true
+	r.fr.Stop()
 }
 
 // flightFile is a trace file written for a violation not yet recorded:
@@ -91,6 +102,9 @@ func recordFlight(v *Violation) flightFile {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.stopped { // Configure stopped it after v's reporter loaded it
+		return flightFile{}
+	}
 	now := mono.Now()
 	if r.lastPath != "" && time.Duration(now-r.lastAt) < r.conf.window {
 		annotate(v, r.lastPath, fmt.Sprintf("execution trace written %v before this report, for a %s report (at most one per %v): %s",

@@ -4,6 +4,7 @@ package lockorder_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -141,4 +142,36 @@ func TestFlightRecorderOnlyForHangs(t *testing.T) {
 	assert.Empty(t, files)
 	assert.Empty(t, traceFile(only("custom")[0]))
 	assert.False(t, strings.Contains(only("custom")[0].Detail, "trace"))
+}
+
+// Configure may stop the recorder while a report is writing its trace:
+// the stop waits for the write (the runtime's recorder must not be
+// stopped beside a write: go test -race caught it), and a report that
+// loaded the recorder before the stop writes nothing after it.
+func TestFlightRecorderStopsBesideAWrite(t *testing.T) {
+	defer goleak.VerifyNone(t, traceReader)
+	fresh(t)
+	dir := flightRecorder(t, time.Millisecond)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range 200 {
+			lockorder.Report(lockorder.Violation{Kind: "stalled", Message: fmt.Sprintf("loop %d has stalled", i)})
+			time.Sleep(time.Millisecond)
+		}
+	}()
+	for i := 0; ; i++ {
+		select {
+		case <-done:
+			assert.NotEmpty(t, only("stalled"))
+			return
+		default:
+		}
+		if i%2 == 0 {
+			lockorder.Configure(lockorder.WithFlightRecorder("", 0))
+		} else {
+			lockorder.Configure(lockorder.WithFlightRecorder(dir, time.Millisecond))
+		}
+		time.Sleep(3 * time.Millisecond)
+	}
 }

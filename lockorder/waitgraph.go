@@ -81,6 +81,16 @@ func reportFinding(f waitfor.Finding) {
 	if loadMode() == ModeOff {
 		return
 	}
+	// The configuration the finding is acted on under, read before the
+	// finding is checked to stand: a deadlock still standing after this
+	// read was a deadlock while this configuration was in force.
+	c := cfg.Load()
+	if !f.Standing() {
+		// The cycle was broken, or the lock given up, by a goroutine
+		// outside it since the monitor looked: not a deadlock, and no
+		// evidence that an exited goroutine kept the lock.
+		return
+	}
 	var v Violation
 	switch f.Kind {
 	case waitfor.Deadlock:
@@ -90,12 +100,11 @@ func reportFinding(f waitfor.Finding) {
 		v = waitViolation(KindLongWait, f, fmt.Sprintf("has waited %v for %s", w.Age().Round(time.Millisecond), waitfor.Describe(w)))
 	case waitfor.HeldByExited:
 		w := f.Waits[0]
-		v = waitViolation(KindHeldByExited, f, fmt.Sprintf("waits for %s, held by goroutine %d, which has exited without unlocking it", waitfor.Describe(w), w.Holder()))
-		v.Detail += "\n" + heldAt(w.Holder(), w.Lock.Note())
+		v = waitViolation(KindHeldByExited, f, fmt.Sprintf("waits for %s, held by goroutine %d, which has exited without unlocking it", waitfor.Describe(w), f.Holder))
+		v.Detail += "\n" + heldAt(f.Holder, w.Lock.Note())
 	default:
 		return
 	}
-	c := cfg.Load() // the configuration the deadlock is found under
 	publishFromMonitor(v)
 	if v.Kind == KindDeadlock {
 		actOnDeadlock(c, v)

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/syncwatch/syncwatch/internal/waitfor"
 	"github.com/syncwatch/syncwatch/lockorder"
 )
 
@@ -128,4 +129,41 @@ func TestWaitGroupGoPanicEndsTheProgram(t *testing.T) {
 	out := runFatal(t, "wg-go-panic")
 	require.Contains(t, out, "panic: boom")
 	assert.NotContains(t, out, "Wait returned")
+}
+
+// The monitor delivers a deadlock on a goroutine of its own, after it
+// looked. A cycle broken in between by a goroutine outside it (here the
+// Unlock of a lock that another goroutine took) is no deadlock: nothing is
+// reported, and DeadlockPanic does not end the program. (A test's cleanup
+// that broke a deadlock and restored DeadlockPanic panicked the binary.)
+func TestDeadlockBrokenBeforeDeliveryIsNotReported(t *testing.T) {
+	fresh(t) // DeadlockPanic: the action in force
+	l := lockorder.NewMutex("delivery-l")
+	var wg lockorder.WaitGroup
+	l.Lock()
+	wg.Go(func() {
+		l.Lock()
+		l.Unlock()
+	})
+	found := make(chan waitfor.Finding, 1)
+	go func() {
+		var f waitfor.Finding
+		require.Eventually(t, func() bool {
+			for _, c := range waitfor.Snapshot().Cycles() {
+				if strings.Contains(waitfor.Describe(c[0])+waitfor.Describe(c[len(c)-1]), "delivery-l#") {
+					f = waitfor.Finding{Kind: waitfor.Deadlock, Waits: c, Graph: waitfor.Snapshot()}
+					return true
+				}
+			}
+			return false
+		}, 10*time.Second, time.Millisecond)
+		standing := f
+		standing.Dump = waitfor.Fresh()
+		found <- standing
+		l.Unlock() // break it from outside the cycle
+	}()
+	wg.Wait()
+	f := <-found
+	assert.NotPanics(t, func() { lockorder.DeliverFinding(f) })
+	assert.Empty(t, only(lockorder.KindDeadlock))
 }

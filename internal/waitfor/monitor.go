@@ -56,6 +56,29 @@ type Finding struct {
 	// states (nil if none could be had).
 	Graph *Graph
 	Dump  *Dump
+	// Holder is, for HeldByExited, the exited goroutine holding the lock.
+	Holder int64
+}
+
+// Standing reports whether what f found still stands: for a deadlock,
+// every wait of the cycle is still its goroutine's current wait; for a
+// lock held by an exited goroutine, that goroutine still holds it; a long
+// wait, once long, stays found. The monitor delivers findings on a
+// goroutine of their own, so a cycle broken from outside (any goroutine
+// may Unlock a Mutex) between the look and the delivery is no deadlock: a
+// caller acting on f checks it last.
+func (f Finding) Standing() bool {
+	switch f.Kind {
+	case Deadlock:
+		for _, w := range f.Waits {
+			if Lookup(w.Goroutine) != w {
+				return false
+			}
+		}
+	case HeldByExited:
+		return f.Waits[0].Holder() == f.Holder
+	}
+	return true
 }
 
 // The bits of Wait.seen.
@@ -177,7 +200,7 @@ func scanWith(s *Settings, g *Graph, prev map[string]int64) (found []Finding, ne
 			h := w.Holder()
 			exited := w.IsLock() && h != 0 && g.Wait(h) == nil && d.Exited(h)
 			if exited && mark([]*Wait{w}, seenExited) {
-				found = append(found, Finding{Kind: HeldByExited, Waits: []*Wait{w}, Graph: g, Dump: d})
+				found = append(found, Finding{Kind: HeldByExited, Waits: []*Wait{w}, Graph: g, Dump: d, Holder: h})
 			}
 			w.seen.Or(seenExited)
 			if s.LongWait > 0 && time.Duration(now-w.start) >= s.LongWait && mark([]*Wait{w}, seenLong) {

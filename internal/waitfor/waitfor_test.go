@@ -189,3 +189,33 @@ func TestExplainFollowsTheChainToARealGoroutine(t *testing.T) {
 	require.Eventually(t, func() bool { return waitfor.Fresh().Exited(exited) }, 5*time.Second, time.Millisecond)
 	assert.Equal(t, "has exited", waitfor.RoutineState(waitfor.Fresh(), exited))
 }
+
+// A finding stands while what it found does: a cycle while each of its
+// waits is its goroutine's current one, a lock held by an exited
+// goroutine while that goroutine still holds it. Findings are delivered
+// on a goroutine of their own, after the look.
+func TestFindingStandsWhileWhatItFoundDoes(t *testing.T) {
+	a, b := class.New(nil, "Mutex", 1), class.New(nil, "Mutex", 2)
+	a.SetHolder(base + 80)
+	b.SetHolder(base + 81)
+	wa := &waitfor.Wait{Goroutine: base + 80, Kind: waitfor.KindLock, Lock: b, HolderKnown: true, Holds: []waitfor.Hold{{Lock: a}}}
+	wb := &waitfor.Wait{Goroutine: base + 81, Kind: waitfor.KindLock, Lock: a, HolderKnown: true, Holds: []waitfor.Hold{{Lock: b}}}
+	register(t, wa, wb)
+	f := waitfor.Finding{Kind: waitfor.Deadlock, Waits: []*waitfor.Wait{wa, wb}}
+	assert.True(t, f.Standing())
+	waitfor.End(wb) // someone outside the cycle unlocked a: 81 took it
+	assert.False(t, f.Standing())
+	register(t, &waitfor.Wait{Goroutine: base + 81, Kind: waitfor.KindLock, Lock: a, HolderKnown: true})
+	assert.False(t, f.Standing(), "a new wait of the same goroutine is not the one found")
+
+	c := class.New(nil, "Mutex", 3)
+	c.SetHolder(base + 90) // held by a goroutine that has exited
+	wc := &waitfor.Wait{Goroutine: base + 91, Kind: waitfor.KindLock, Lock: c, HolderKnown: true}
+	register(t, wc)
+	g := waitfor.Finding{Kind: waitfor.HeldByExited, Waits: []*waitfor.Wait{wc}, Holder: base + 90}
+	assert.True(t, g.Standing())
+	c.SetHolder(base + 92) // handed off: another goroutine unlocked it and 92 took it
+	assert.False(t, g.Standing())
+
+	assert.True(t, waitfor.Finding{Kind: waitfor.LongWait, Waits: []*waitfor.Wait{wc}}.Standing())
+}
