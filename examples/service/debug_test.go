@@ -107,9 +107,9 @@ func TestBugStallMakesHealth503(t *testing.T) {
 	t.Cleanup(func() { goleak.VerifyNone(t, goleak.IgnoreCurrent()) })
 	const bound = 200 * time.Millisecond
 	base, dir := service(t, bound)
+	start := time.Now() // the stall begins after this, once the request is served
 	code, body := fetch(t, base+"/bug/stall")
 	require.Equal(t, http.StatusAccepted, code, body)
-	start := time.Now()
 	var h debughttp.HealthReport
 	require.Eventually(t, func() bool {
 		code, h = health(t, base)
@@ -118,6 +118,7 @@ func TestBugStallMakesHealth503(t *testing.T) {
 	assert.GreaterOrEqual(t, time.Since(start), bound, "not before the bound")
 	require.Len(t, h.Stalled, 1)
 	s := h.Stalled[0]
+	assert.GreaterOrEqual(t, s.SinceSeconds, bound.Seconds(), "stalled for less than the bound")
 	assert.Equal(t, "worker", s.Loop)
 	assert.Equal(t, 1, s.Pending)
 	assert.Contains(t, s.BlockedOn, "lock ledger#")
