@@ -42,10 +42,12 @@ type nodeInfo struct {
 	instance bool
 }
 
-// ref returns the node's name for reports.
+// ref returns the node's name for reports: a named class's name, or the
+// lock's own for an instance node and for the one lock of an anonymous
+// class (whose class name, its site's, other locks share).
 func (n nodeInfo) ref() LockRef {
-	if n.instance {
-		return LockRef{Name: n.label.Name(), Class: n.label.ClassName(), ID: n.id}
+	if n.instance || !n.cls.Named {
+		return LockRef{Name: n.label.Name(), Class: n.label.ClassName(), Func: n.label.Func(), ID: n.id}
 	}
 	name := n.label.ClassName()
 	return LockRef{Name: name, Class: name, ID: n.id}

@@ -45,7 +45,8 @@ func cycleViolation(c graph.Cycle, gid int64, st stack.ID) Violation {
 }
 
 func ref(l *class.Lock) LockRef {
-	return LockRef{Name: l.Name(), Class: l.ClassName(), ID: l.ID}
+	b := l.Label()
+	return LockRef{Name: b.Name(), Class: b.ClassName(), Func: b.Func(), ID: l.ID}
 }
 
 func reportRecursive(gs *held.G, l *class.Lock, heldRead, read bool) {

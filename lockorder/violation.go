@@ -83,10 +83,18 @@ func (s Stack) String() string {
 // LockRef names a lock in a report.
 type LockRef struct {
 	// Name is the lock's name: "store#2" for the second lock of class
-	// "store", "Mutex@0xc000012345" for a zero-value lock.
+	// "store"; for a zero-value lock, the place that first locked it and
+	// an instance number, "store.(*DB).beginTx (db.go:801)#2" for the
+	// second lock first locked there, or "Mutex@0xc000012345" when that
+	// place is unknown.
 	Name string
-	// Class is the class name; for zero-value locks it equals Name.
+	// Class is the class name; for a zero-value lock, the place that first
+	// locked it, "store.(*DB).beginTx (db.go:801)" (or, when that is
+	// unknown, Name).
 	Class string
+	// Func is the function of that place for a zero-value lock,
+	// "store.(*DB).beginTx"; "" for a named class.
+	Func string
 	// ID is unique to the lock instance for the life of the process.
 	ID uint64
 }
