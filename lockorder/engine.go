@@ -3,6 +3,7 @@
 package lockorder
 
 import (
+	"fmt"
 	"sync"
 
 	"github.com/syncwatch/syncwatch/internal/chain"
@@ -51,6 +52,16 @@ func (n nodeInfo) ref() LockRef {
 	}
 	name := n.label.ClassName()
 	return LockRef{Name: name, Class: name, ID: n.id}
+}
+
+// code returns what the node is in the code, the same for every instance
+// of one field: the class name of a named class (of an instance node too),
+// else the site's name. A lock whose site is unknown is only itself.
+func (n nodeInfo) code() string {
+	if n.cls.Named || n.label.Site != nil {
+		return n.label.ClassName()
+	}
+	return fmt.Sprintf("node %d", n.id)
 }
 
 const (

@@ -89,6 +89,34 @@ func TestQuickStartCycleNamesTheCode(t *testing.T) {
 	for _, e := range v.Cycle {
 		assert.Contains(t, []string{byClass[from].Name, byClass[to].Name}, e.From)
 	}
+	assert.Equal(t, 1, v.Instances)
+	assert.NotContains(t, v.String(), "instances")
+}
+
+func TestSameCycleOnManyInstancesIsOneReport(t *testing.T) {
+	fresh(t)
+	var handled []lockorder.Violation
+	lockorder.Configure(lockorder.WithHandler(func(v lockorder.Violation) { handled = append(handled, v) }))
+	for range 4 {
+		alice, bob := &Account{}, &Account{}
+		Transfer(alice, bob, 1)
+		Transfer(bob, alice, 1)
+		Transfer(bob, alice, 1) // nothing new: no more instances
+	}
+
+	vs := only(lockorder.KindCycle)
+	require.Len(t, vs, 1, "one cycle in the code, one report")
+	assert.Equal(t, 4, vs[0].Instances)
+	assert.Contains(t, vs[0].String(), "seen on 4 instances")
+	require.Len(t, handled, 1, "the handler sees the first instance only")
+	assert.Equal(t, 1, handled[0].Instances)
+	assert.Equal(t, vs[0].Message, handled[0].Message)
+
+	// Another cycle, in other code, is a report of its own.
+	a, b := lockorder.NewMutex("other-a"), lockorder.NewMutex("other-b")
+	run(func() { lockAB(a, b) })
+	run(func() { lockAB(b, a) })
+	assert.Len(t, only(lockorder.KindCycle), 2)
 }
 
 // A DB holds its locks by value and names them in its constructor.
