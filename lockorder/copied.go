@@ -87,14 +87,17 @@ func (m *RWMutex) rebind(old *class.Lock) *class.Lock {
 }
 
 // rebind replaces old, the identity at p of the mutex at addr, with a new
-// one in old's class (in a class of its own if old's was), unless another
-// goroutine did first, and returns p's identity.
+// one in old's class (in a class of its own if old's was, named after
+// old's site: the copy is of the same field, and takes the site's next
+// instance number), unless another goroutine did first, and returns p's
+// identity.
 func rebind(p *atomic.Pointer[class.Lock], old *class.Lock, kind string, addr unsafe.Pointer) *class.Lock {
-	var c *class.Class
+	var l *class.Lock
 	if old.Class.Named {
-		c = old.Class
+		l = keyed(class.New(old.Class, kind, uintptr(addr)))
+	} else {
+		l = keyed(class.NewAt(old.Site, kind, uintptr(addr)))
 	}
-	l := keyed(class.New(c, kind, uintptr(addr)))
 	l.SetOwner(addr)
 	if p.CompareAndSwap(old, l) {
 		return l

@@ -116,7 +116,8 @@ func TestZeroValueMutexesAreTheirOwnClass(t *testing.T) {
 	run(func() { lockAB(&b1, &a1) })
 	vs := only(lockorder.KindCycle)
 	require.Len(t, vs, 1)
-	assert.True(t, strings.HasPrefix(vs[0].Cycle[0].From, "Mutex@0x"), "name %q", vs[0].Cycle[0].From)
+	// Named after the code that first locked them, with instance numbers.
+	assert.Regexp(t, `^lockorder_test\.lockAB \(cycle_test\.go:\d+\)#\d+$`, vs[0].Cycle[0].From)
 }
 
 func TestSameClassInstancesOrderedByInstance(t *testing.T) {

@@ -112,10 +112,20 @@
 // mutexes created by [NewMutex] or [NewRWMutex] with the same name form one
 // class, so an inversion between store#1/replica#1 in one place and
 // replica#2/store#2 in another is found although no single pair of
-// instances was ever inverted. A zero-value mutex is a class of its own.
-// Two locks of the same class taken together are ordered by instance, so a
-// canonical order over many instances (shards, accounts sorted by id) is
-// fine and taking two of them in both orders is reported.
+// instances was ever inverted; [Mutex.SetClass] does the same for a mutex
+// held by value. Two locks of the same class taken together are ordered by
+// instance, so a canonical order over many instances (shards, accounts
+// sorted by id) is fine and taking two of them in both orders is reported.
+//
+// A zero-value mutex is a class of its own, named after the code that first
+// locks it: "store.(*DB).beginTx (db.go:801)#2" is the second mutex first
+// locked there, and "store.(*DB).beginTx (db.go:801)" its class name in
+// reports, spans, [WriteDOT] and the wait profile. (A Once, WaitGroup or
+// Cond is named the same way, after its type: "Once config.load
+// (config.go:12)#1".) The place is found once per mutex, from a few frames
+// of the caller's stack at its first Lock. One cycle in the code is one
+// report: the same cycle between the fields of four objects is reported
+// once, with [Violation.Instances] 4.
 //
 // # Modes and how to turn it on and off
 //

@@ -3,6 +3,7 @@
 package lockorder
 
 import (
+	"fmt"
 	"sync"
 
 	"github.com/syncwatch/syncwatch/internal/chain"
@@ -42,13 +43,25 @@ type nodeInfo struct {
 	instance bool
 }
 
-// ref returns the node's name for reports.
+// ref returns the node's name for reports: a named class's name, or the
+// lock's own for an instance node and for the one lock of an anonymous
+// class (whose class name, its site's, other locks share).
 func (n nodeInfo) ref() LockRef {
-	if n.instance {
-		return LockRef{Name: n.label.Name(), Class: n.label.ClassName(), ID: n.id}
+	if n.instance || !n.cls.Named {
+		return LockRef{Name: n.label.Name(), Class: n.label.ClassName(), Func: n.label.Func(), ID: n.id}
 	}
 	name := n.label.ClassName()
 	return LockRef{Name: name, Class: name, ID: n.id}
+}
+
+// code returns what the node is in the code, the same for every instance
+// of one field: the class name of a named class (of an instance node too),
+// else the site's name. A lock whose site is unknown is only itself.
+func (n nodeInfo) code() string {
+	if n.cls.Named || n.label.Site != nil {
+		return n.label.ClassName()
+	}
+	return fmt.Sprintf("node %d", n.id)
 }
 
 const (

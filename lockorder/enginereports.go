@@ -23,11 +23,12 @@ func cycleViolation(c graph.Cycle, gid int64, st stack.ID) Violation {
 		Goroutine: gid,
 		Stack:     frames(st),
 	}
-	var names, key []string
+	var names, code, key []string
 	for _, e := range c {
 		from, to := eng.nodes[e.From].ref(), eng.nodes[e.To].ref()
 		v.Locks = append(v.Locks, from)
 		names = append(names, from.Name)
+		code = append(code, eng.nodes[e.From].code())
 		v.Cycle = append(v.Cycle, Edge{
 			From: from.Name, To: to.Name,
 			FromRead: !e.FromWrite, ToRead: !e.ToWrite,
@@ -39,13 +40,37 @@ func cycleViolation(c graph.Cycle, gid int64, st stack.ID) Violation {
 	for _, id := range c.Key() {
 		key = append(key, fmt.Sprint(uint64(id)))
 	}
-	v.Key = string(KindCycle) + ":" + strings.Join(key, ",")
+	// One report per cycle in the code: the same cycle over other locks
+	// (another object's fields) counts as an instance of it.
+	v.Key = string(KindCycle) + ":" + strings.Join(rotateMin(code), "\x00")
+	v.Instances = 1
+	v.instance = string(KindCycle) + ":" + strings.Join(key, ",")
 	v.Message = fmt.Sprintf("cycle of %d locks: %s -> %s", len(c), strings.Join(names, " -> "), names[0])
 	return v
 }
 
+// rotateMin returns s rotated to start at its least rotation in
+// lexicographic order, so that a cycle's key does not depend on which of
+// its edges closed it.
+func rotateMin(s []string) []string {
+	best := 0
+	for i := 1; i < len(s); i++ {
+		for k := range s {
+			a, b := s[(i+k)%len(s)], s[(best+k)%len(s)]
+			if a != b {
+				if a < b {
+					best = i
+				}
+				break
+			}
+		}
+	}
+	return append(s[best:len(s):len(s)], s[:best]...)
+}
+
 func ref(l *class.Lock) LockRef {
-	return LockRef{Name: l.Name(), Class: l.ClassName(), ID: l.ID}
+	b := l.Label()
+	return LockRef{Name: b.Name(), Class: b.ClassName(), Func: b.Func(), ID: l.ID}
 }
 
 func reportRecursive(gs *held.G, l *class.Lock, heldRead, read bool) {

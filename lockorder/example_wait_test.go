@@ -59,7 +59,11 @@ func ExampleWaitGroup() {
 	go func() {
 		for v := range reported {
 			if v.Kind == lockorder.KindDeadlock {
-				fmt.Println(v.Kind+":", strings.Contains(v.Message, "WaitGroup@"), strings.Contains(v.Message, "lock results#"))
+				// The WaitGroup is named after the code that first used
+				// it: "WaitGroup lockorder_test.ExampleWaitGroup
+				// (example_wait_test.go:55)#1".
+				fmt.Println(v.Kind+":", strings.Contains(v.Message, "waits for WaitGroup lockorder_test.ExampleWaitGroup (example_wait_test.go:"),
+					strings.Contains(v.Message, "lock results#"))
 				results.Unlock() // break the cycle
 				return
 			}

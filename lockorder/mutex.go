@@ -4,6 +4,7 @@ package lockorder
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -24,11 +25,13 @@ import (
 //
 // In ModeCheck every Lock is checked against the lock-order graph before it
 // blocks; see the package documentation for what is reported and what it
-// costs. A zero-value Mutex is its own lock class; use [NewMutex] to put
+// costs. A zero-value Mutex is its own lock class, named in reports after
+// the code that first locks it ("store.(*DB).beginTx (db.go:801)#2");
+// use [NewMutex], or [Mutex.SetClass] for a Mutex held by value, to put
 // many mutexes in one class.
 //
 // A Mutex must not be copied after first use, nor after NewMutex returns
-// it: the copy would share its identity. In ModeCheck a goroutine taking
+// it or SetClass names it: the copy would share its identity. In ModeCheck a goroutine taking
 // such a copy and its original together is reported (copied-lock).
 type Mutex struct {
 	mu sync.Mutex
@@ -43,6 +46,41 @@ func NewMutex(class string) *Mutex {
 	m := new(Mutex)
 	m.l.Store(newLock(class, "Mutex", unsafe.Pointer(m)))
 	return m
+}
+
+// SetClass puts m, a zero-value Mutex, in the lock class called name, as
+// NewMutex(name) would: a Mutex held by value in a struct is named without
+// becoming a pointer, by a call in the struct's constructor.
+//
+//	func NewDB() *DB {
+//		db := &DB{}
+//		db.mu.SetClass("db")
+//		return db
+//	}
+//
+// It must be called before m is first used. SetClass panics if m already
+// has an identity of another kind: it is in another class, or it has been
+// used, which named it after the code that first locked it (in ModeOff and
+// ModeTrace an uncontended Lock makes no identity, so a late SetClass may
+// go unnoticed there). Calling it again with the same name does nothing.
+func (m *Mutex) SetClass(name string) { setClass(&m.l, name, "Mutex", unsafe.Pointer(m)) }
+
+// setClass gives the zero-value lock at addr, whose identity is at p, one
+// in the class called name, unless it has one: see Mutex.SetClass.
+func setClass(p *atomic.Pointer[class.Lock], name, kind string, addr unsafe.Pointer) {
+	l := p.Load()
+	if l == nil {
+		if p.CompareAndSwap(nil, newLock(name, kind, addr)) {
+			return
+		}
+		l = p.Load() // another goroutine used it, or named it, meanwhile
+	}
+	switch {
+	case !l.Class.Named:
+		panic(fmt.Sprintf("lockorder: SetClass(%q) on a %s already used, as %s: call SetClass before its first use", name, kind, l.Name()))
+	case l.Class.Name != name:
+		panic(fmt.Sprintf("lockorder: SetClass(%q) on a %s already in class %q", name, kind, l.Class.Name))
+	}
 }
 
 func newLock(name, kind string, p unsafe.Pointer) *class.Lock {
@@ -69,9 +107,10 @@ func (m *Mutex) lock() *class.Lock {
 func (m *Mutex) newLock() *class.Lock { return initLock(&m.l, "Mutex", unsafe.Pointer(m)) }
 
 // initLock gives a zero-value lock at addr its identity, once: the first
-// of concurrent callers wins.
+// of concurrent callers wins. The lock is named after the code that called
+// into lockorder (see site.go).
 func initLock(p *atomic.Pointer[class.Lock], kind string, addr unsafe.Pointer) *class.Lock {
-	l := keyed(class.New(nil, kind, uintptr(addr)))
+	l := keyed(class.NewAt(callerSite(), kind, uintptr(addr)))
 	l.SetOwner(addr)
 	if p.CompareAndSwap(nil, l) {
 		return l

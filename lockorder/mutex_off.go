@@ -28,6 +28,9 @@ type Mutex struct{ mu sync.Mutex }
 // NewMutex returns an unlocked mutex. The class is ignored.
 func NewMutex(class string) *Mutex { return new(Mutex) }
 
+// SetClass does nothing: the syncwatch_off build tag removed the classes.
+func (m *Mutex) SetClass(name string) {}
+
 // Lock locks m.
 func (m *Mutex) Lock() { m.mu.Lock() }
 
@@ -64,6 +67,9 @@ type RWMutex struct{ mu rwlock.RWMutex }
 
 // NewRWMutex returns an unlocked RWMutex. The class is ignored.
 func NewRWMutex(class string) *RWMutex { return new(RWMutex) }
+
+// SetClass does nothing: the syncwatch_off build tag removed the classes.
+func (m *RWMutex) SetClass(name string) {}
 
 // Lock locks m for writing.
 func (m *RWMutex) Lock() { m.mu.Lock() }

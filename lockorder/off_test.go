@@ -61,3 +61,15 @@ func TestOffCancelledWriteLeavesReadersIn(t *testing.T) { checkCancelledWriteLea
 func TestOffCancelledReadLeavesNothing(t *testing.T) { checkCancelledReadLeavesNothing(t) }
 
 func TestOffCancelStress(t *testing.T) { checkCancelStress(t) }
+
+// SetClass keeps its place in a constructor, and does nothing.
+func TestOffSetClassDoesNothing(t *testing.T) {
+	var m lockorder.Mutex
+	var rw lockorder.RWMutex
+	m.SetClass("off")
+	rw.SetClass("off")
+	m.Lock()
+	m.Unlock()
+	m.SetClass("another") // would panic in the default build
+	rw.SetClass("another")
+}

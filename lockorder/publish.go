@@ -73,7 +73,9 @@ func publishNew(ctx context.Context, v Violation) bool {
 		store = &expected
 	}
 	flight := recordFlight(&v) // the trace file, named in v before it is kept
-	if !store.Add(v.Key, v, func(v *Violation) { v.ID = lastID.Add(1) }) {
+	n := v.Instances
+	if !store.AddGrouped(v.Key, v.instance, v, func(v *Violation) { v.ID = lastID.Add(1) },
+		func(kept *Violation) { kept.Instances += n }) {
 		flight.discard()
 		return false
 	}

@@ -49,6 +49,10 @@ func NewRWMutex(class string) *RWMutex {
 	return m
 }
 
+// SetClass puts m, a zero-value RWMutex, in the lock class called name, as
+// NewRWMutex(name) would; see [Mutex.SetClass].
+func (m *RWMutex) SetClass(name string) { setClass(&m.l, name, "RWMutex", unsafe.Pointer(m)) }
+
 func (m *RWMutex) lock() *class.Lock {
 	if l := m.l.Load(); l != nil {
 		return l

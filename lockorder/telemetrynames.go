@@ -41,8 +41,9 @@ package lockorder
 // A "lock wait" span for each contended wait that lasted at least the wait
 // threshold, from the start of the wait to its end, with attributes
 //
-//   - syncwatch.lock.name: the lock's name ("store#2", "Mutex@0xc000123450")
-//   - syncwatch.lock.class: its class ("store"; a zero-value lock's name)
+//   - syncwatch.lock.name: the lock's name ("store#2"; for a zero-value
+//     lock, the code that first locked it, "db.(*DB).begin (db.go:80)#2")
+//   - syncwatch.lock.class: its class ("store"; "db.(*DB).begin (db.go:80)")
 //   - syncwatch.wait.duration_ns: how long the wait lasted, in nanoseconds
 //
 // A span named after the [Kind] for each distinct violation, with status

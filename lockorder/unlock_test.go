@@ -85,10 +85,10 @@ func runFatal(t *testing.T, scenario string) string {
 
 func TestBadUnlockReportedBeforeSyncFails(t *testing.T) {
 	for scenario, want := range map[string][]string{
-		"unlock":             {"bad-unlock: Unlock of unlocked Mutex@0x", "fatal error: sync: unlock of unlocked mutex"},
+		"unlock":             {"bad-unlock: Unlock of unlocked lockorder_test.runChild (unlock_test.go:", "fatal error: sync: unlock of unlocked mutex"},
 		"double-unlock":      {"bad-unlock: Unlock of unlocked twice#", "fatal error: sync: unlock of unlocked mutex"},
-		"runlock":            {"bad-unlock: RUnlock of unlocked RWMutex@0x", "fatal error: lockorder: RUnlock of unlocked RWMutex"},
-		"unlock-read-locked": {"bad-unlock: Unlock of read-locked (not write-locked) RWMutex@0x", "fatal error: lockorder: Unlock of unlocked RWMutex"},
+		"runlock":            {"bad-unlock: RUnlock of unlocked lockorder_test.runChild (unlock_test.go:", "fatal error: lockorder: RUnlock of unlocked RWMutex"},
+		"unlock-read-locked": {"bad-unlock: Unlock of read-locked (not write-locked) lockorder_test.runChild (unlock_test.go:", "fatal error: lockorder: Unlock of unlocked RWMutex"},
 	} {
 		t.Run(scenario, func(t *testing.T) {
 			out := runFatal(t, scenario)

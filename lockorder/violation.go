@@ -83,10 +83,18 @@ func (s Stack) String() string {
 // LockRef names a lock in a report.
 type LockRef struct {
 	// Name is the lock's name: "store#2" for the second lock of class
-	// "store", "Mutex@0xc000012345" for a zero-value lock.
+	// "store"; for a zero-value lock, the place that first locked it and
+	// an instance number, "store.(*DB).beginTx (db.go:801)#2" for the
+	// second lock first locked there, or "Mutex@0xc000012345" when that
+	// place is unknown.
 	Name string
-	// Class is the class name; for zero-value locks it equals Name.
+	// Class is the class name; for a zero-value lock, the place that first
+	// locked it, "store.(*DB).beginTx (db.go:801)" (or, when that is
+	// unknown, Name).
 	Class string
+	// Func is the function of that place for a zero-value lock,
+	// "store.(*DB).beginTx"; "" for a named class.
+	Func string
 	// ID is unique to the lock instance for the life of the process.
 	ID uint64
 }
@@ -149,10 +157,25 @@ type Violation struct {
 	// Key was reported before is dropped. Reporters may set it to group
 	// occurrences (say, one per lock and call site); only the first
 	// occurrence of a Key is recorded, so its Message, Detail and Err
-	// describe that one; later ones are dropped uncounted (paramserver,
-	// say, counts its rejections in its own Stats). By default Key is made
-	// of the source, kind, message and innermost stack frame.
+	// describe that one; later ones are dropped, adding their Instances to
+	// the recorded one's (paramserver, say, counts its rejections in its
+	// own Stats). By default Key is made of the source, kind, message and
+	// innermost stack frame. A lock-order cycle's Key is made of what its
+	// locks are in the code (class names, and for zero-value locks the
+	// places that first locked them), so that the same cycle between the
+	// fields of many objects is one report.
 	Key string
+	// Instances counts the distinct occurrences grouped under Key: for a
+	// lock-order cycle, the sets of locks it was seen on (the first is
+	// the one Locks and Cycle name). [Violations] returns the count so
+	// far; the handler and the span see the first occurrence, with 1. It
+	// is 0 for reports that do not count their occurrences.
+	Instances int
+
+	// instance identifies this occurrence among those grouped under Key
+	// (for a cycle, its graph nodes): an occurrence seen before is dropped
+	// uncounted. Empty when occurrences are not counted.
+	instance string
 }
 
 // String returns a human report: the summary, the locks, for a cycle each
@@ -161,6 +184,9 @@ type Violation struct {
 func (v Violation) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %s: %s\n", v.source(), v.Kind, v.Message)
+	if v.Instances > 1 {
+		fmt.Fprintf(&b, "seen on %d instances; the first is shown\n", v.Instances)
+	}
 	if len(v.Cycle) > 0 {
 		for i, e := range v.Cycle {
 			fmt.Fprintf(&b, "\n[%d] goroutine %d took %s%s while holding %s%s, at:\n%s",

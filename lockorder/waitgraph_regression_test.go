@@ -43,7 +43,7 @@ func TestWaitGroupPoolDeadlock(t *testing.T) {
 	}()
 	wg.Wait()
 	v := <-broken
-	assert.Contains(t, v.Message, "WaitGroup@")
+	assert.Contains(t, v.Message, "waits for WaitGroup lockorder_test.TestWaitGroupPoolDeadlock (waitgraph_regression_test.go:")
 	assert.Contains(t, v.Message, "lock pool-l#")
 }
 

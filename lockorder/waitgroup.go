@@ -94,6 +94,9 @@ func (wg *WaitGroup) Wait() {
 // under way.
 func (wg *WaitGroup) Go(f func()) {
 	wg.Add(1)
+	if Mode(modeWord.Load()&modeMask) == ModeCheck {
+		wg.lock() // made here, the group is named after the caller's code
+	}
 	go func() {
 		defer func() {
 			if x := recover(); x != nil {

@@ -11,7 +11,12 @@ import (
 // Two transfers in opposite directions, one after the other, never
 // deadlock; lockordertest.Find (what VerifyNone calls) still reports the
 // inversion of the two account locks.
+//
+// The same inversion is reported once per program (later instances are
+// counted on the first report), and the tests of this package run it
+// before the example: the example starts from a clean slate.
 func Example() {
+	lockorder.Reset()
 	lockorder.Configure(lockorder.WithHandler(func(v lockorder.Violation) { fmt.Println("reported:", v.Kind) }))
 	defer lockorder.Configure(lockorder.WithHandler(nil))
 

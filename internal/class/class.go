@@ -47,8 +47,12 @@ type Lock struct {
 	Class *Class
 	// Kind is "Mutex" or "RWMutex", for names.
 	Kind string
-	// Seq numbers the instances of a named class, for names ("store#2").
+	// Seq numbers the instances of a named class, or of a Site, for names
+	// ("store#2").
 	Seq uint64
+	// Site is where a lock of an anonymous class was first used, when
+	// known; nil for named classes.
+	Site *Site
 
 	// elem and chain cache the lock's chain-cache element and the key of
 	// the one-lock chain, for write [0] and read [1] acquisitions, so that
@@ -88,8 +92,8 @@ func (l *Lock) WaitCounts() *WaitCounts { return l.waits.Load() }
 // SetWaitCounts sets the counters l's short waits are added to.
 func (l *Lock) SetWaitCounts(c *WaitCounts) { l.waits.Store(c) }
 
-// New returns the identity of a new lock: in a class of its own when c is
-// nil, else in c, which must be the class of a live lock (as for a copy
+// New returns the identity of a new lock: in a class of its own, named
+// after its address, when c is nil (NewAt names it after a site), else in c, which must be the class of a live lock (as for a copy
 // of that lock; NewNamed finds a class by name). addr is the lock's
 // address, used in its name.
 func New(c *Class, kind string, addr uintptr) *Lock {
@@ -148,16 +152,21 @@ func (l *Lock) Chain(read bool) uint64 {
 }
 
 // Name returns a human name: the class name and instance number for named
-// classes, the kind and address otherwise.
+// classes ("store#2"), the site and instance number for a lock whose site
+// is known ("store.(*DB).beginTx (db.go:801)#2", and for what is not a
+// lock, its kind first: "Once config.Load (config.go:12)#1"), the kind and
+// address otherwise ("Mutex@0xc000012345").
 func (l *Lock) Name() string { return l.Label().Name() }
 
-// ClassName returns the class's name, or the lock's own name for an
-// anonymous class.
+// ClassName returns the class's name: for an anonymous class, the site's
+// name, or the lock's own name when its site is unknown.
 func (l *Lock) ClassName() string { return l.Label().ClassName() }
 
 // Label returns what l's names are made of, without formatting them and
 // without referring to l, so it can be kept after l is gone.
-func (l *Lock) Label() Label { return Label{Kind: l.Kind, Addr: l.addr, Class: l.Class, Seq: l.Seq} }
+func (l *Lock) Label() Label {
+	return Label{Kind: l.Kind, Addr: l.addr, Class: l.Class, Seq: l.Seq, Site: l.Site}
+}
 
 // Label holds what a lock's names are made of.
 type Label struct {
@@ -165,22 +174,41 @@ type Label struct {
 	Addr  uintptr
 	Class *Class
 	Seq   uint64
+	Site  *Site
 }
 
 // Name is Lock.Name.
 func (b Label) Name() string {
-	if b.Class.Named {
+	switch {
+	case b.Class.Named:
 		return fmt.Sprintf("%s#%d", b.Class.Name, b.Seq)
+	case b.Site != nil:
+		if b.Kind != "Mutex" && b.Kind != "RWMutex" {
+			// Not a lock: say what it is ("Once pkg.f (f.go:3)#1").
+			return b.Kind + " " + b.Site.instanceName(b.Seq)
+		}
+		return b.Site.instanceName(b.Seq)
 	}
 	return fmt.Sprintf("%s@%#x", b.Kind, b.Addr)
 }
 
 // ClassName is Lock.ClassName.
 func (b Label) ClassName() string {
-	if b.Class.Named {
+	switch {
+	case b.Class.Named:
 		return b.Class.Name
+	case b.Site != nil:
+		return b.Site.Name()
 	}
 	return b.Name()
+}
+
+// Func returns the function of the lock's site, "" if it has none.
+func (b Label) Func() string {
+	if b.Class.Named || b.Site == nil {
+		return ""
+	}
+	return b.Site.Func
 }
 
 // SetHolder records goroutine gid as the writer holding l.

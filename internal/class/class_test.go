@@ -1,6 +1,7 @@
 package class_test
 
 import (
+	"fmt"
 	"runtime"
 	"testing"
 
@@ -35,6 +36,26 @@ func TestAnonymousLockHasOwnClass(t *testing.T) {
 	}
 	if l1.Name() != "Mutex@0xc000" || l2.ClassName() != "RWMutex@0xd000" {
 		t.Fatalf("names %q %q", l1.Name(), l2.ClassName())
+	}
+}
+
+func TestLocksNamedAfterTheirSite(t *testing.T) {
+	s := &class.Site{Func: "store.(*DB).beginTx", File: "db.go", Line: 801}
+	l1, l2 := class.NewAt(s, "Mutex", 0xc000), class.NewAt(s, "RWMutex", 0xd000)
+	if l1.Class == l2.Class || l1.Class.Named {
+		t.Fatal("locks of one site share a class")
+	}
+	if l1.Name() != fmt.Sprintf("store.(*DB).beginTx (db.go:801)#%d", l1.Seq) || l2.Seq != l1.Seq+1 {
+		t.Fatalf("names %q %q", l1.Name(), l2.Name())
+	}
+	if l1.ClassName() != "store.(*DB).beginTx (db.go:801)" || l1.Label().Func() != "store.(*DB).beginTx" {
+		t.Fatalf("class %q, func %q", l1.ClassName(), l1.Label().Func())
+	}
+	if o := class.NewAt(s, "Once", 0xe000); o.Name() != fmt.Sprintf("Once store.(*DB).beginTx (db.go:801)#%d", o.Seq) {
+		t.Fatalf("a Once is named %q", o.Name())
+	}
+	if l := class.NewAt(nil, "Mutex", 0xf000); l.Name() != "Mutex@0xf000" || l.ClassName() != l.Name() || l.Label().Func() != "" {
+		t.Fatalf("without a site: %q %q", l.Name(), l.ClassName())
 	}
 }
 

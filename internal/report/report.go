@@ -15,7 +15,8 @@ const DefaultMax = 10000
 // Store keeps distinct records. The zero Store is ready to use.
 type Store[V any] struct {
 	mu      sync.Mutex
-	seen    map[string]struct{}
+	seen    map[string]int // key -> index in recs, -1 if not kept
+	occs    map[string]struct{}
 	recs    []V
 	dropped int
 	max     int
@@ -29,25 +30,52 @@ type Store[V any] struct {
 // If number is not nil it is called, under the store's lock, on the record
 // about to be kept, so that records can be numbered in the order kept.
 func (s *Store[V]) Add(key string, v V, number func(*V)) bool {
+	return s.AddGrouped(key, "", v, number, nil)
+}
+
+// AddGrouped is Add for a record that groups occurrences: occ identifies
+// this one among those of key ("" if it cannot be told from others). An
+// occurrence seen before is dropped. A new occurrence of a key added
+// before is passed to merge (if not nil) with the kept record, under the
+// store's lock, so that the record counts it; AddGrouped then reports
+// false. Occurrences, like keys, are remembered up to ten times the
+// bound: past it a repeated one counts again.
+func (s *Store[V]) AddGrouped(key, occ string, v V, number, merge func(kept *V)) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.seen == nil {
-		s.seen = make(map[string]struct{})
-	}
-	if _, dup := s.seen[key]; dup {
-		return false
+		s.seen = make(map[string]int)
+		s.occs = make(map[string]struct{})
 	}
 	max := s.max
 	if max == 0 {
 		max = DefaultMax
 	}
+	if occ != "" {
+		if _, dup := s.occs[occ]; dup {
+			return false
+		}
+		if len(s.occs) < 10*max {
+			s.occs[occ] = struct{}{}
+		}
+	}
+	if i, dup := s.seen[key]; dup {
+		if i >= 0 && merge != nil {
+			merge(&s.recs[i])
+		}
+		return false
+	}
+	i := -1
+	if len(s.recs) < max {
+		i = len(s.recs)
+	}
 	if len(s.seen) < 10*max {
-		s.seen[key] = struct{}{}
+		s.seen[key] = i
 	}
 	if number != nil {
 		number(&v)
 	}
-	if len(s.recs) >= max {
+	if i < 0 {
 		s.dropped++
 		return true
 	}
@@ -75,7 +103,7 @@ func (s *Store[V]) Dropped() int {
 func (s *Store[V]) Reset() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.seen, s.recs, s.dropped = nil, nil, 0
+	s.seen, s.occs, s.recs, s.dropped = nil, nil, nil, 0
 }
 
 // SetMax bounds the records kept.

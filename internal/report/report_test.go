@@ -39,3 +39,26 @@ func TestNumberCalledForKeptAndDropped(t *testing.T) {
 		t.Fatalf("numbers %v", got)
 	}
 }
+
+func TestAddGroupedCountsNewOccurrencesOnce(t *testing.T) {
+	type rec struct{ name, n int }
+	var s report.Store[rec]
+	inc := func(r *rec) { r.n++ }
+	if !s.AddGrouped("cycle", "nodes 1,2", rec{name: 1, n: 1}, nil, inc) {
+		t.Fatal("first occurrence not kept")
+	}
+	if s.AddGrouped("cycle", "nodes 3,4", rec{name: 2, n: 1}, nil, inc) {
+		t.Fatal("a new occurrence of a kept key was kept apart")
+	}
+	if s.AddGrouped("cycle", "nodes 1,2", rec{name: 3, n: 1}, nil, inc) {
+		t.Fatal("an occurrence seen before was kept")
+	}
+	all := s.All()
+	if len(all) != 1 || all[0] != (rec{name: 1, n: 2}) {
+		t.Fatalf("records %+v, want the first one counting two occurrences", all)
+	}
+	s.Reset()
+	if !s.AddGrouped("cycle", "nodes 1,2", rec{name: 4, n: 1}, nil, inc) {
+		t.Fatal("Reset did not forget the occurrences")
+	}
+}

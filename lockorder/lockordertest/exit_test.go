@@ -117,8 +117,8 @@ func TestVerifyTestMainAtExit(t *testing.T) {
 	}
 	for scenario, want := range map[string][]string{
 		"straggler":   {"lock-order-cycle", "sB -> sA -> sB"},
-		"lost-unlock": {"blocked-at-exit", "which has exited", "held-by-exited-goroutine: Mutex@", "took it at:", "lockordertest_test.init.func2"},
-		"left-rlock":  {"held-by-exited-goroutine: RWMutex@", "still held for reading by goroutine"},
+		"lost-unlock": {"blocked-at-exit", "which has exited", "held-by-exited-goroutine: lockordertest_test.init.func2.1 (exit_test.go:", "took it at:", "lockordertest_test.init.func2"},
+		"left-rlock":  {"held-by-exited-goroutine: lockordertest_test.init.func3.1 (exit_test.go:", "still held for reading by goroutine"},
 		"lock-chan":   {"blocked-at-exit", "waiting for lock aggregation_lock#1, held by goroutine", "which is blocked in chan receive at github.com/syncwatch/syncwatch/lockorder/lockordertest_test"},
 		"idle":        nil,
 	} {

@@ -90,7 +90,11 @@ func IgnoreKind(kinds ...lockorder.Kind) Option {
 }
 
 // IgnoreClass ignores violations that involve a lock of one of the given
-// classes (the class names given to NewMutex, or a zero-value lock's name).
+// classes: the class names given to NewMutex or SetClass, or, for a
+// zero-value lock, the place that first locked it, named as in reports,
+// "store.(*DB).beginTx (db.go:801)", or only its function,
+// "store.(*DB).beginTx", for every place in it (see lockorder.LockRef).
+// A zero-value lock whose place is unknown is named "Mutex@0xc000012345".
 func IgnoreClass(classes ...string) Option {
 	return optionFunc(func(o *options) { o.classes = append(o.classes, classes...) })
 }
@@ -163,7 +167,7 @@ func (o *options) counts(v lockorder.Violation) bool {
 		return false
 	}
 	for _, l := range v.Locks {
-		if slices.Contains(o.classes, l.Class) {
+		if slices.Contains(o.classes, l.Class) || l.Func != "" && slices.Contains(o.classes, l.Func) {
 			return false
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -82,6 +83,41 @@ func TestIgnoreOptions(t *testing.T) {
 	}
 	if err := lockordertest.Find(lockordertest.IncludeReported(), lockordertest.IgnoreClass("other")); err == nil {
 		t.Fatal("IgnoreClass of an unrelated class hid the cycle")
+	}
+}
+
+type account struct{ mu lockorder.Mutex }
+
+// transfer locks two zero-value mutexes; they are named after its lines.
+func transfer(from, to *account) {
+	from.mu.Lock()
+	to.mu.Lock()
+	to.mu.Unlock()
+	from.mu.Unlock()
+}
+
+func TestIgnoreClassOfZeroValueLocks(t *testing.T) {
+	setup(t)
+	a, b := &account{}, &account{}
+	transfer(a, b)
+	transfer(b, a)
+	err := lockordertest.Find(lockordertest.IncludeReported())
+	if err == nil {
+		t.Fatal("no cycle found")
+	}
+	site := regexp.MustCompile(`lockordertest_test\.transfer \(lockordertest_test\.go:\d+\)`).FindString(err.Error())
+	if site == "" {
+		t.Fatalf("the report does not name transfer's lines:\n%v", err)
+	}
+	for _, ignore := range []string{site, "lockordertest_test.transfer"} {
+		if err := lockordertest.Find(lockordertest.IncludeReported(), lockordertest.IgnoreClass(ignore)); err != nil {
+			t.Errorf("IgnoreClass(%q): %v", ignore, err)
+		}
+	}
+	for _, other := range []string{"lockordertest_test.transfer (lockordertest_test.go:1)", "lockordertest_test.trans", "transfer"} {
+		if err := lockordertest.Find(lockordertest.IncludeReported(), lockordertest.IgnoreClass(other)); err == nil {
+			t.Errorf("IgnoreClass(%q) hid the cycle", other)
+		}
 	}
 }
 
