@@ -113,7 +113,13 @@
 // predecessor of what is taken after it), a cycle every edge of which was
 // taken while one common lock was held for writing (a gate lock), a cycle of
 // read acquisitions of locks that have no writers, and consistent nesting
-// however deep.
+// however deep. A read acquisition of Y blocks only behind a writer of Y,
+// so a read edge into Y counts as taken under Y's writers' gate too: the
+// locks held for writing at every blocking write of Y so far (a TryLock
+// never waits, and is left out). If every writer of Y holds G, and the
+// cycle's other edges were taken holding G, no writer of Y can wait while
+// the cycle forms. A later write of Y without G opens the gate, and the
+// cycles it held back are reported then.
 //
 // # Lock classes
 //
