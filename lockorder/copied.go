@@ -8,6 +8,7 @@ import (
 
 	"github.com/syncwatch/syncwatch/internal/class"
 	"github.com/syncwatch/syncwatch/internal/held"
+	"github.com/syncwatch/syncwatch/internal/stack"
 )
 
 // Copies. A mutex's identity is a pointer it holds, so a copy of a mutex
@@ -38,8 +39,14 @@ type owner interface {
 }
 
 // recursive is called when gs, taking e.Lock through the mutex m, already
-// holds it (h). If m is locked, this may be gs's own hold: it reports the
-// recursive acquisition and returns true. If m is unlocked, the hold is
+// holds it (h). If m is locked, this may be gs's own hold, and it returns
+// true. A write hold is then reported as a recursive acquisition at once. A
+// read hold is not: an RWMutex read-locked by one goroutine may be
+// read-unlocked by another, so h may have been handed over. A recursive
+// read lock is held back until gs releases both holds itself (see
+// provedReads); a write lock over a read hold is left to the wait-for
+// graph, which reports gs waiting for itself once the wait has lasted its
+// grace period with the hold still gs's. If m is unlocked, the hold is
 // not of m: either it is of a copy of m (or of the mutex m is a copy of),
 // reported as such, and e gets m's new identity; or another goroutine
 // released it on gs's behalf since gs looked (its release of the holder
@@ -47,7 +54,12 @@ type owner interface {
 // stale hold is dropped. e's chain key is then computed anew.
 func recursive(gs *held.G, m owner, e *held.Entry, h held.Entry) bool {
 	if !m.free() {
-		reportRecursive(gs, e.Lock, h.Read, e.Read)
+		switch {
+		case !h.Read:
+			reportRecursive(gs, e.Lock, h.Read, e.Read, stack.Capture())
+		case e.Read:
+			holdBackRecursiveRead(gs, e.Lock, h.Gen, stack.Capture())
+		}
 		return true
 	}
 	if gs.Valid(&h) {

@@ -26,6 +26,12 @@
 //     forever, as sync would; the report comes first).
 //   - recursive-rlock: a goroutine read-locks an RWMutex it already
 //     read-holds. sync forbids it: it deadlocks as soon as a writer queues.
+//     sync also lets one goroutine RUnlock what another RLocked, so the
+//     first hold may have been handed over: the report is made once the
+//     goroutine has released both holds itself, with the stack of the
+//     second RLock, and never if another goroutine releases a read hold of
+//     the lock first. If a writer queues in between, the second RLock
+//     blocks, and the deadlock is reported (see below).
 //   - copied-lock: a goroutine locks a mutex that is a copy of one it holds
 //     (or the original of a copy it holds), made after NewMutex or first
 //     use: the copy shared the original's identity, so this looked like a
@@ -59,7 +65,10 @@
 //
 //   - deadlock: goroutines blocked in a cycle, each waiting for the next;
 //     a goroutine waiting for itself (Lock of a mutex it holds) is a cycle
-//     of one. The report lists every goroutine, what it waits for, who
+//     of one. A Lock of an RWMutex the goroutine read-holds is not
+//     reported when it starts, as a recursive-lock is (the read hold may
+//     be another goroutine's to release), but as this deadlock, once it
+//     has lasted with the hold still the goroutine's own. The report lists every goroutine, what it waits for, who
 //     holds it, which locks each holds, and each one's stack. Any goroutine
 //     may unlock a Mutex, so a cycle that one outside it could still break
 //     is reported only after it has lasted two seconds; a wait that ends is
@@ -104,7 +113,13 @@
 // predecessor of what is taken after it), a cycle every edge of which was
 // taken while one common lock was held for writing (a gate lock), a cycle of
 // read acquisitions of locks that have no writers, and consistent nesting
-// however deep.
+// however deep. A read acquisition of Y blocks only behind a writer of Y,
+// so a read edge into Y counts as taken under Y's writers' gate too: the
+// locks held for writing at every blocking write of Y so far (a TryLock
+// never waits, and is left out). If every writer of Y holds G, and the
+// cycle's other edges were taken holding G, no writer of Y can wait while
+// the cycle forms. A later write of Y without G opens the gate, and the
+// cycles it held back are reported then.
 //
 // # Lock classes
 //

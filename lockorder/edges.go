@@ -52,37 +52,140 @@ func recordEdges(gs *held.G, e held.Entry, st stack.ID) {
 	for _, c := range found {
 		vs = append(vs, cycleViolation(c, gs.ID(), st))
 	}
+	if !e.Read && e.Lock.Class.Gated() {
+		vs = append(vs, narrowWriters(e.Lock.Class, writers)...)
+	}
 	eng.mu.Unlock()
 	for _, v := range vs {
 		publish(v)
 	}
 }
 
-// firstWrite marks c as having writers. Read acquisitions of c can block
-// from now on, so read-only cycles through c that were harmless may now
-// deadlock: look for them again.
-func firstWrite(c *class.Class) {
-	if !c.MarkWritten() {
-		return
+// The writers' gate. A read acquisition of Y blocks only behind a writer
+// of Y that waits (or holds it, but then that writer is in the cycle and
+// its edges say what it holds). If every blocking write acquisition of Y
+// so far was made holding G for writing, a writer waiting for Y holds G,
+// and a cycle through a read edge into Y whose other edges were all taken
+// holding G cannot form while one does: the graph counts a read-only edge
+// into Y as taken under its own gate and Y's writers' gate (graph.ReadGate).
+// The gate is kept from the first write on, narrowed at each write made
+// under fewer locks (TryLock's writes do not queue, and are left out), and
+// when it narrows the read edges into Y are checked again, as firstWrite
+// does when Y gets writers at all.
+
+func init() { eng.graph.ReadGate = writersGate }
+
+// writersGate returns the writers' gate of node to's class. Called with
+// eng.mu held.
+func writersGate(to graph.NodeID) graph.Gate {
+	if n, ok := eng.nodes[to]; ok && n.cls.Gated() {
+		return eng.wgates[n.cls.ID]
+	}
+	return graph.Gate{}
+}
+
+// firstWrite marks l's class as having writers, with the writers' gate of
+// the locks gs holds for writing (none if gs is nil: a TryLock). Read
+// acquisitions of the class can block from now on, so read-only cycles
+// through it that were harmless may now deadlock: look for them again.
+func firstWrite(gs *held.G, l *class.Lock) {
+	c := l.Class
+	var wg graph.Gate
+	if gs != nil {
+		wg = heldGate(gs, l)
 	}
 	var vs []Violation
 	eng.mu.Lock()
-	if eng.graph.Cyclic() {
-		for id, n := range eng.nodes {
-			if n.cls != c {
-				continue
-			}
-			for _, e := range eng.graph.In(id) {
-				if c := eng.graph.Recheck(e, canBlock); c != nil {
-					vs = append(vs, cycleViolation(c, e.First.Goroutine, stack.ID(e.First.Stack)))
-				}
-			}
+	if !c.MarkWritten(wg.Len() > 0) {
+		// Another goroutine's write came first: this one narrows its gate.
+		if c.Gated() {
+			vs = narrowWriters(c, wg)
 		}
+	} else {
+		if wg.Len() > 0 {
+			node(l, false) // for the gate to go with the class's node
+			if eng.wgates == nil {
+				eng.wgates = make(map[uint64]graph.Gate)
+			}
+			eng.wgates[c.ID] = wg
+		}
+		vs = recheckInto(c, false)
 	}
 	eng.mu.Unlock()
 	for _, v := range vs {
 		publish(v)
 	}
+}
+
+// writeUnder narrows the writers' gate of l's class to the locks gs holds
+// for writing, for a write acquisition of l that records no chain.
+func writeUnder(gs *held.G, l *class.Lock) {
+	wg := heldGate(gs, l)
+	eng.mu.Lock()
+	vs := narrowWriters(l.Class, wg)
+	eng.mu.Unlock()
+	for _, v := range vs {
+		publish(v)
+	}
+}
+
+// heldGate returns the locks other than l that gs validly holds for
+// writing.
+func heldGate(gs *held.G, l *class.Lock) graph.Gate {
+	var ids []graph.NodeID
+	ents := gs.Entries()
+	for i := range ents {
+		if h := &ents[i]; !h.Read && h.Lock != l && gs.Valid(h) {
+			ids = append(ids, graph.NodeID(h.Lock.ID))
+		}
+	}
+	return graph.NewGate(ids)
+}
+
+// narrowWriters narrows c's writers' gate to its intersection with wg,
+// the locks held at a write acquisition of c, and returns the cycles
+// through read edges into c that this made possible. Called with eng.mu
+// held.
+func narrowWriters(c *class.Class, wg graph.Gate) []Violation {
+	if !c.Gated() {
+		return nil
+	}
+	old, ok := eng.wgates[c.ID]
+	kept := old.Intersect(wg)
+	if ok && kept.Len() == old.Len() {
+		return nil
+	}
+	if kept.Len() == 0 {
+		delete(eng.wgates, c.ID)
+		c.Ungate()
+	} else {
+		eng.wgates[c.ID] = kept
+	}
+	return recheckInto(c, true)
+}
+
+// recheckInto searches again for cycles through the edges into c's nodes,
+// only those never taken for writing if readOnly, and returns their
+// reports. Called with eng.mu held.
+func recheckInto(c *class.Class, readOnly bool) []Violation {
+	if !eng.graph.Cyclic() {
+		return nil
+	}
+	var vs []Violation
+	for id, n := range eng.nodes {
+		if n.cls != c {
+			continue
+		}
+		for _, e := range eng.graph.In(id) {
+			if readOnly && e.ToWrite {
+				continue
+			}
+			if cy := eng.graph.Recheck(e, canBlock); cy != nil {
+				vs = append(vs, cycleViolation(cy, e.First.Goroutine, stack.ID(e.First.Stack)))
+			}
+		}
+	}
+	return vs
 }
 
 // gate returns the ids of the locks held for writing other than b. The
@@ -148,6 +251,7 @@ func forget(ids [2]graph.NodeID) {
 		if n, ok := eng.nodes[id]; ok && (graph.NodeID(n.cls.ID) != id || !n.cls.Named) {
 			eng.graph.Remove(id)
 			delete(eng.nodes, id)
+			delete(eng.wgates, uint64(id))
 		}
 	}
 	// Go maps keep their peak size: rebuild once most nodes are gone.
@@ -168,6 +272,7 @@ func forgetClass(c *class.Class) {
 		eng.graph.Remove(id)
 		delete(eng.nodes, id)
 	}
+	delete(eng.wgates, c.ID)
 }
 
 // resetEngine forgets the graph and the chain cache, and with them the
@@ -178,7 +283,14 @@ func resetEngine() {
 		if graph.NodeID(n.cls.ID) == id {
 			class.Unkeep(n.cls)
 		}
+		if n.cls.Gated() {
+			// The writes the gate was learnt from are forgotten with the
+			// chains that stood for them: the class keeps writers, and
+			// no gate.
+			n.cls.Ungate()
+		}
 	}
+	eng.wgates = nil
 	eng.graph.Reset()
 	eng.nodes, eng.peak = nil, 0
 	chains.Clear()

@@ -26,6 +26,11 @@ var (
 		graph graph.Graph
 		nodes map[graph.NodeID]nodeInfo
 		peak  int // most nodes since eng.nodes was last rebuilt
+		// wgates maps a class's id to its writers' gate, for the classes
+		// whose every blocking write so far was made holding a lock for
+		// writing (class.Gated): the locks held at every one (see
+		// writeUnder).
+		wgates map[uint64]graph.Gate
 	}
 )
 
@@ -116,13 +121,19 @@ func current(w uint32) *held.G {
 // already known to have writers.
 func enter(gs *held.G, m owner, l *class.Lock, read bool) (_ *class.Lock, again, fresh bool) {
 	if !read && !l.Class.Written() {
-		firstWrite(l.Class)
+		firstWrite(gs, l)
 	}
 	e := held.Entry{Lock: l, Read: read, Elem: l.Elem(read)}
 	if gs.Len() == 0 {
 		e.Chain = chain.Key(l.Chain(read))
 	} else {
 		fresh = prepareNested(gs, m, &e)
+	}
+	if !read && e.Lock.Class.Gated() && (gs.Len() == 0 || e.Again) {
+		// A write the chain cache does not stand for (nothing held, or
+		// a write over a read hold): it narrows its class's writers'
+		// gate here. Every other write does in recordEdges.
+		writeUnder(gs, e.Lock)
 	}
 	if read {
 		e.Gen = e.Lock.ReadGen()
@@ -217,7 +228,9 @@ func chainAfter(gs *held.G, elem uint64) chain.Key {
 // predecessor of what is taken while it is held.
 func tryAcquired(gs *held.G, l *class.Lock, read bool) {
 	if !read && !l.Class.Written() {
-		firstWrite(l.Class)
+		// Written, with no writers' gate: a try does not queue, so it is
+		// left out of the gate, and this keeps the class out of it too.
+		firstWrite(nil, l)
 	}
 	if gs.Find(l) >= 0 {
 		gs.Prune() // a stale hold of l (handed off) must not come back to life

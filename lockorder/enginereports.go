@@ -73,8 +73,9 @@ func ref(l *class.Lock) LockRef {
 	return LockRef{Name: b.Name(), Class: b.ClassName(), Func: b.Func(), ID: l.ID}
 }
 
-func reportRecursive(gs *held.G, l *class.Lock, heldRead, read bool) {
-	st := stack.Capture()
+// reportRecursive reports that goroutine gs, at stack st, locks l, which
+// it holds already (for reading if heldRead), for reading if read.
+func reportRecursive(gs *held.G, l *class.Lock, heldRead, read bool, st stack.ID) {
 	kind, what := KindRecursiveLock, "locks"
 	switch {
 	case heldRead && read:
@@ -95,6 +96,30 @@ func reportRecursive(gs *held.G, l *class.Lock, heldRead, read bool) {
 		Locks:     []LockRef{ref(l)},
 		Key:       fmt.Sprintf("%s:%d:%d", kind, l.Class.ID, st),
 	})
+}
+
+// holdBackRecursiveRead holds back the report that gs, at stack st,
+// read-locks l, of which it holds read holds taken at generation gen: it
+// is made once gs has released itself every one of those holds and the new
+// one (see RWMutex.runlockSlow), and dropped if another goroutine releases a read hold
+// of l first.
+func holdBackRecursiveRead(gs *held.G, l *class.Lock, gen uint32, st stack.ID) {
+	n := 1
+	ents := gs.Entries()
+	for i := range ents {
+		if h := &ents[i]; h.Lock == l && h.Read && gs.Valid(h) {
+			n++
+		}
+	}
+	gs.HoldBack(held.Pending{Lock: l, Gen: gen, Left: n, Stack: uint32(st)})
+}
+
+// publishProved publishes the recursive read locks that gs's own releases
+// proved (held.G.ReleasedRead).
+func publishProved(gs *held.G, ps []held.Pending) {
+	for _, p := range ps {
+		reportRecursive(gs, p.Lock, true, true, stack.ID(p.Stack))
+	}
 }
 
 // reportCopied reports that gs, taking the mutex whose identity is now l,

@@ -152,9 +152,9 @@ func (m *Mutex) lockSlow() {
 	}
 	gs.Retag(w)
 	again, locked := false, false
-	if gs.Len() == 0 && l.Class.Written() {
-		// Nothing held: no order edge and no recursion to check, so m may
-		// be tried before it is recorded.
+	if gs.Len() == 0 && l.Class.Settled() {
+		// Nothing held: no order edge and no recursion to check, and no
+		// writers' gate to open, so m may be tried before it is recorded.
 		locked = m.mu.TryLock()
 		gs.Push(held.Entry{Lock: l, Elem: l.Elem(false), Chain: chain.Key(l.Chain(false))})
 	} else {

@@ -252,6 +252,10 @@ func (m *RWMutex) RUnlock() {
 // from the reader count, which returned r. If r >= 0 the read lock is
 // already released; ModeCheck then only brings its records up to date.
 func (m *RWMutex) runlockSlow(r int64) {
+	var (
+		gs     *held.G
+		proved []held.Pending
+	)
 	if w := modeWord.Load(); w&modeMask == uint32(ModeCheck) {
 		l := m.lock()
 		if rwlock.Unheld(r) {
@@ -261,16 +265,27 @@ func (m *RWMutex) runlockSlow(r int64) {
 			reportBadUnlock(goid.ID(), l, "RUnlock of unlocked")
 			fatal("lockorder: RUnlock of unlocked RWMutex")
 		}
-		if gs := gls.Home(goid.ID()); gs == nil || gs.Len() == 0 || gs.Tag() != w ||
-			gs.Top().Note != 0 || !popIfTopRead(gs, l) {
+		gs = gls.Home(goid.ID())
+		if gs == nil || gs.Len() == 0 || gs.Tag() != w || gs.Top().Note != 0 || !popIfTopRead(gs, l) {
 			if !releaseOwn(w, l, true) {
 				// Read-held by others; one of their holds ends here.
 				l.BumpReadGen()
+				gs = nil
+			} else if gs == nil {
+				gs = gls.Find(goid.ID())
 			}
+		}
+		if gs != nil && gs.HasPending() {
+			// An own release: it may prove a recursive read lock held
+			// back, reported once m is released (a handler may lock it).
+			proved = gs.ReleasedRead(l)
 		}
 	}
 	if r < 0 && !m.mu.ReaderLeft(r) {
 		fatal("lockorder: RUnlock of unlocked RWMutex")
+	}
+	if len(proved) > 0 {
+		publishProved(gs, proved)
 	}
 }
 

@@ -27,19 +27,52 @@ type Class struct {
 	Name string
 	// Named is set for classes created by name (NewMutex("store")); an
 	// anonymous class belongs to a single zero-value lock.
-	Named   bool
-	written atomic.Bool
-	seq     atomic.Uint64 // instances numbered so far, for names
-	reg     registration  // a named class's place in the registry
+	Named bool
+	// writes is what is known of the class's write acquisitions: the
+	// writeSeen and writeGated bits.
+	writes atomic.Uint32
+	seq    atomic.Uint64 // instances numbered so far, for names
+	reg    registration  // a named class's place in the registry
 }
+
+// The bits of Class.writes.
+const (
+	// writeSeen: some lock of the class was acquired for writing.
+	writeSeen = 1 << iota
+	// writeGated: every blocking write acquisition of the class so far was
+	// made holding some other lock for writing (lockorder keeps which: the
+	// class's writers' gate).
+	writeGated
+)
 
 // Written reports whether some lock of the class was ever acquired for
 // writing. A read acquisition can only block on a class that has writers.
-func (c *Class) Written() bool { return c.written.Load() }
+func (c *Class) Written() bool { return c.writes.Load()&writeSeen != 0 }
 
-// MarkWritten records a write acquisition. It reports whether this was the
-// first.
-func (c *Class) MarkWritten() bool { return !c.written.Swap(true) }
+// Settled reports whether a write acquisition of the class made with
+// nothing else held has nothing to record: the class has writers already,
+// and no writers' gate that such a write would open. It is the one load
+// the fast path of a Lock with nothing held makes.
+func (c *Class) Settled() bool { return c.writes.Load() == writeSeen }
+
+// Gated reports whether every blocking write acquisition of the class so
+// far was made holding some other lock for writing.
+func (c *Class) Gated() bool { return c.writes.Load()&writeGated != 0 }
+
+// MarkWritten records the first write acquisition, made holding some other
+// lock for writing if gated. It reports whether it was the first; if not,
+// it changes nothing.
+func (c *Class) MarkWritten(gated bool) bool {
+	v := uint32(writeSeen)
+	if gated {
+		v |= writeGated
+	}
+	return c.writes.CompareAndSwap(0, v)
+}
+
+// Ungate records that a write acquisition was made without any lock of the
+// writers' gate held: the class's writes have no gate any more.
+func (c *Class) Ungate() { c.writes.And(^uint32(writeGated)) }
 
 // Lock is the identity of one lock instance.
 type Lock struct {

@@ -81,7 +81,18 @@ func TestHolderAndReadGen(t *testing.T) {
 		t.Fatal("Track must be true exactly once")
 	}
 	c := class.NewNamed("written-test", "Mutex", 1).Class
-	if c.Written() || !c.MarkWritten() || c.MarkWritten() || !c.Written() {
+	if c.Written() || !c.MarkWritten(false) || c.MarkWritten(true) || !c.Written() {
 		t.Fatal("MarkWritten must report the first write once")
+	}
+	if !c.Settled() || c.Gated() {
+		t.Fatal("a write with nothing held leaves no gate")
+	}
+	gc := class.NewNamed("gated-test", "Mutex", 1).Class
+	if !gc.MarkWritten(true) || !gc.Written() || !gc.Gated() || gc.Settled() {
+		t.Fatal("a first write under a lock makes the class gated, not settled")
+	}
+	gc.Ungate()
+	if gc.Gated() || !gc.Settled() {
+		t.Fatal("Ungate must leave the class written, without a gate")
 	}
 }

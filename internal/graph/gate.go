@@ -108,6 +108,18 @@ func (g Gate) Intersect(o Gate) Gate {
 	return Gate{ids: ids}
 }
 
+// Union returns the ids in g or in o, in a new list unless one of them is
+// empty.
+func (g Gate) Union(o Gate) Gate {
+	switch {
+	case o.Len() == 0:
+		return g
+	case g.Len() == 0:
+		return o
+	}
+	return NewGate(append(g.IDs(), o.IDs()...))
+}
+
 // listMemo remembers the intersection of two gate lists.
 type listMemo struct{ a, b, both []NodeID }
 

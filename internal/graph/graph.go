@@ -85,6 +85,12 @@ type Graph struct {
 	nextList int
 	// MaxSearch bounds the nodes one search may visit; 0 means 1<<20.
 	MaxSearch int
+	// ReadGate, if set, returns the writers' gate of node to: locks held
+	// for writing at every acquisition of to for writing. An edge into to
+	// that was only ever taken for reading can block only behind a writer
+	// of to, which holds all of them: a search counts the edge as taken
+	// under its own gate and these. Called during searches only.
+	ReadGate func(to NodeID) Gate
 }
 
 // Cycle is a list of edges e[0], e[1], ... with e[i].To == e[i+1].From and
@@ -144,7 +150,8 @@ func (g *Graph) Each(f func(*Edge)) {
 // caller beforehand with Node, or unnamed) and the edge as needed. It returns
 // the edge, whether it is new, and a cycle through it that can deadlock, if
 // the observation closed one: every edge of the cycle can block (canBlock)
-// and the edges' gates have no lock in common. canBlock may be nil.
+// and the edges' gates (with the writers' gates of read-only edges, see
+// ReadGate) have no lock in common. canBlock may be nil.
 func (g *Graph) Add(from, to NodeID, o Observation, canBlock func(*Edge) bool) (e *Edge, isNew bool, c Cycle) {
 	if from == to {
 		return nil, false, nil
@@ -301,4 +308,13 @@ func (g *Graph) shrink() {
 }
 
 // Reset empties the graph.
-func (g *Graph) Reset() { *g = Graph{MaxSearch: g.MaxSearch} }
+func (g *Graph) Reset() { *g = Graph{MaxSearch: g.MaxSearch, ReadGate: g.ReadGate} }
+
+// gateOf returns the gate a search counts e as taken under: its own, and,
+// if e was only ever taken for reading, its To's writers' gate.
+func (g *Graph) gateOf(e *Edge) Gate {
+	if e.ToWrite || g.ReadGate == nil {
+		return e.Gate
+	}
+	return e.Gate.Union(g.ReadGate(e.To))
+}

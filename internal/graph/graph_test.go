@@ -167,3 +167,50 @@ func BenchmarkAddAcyclic(b *testing.B) {
 		g.Add(graph.NodeID(a), graph.NodeID(c), obs(), nil)
 	}
 }
+
+// TestReadGateHoldsBackReadEdge: X->Y taken for reading only, Y->X under
+// G; every writer of Y holds G (ReadGate), so no writer of Y can queue
+// while Y->X is taken: no cycle, until Y's writers' gate opens.
+func TestReadGateHoldsBackReadEdge(t *testing.T) {
+	const x, y, gate = 1, 2, 9
+	writers := graph.NewGate([]graph.NodeID{gate})
+	g := graph.Graph{ReadGate: func(to graph.NodeID) graph.Gate {
+		if to == y {
+			return writers
+		}
+		return graph.Gate{}
+	}}
+	read := obs()
+	read.ToRead = true
+	g.Add(y, x, obs(gate), nil)
+	e, _, c := g.Add(x, y, read, nil)
+	if c != nil {
+		t.Fatalf("gated read edge closed %v", ids(c))
+	}
+	writers = graph.Gate{} // a write of Y without G
+	if c := g.Recheck(e, nil); len(c) != 2 {
+		t.Fatalf("after the gate opened, Recheck = %v", ids(c))
+	}
+	// An edge into Y taken for writing blocks on readers: no writers'
+	// gate applies.
+	writers = graph.NewGate([]graph.NodeID{gate})
+	var h graph.Graph
+	h.ReadGate = g.ReadGate
+	h.Add(y, x, obs(gate), nil)
+	if _, _, c := h.Add(x, y, obs(), nil); len(c) != 2 {
+		t.Fatalf("write edge into Y: cycle = %v", ids(c))
+	}
+}
+
+func TestGateUnion(t *testing.T) {
+	a, b := graph.NewGate([]graph.NodeID{3, 1}), graph.NewGate([]graph.NodeID{2, 3})
+	if got := a.Union(b).IDs(); !slices.Equal(got, []graph.NodeID{1, 2, 3}) {
+		t.Fatalf("Union = %v", got)
+	}
+	if got := a.Union(graph.Gate{}).IDs(); !slices.Equal(got, []graph.NodeID{1, 3}) {
+		t.Fatalf("Union with empty = %v", got)
+	}
+	if got := a.Without(1).Union(b.Without(2)).IDs(); !slices.Equal(got, []graph.NodeID{3}) {
+		t.Fatalf("Union of Withouts = %v", got)
+	}
+}

@@ -96,7 +96,8 @@ type step struct {
 }
 
 // search looks for a path e.To ->* e.From that, with e, forms a cycle that
-// can deadlock: every edge can block and no gate is common to all edges.
+// can deadlock: every edge can block and no gate is common to all edges
+// (each counted with gateOf).
 // It returns the shortest such cycle, starting with e, or nil.
 func (g *Graph) search(e *Edge, canBlock func(*Edge) bool) Cycle {
 	return g.searchWithin(e, canBlock, math.MaxInt)
@@ -107,11 +108,12 @@ func (g *Graph) searchWithin(e *Edge, canBlock func(*Edge) bool, bound int) Cycl
 	if canBlock != nil && !canBlock(e) {
 		return nil
 	}
-	if e.Gate.Len() == 0 {
+	first := g.gateOf(e)
+	if first.Len() == 0 {
 		return g.searchPlain(e, canBlock, bound)
 	}
-	start := state{id: e.To, gate: e.Gate.key()}
-	gates := map[string]Gate{start.gate: e.Gate}
+	start := state{id: e.To, gate: first.key()}
+	gates := map[string]Gate{start.gate: first}
 	parent := map[state]step{start: {}}
 	queue := []state{start}
 	budget := g.maxSearch()
@@ -128,7 +130,7 @@ func (g *Graph) searchWithin(e *Edge, canBlock func(*Edge) bool, bound int) Cycl
 			if canBlock != nil && !canBlock(next) {
 				continue
 			}
-			ng := curGate.Intersect(next.Gate)
+			ng := curGate.Intersect(g.gateOf(next))
 			if next.to.rank > bound {
 				continue
 			}

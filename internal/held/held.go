@@ -57,6 +57,9 @@ type G struct {
 	tag    uint32
 	stack  []Entry
 	inline [8]Entry
+	// pend are reports held back until the goroutine proves that the
+	// read holds they rest on are its own; see Pending.
+	pend []Pending
 
 	// Keep two goroutines' states off one cache line: each is written
 	// by its owner on every lock.
@@ -77,6 +80,7 @@ func (g *G) retag(tag uint32) {
 	dropNotes(g.stack)
 	clear(g.stack)
 	g.stack = g.stack[:0]
+	g.pend = nil
 	g.tag = tag
 }
 
@@ -180,6 +184,7 @@ func (g *G) Prune() bool {
 	}
 	g.stack = kept
 	g.rekey(0)
+	g.dropStale()
 	return true
 }
 
@@ -200,4 +205,76 @@ func New(id int64) *G {
 	g.stack = g.inline[:0]
 	g.id.Store(id)
 	return g
+}
+
+// Pending is a report held back because it rests on read holds that may
+// not be the goroutine's own: an RWMutex read-locked by one goroutine may
+// be read-unlocked by another, so a goroutine that read-locks what it
+// seems to read-hold already may have handed the first hold over. The
+// report stands once the goroutine releases Left read holds of Lock
+// itself while Lock's read generation is still Gen; it is dropped when the
+// generation moves on (another goroutine released a read hold of Lock).
+type Pending struct {
+	Lock *class.Lock
+	Gen  uint32
+	// Left counts the releases of Lock by the goroutine still needed.
+	Left int
+	// Stack is the interned stack of the acquisition being reported.
+	Stack uint32
+}
+
+// maxPending bounds a goroutine's held-back reports: past it the oldest is
+// dropped (a goroutine that keeps read-locking what it holds, and never
+// releases, needs no more than a few to be reported).
+const maxPending = 8
+
+// HoldBack adds p to g's held-back reports, after dropping those whose
+// generation has moved on.
+func (g *G) HoldBack(p Pending) {
+	g.dropStale()
+	if len(g.pend) == maxPending {
+		g.pend = append(g.pend[:0], g.pend[1:]...)
+	}
+	g.pend = append(g.pend, p)
+}
+
+// HasPending reports whether g has held-back reports: one load, for the
+// release path.
+func (g *G) HasPending() bool { return len(g.pend) > 0 }
+
+// ReleasedRead records that g itself released a read hold of l that was
+// its own, and returns the held-back reports this proved, which it
+// forgets.
+func (g *G) ReleasedRead(l *class.Lock) []Pending {
+	var proved []Pending
+	kept := g.pend[:0]
+	for _, p := range g.pend {
+		switch {
+		case p.Lock.ReadGen() != p.Gen:
+			// dropped: a hold of p.Lock ended in another goroutine's hands
+		case p.Lock != l:
+			kept = append(kept, p)
+		case p.Left <= 1:
+			proved = append(proved, p)
+		default:
+			p.Left--
+			kept = append(kept, p)
+		}
+	}
+	clear(g.pend[len(kept):])
+	g.pend = kept
+	return proved
+}
+
+// dropStale forgets the held-back reports whose lock's read generation
+// has moved on.
+func (g *G) dropStale() {
+	kept := g.pend[:0]
+	for _, p := range g.pend {
+		if p.Lock.ReadGen() == p.Gen {
+			kept = append(kept, p)
+		}
+	}
+	clear(g.pend[len(kept):])
+	g.pend = kept
 }

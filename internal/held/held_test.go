@@ -37,3 +37,36 @@ func TestPushFindRemoveRekey(t *testing.T) {
 		t.Fatal("stale entry not pruned")
 	}
 }
+
+func TestPendingProvedByOwnReleases(t *testing.T) {
+	l := &class.Lock{ID: 1, Class: &class.Class{ID: 2}}
+	g := held.New(1)
+	g.HoldBack(held.Pending{Lock: l, Gen: l.ReadGen(), Left: 2, Stack: 7})
+	if !g.HasPending() {
+		t.Fatal("HoldBack kept nothing")
+	}
+	if p := g.ReleasedRead(l); len(p) != 0 {
+		t.Fatalf("one release of two proved %v", p)
+	}
+	p := g.ReleasedRead(l)
+	if len(p) != 1 || p[0].Stack != 7 {
+		t.Fatalf("the second release proved %v", p)
+	}
+	if g.HasPending() {
+		t.Fatal("a proved report stays held back")
+	}
+}
+
+func TestPendingDroppedWhenAnotherGoroutineReleases(t *testing.T) {
+	l := &class.Lock{ID: 1, Class: &class.Class{ID: 2}}
+	g := held.New(1)
+	g.HoldBack(held.Pending{Lock: l, Gen: l.ReadGen(), Left: 2})
+	g.ReleasedRead(l)
+	l.BumpReadGen() // another goroutine released a read hold
+	if p := g.ReleasedRead(l); len(p) != 0 {
+		t.Fatalf("a hand-off proved %v", p)
+	}
+	if g.HasPending() {
+		t.Fatal("a report resting on a handed-off hold stays held back")
+	}
+}
