@@ -96,6 +96,28 @@ func TestHandlerSeesEachViolationOnce(t *testing.T) {
 	assert.Equal(t, 1, count[lockorder.KindCycle])
 }
 
+// The handler sees a violation as it is recorded: with the ID Violations
+// gives it, numbered from 1.
+func TestHandlerSeesTheRecordedID(t *testing.T) {
+	fresh(t)
+	var mu sync.Mutex
+	var got []uint64
+	lockorder.Configure(lockorder.WithHandler(func(v lockorder.Violation) {
+		mu.Lock()
+		got = append(got, v.ID)
+		mu.Unlock()
+	}))
+	lockorder.Report(lockorder.Violation{Kind: "custom", Message: "first"})
+	lockorder.Report(lockorder.Violation{Kind: "custom", Message: "second"})
+	vs := only("custom")
+	require.Len(t, vs, 2)
+	mu.Lock()
+	defer mu.Unlock()
+	assert.Equal(t, []uint64{vs[0].ID, vs[1].ID}, got)
+	assert.NotZero(t, got[0])
+	assert.Less(t, got[0], got[1])
+}
+
 // RLock takes the read lock with its first atomic add, before any check.
 // When the checks may report (something else is held), it hands the read
 // back first: a handler runs without it, as with Mutex, and may write-lock

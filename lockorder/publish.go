@@ -74,8 +74,11 @@ func publishNew(ctx context.Context, v Violation) bool {
 	}
 	flight := recordFlight(&v) // the trace file, named in v before it is kept
 	n := v.Instances
-	if !store.AddGrouped(v.Key, v.instance, v, func(v *Violation) { v.ID = lastID.Add(1) },
-		func(kept *Violation) { kept.Instances += n }) {
+	number := func(kept *Violation) { // the handler and span see the kept record's ID
+		kept.ID = lastID.Add(1)
+		v.ID = kept.ID
+	}
+	if !store.AddGrouped(v.Key, v.instance, v, number, func(kept *Violation) { kept.Instances += n }) {
 		flight.discard()
 		return false
 	}
