@@ -81,7 +81,9 @@
 //     elsewhere, [DeadlockReport] reports and leaves the goroutines
 //     blocked, as sync would. Fix: take the locks in one order everywhere.
 //   - long-wait: a wait longer than [WithLongWait] (5s by default in
-//     ModeCheck), once per wait, with the holder and what the runtime says
+//     ModeCheck) without progress, once per wait: a lock that keeps
+//     changing hands meanwhile is contended, not stuck, and its waiters
+//     count from its last hand-off. With the holder and what the runtime says
 //     it is doing now (chan receive, select, IO wait, sleep, running) and
 //     where. It names the commonest mixed deadlock of real Go code: a lock
 //     whose holder is blocked on a channel.

@@ -45,8 +45,8 @@ const (
 	// grace period (two seconds).
 	KindDeadlock Kind = "deadlock"
 	// KindLongWait: a wait in a syncwatch primitive lasted longer than
-	// the long-wait bound (see [WithLongWait]); the report names the
-	// holder and what the holder is doing now.
+	// the long-wait bound (see [WithLongWait]) without progress; the
+	// report names the holder and what the holder is doing now.
 	KindLongWait Kind = "long-wait"
 	// KindHeldByExited: a goroutine waits for a lock whose holder has
 	// exited without unlocking it; or, at exit, a lock is still held by a

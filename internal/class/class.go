@@ -105,8 +105,9 @@ type Lock struct {
 
 	holder atomic.Int64  // goroutine that last acquired it for writing; 0 after a release by another goroutine
 	note   atomic.Uint64 // the held-profile token of the current write hold, 0 if none
+	moves  atomic.Uint64 // changes of holder, so a watcher can tell a lock that changes hands from one that does not
 	rgen   atomic.Uint32 // bumped when a read hold is released by a goroutine that does not hold it
-	_      [52]byte
+	_      [44]byte
 }
 
 // WaitCounts accumulates a lock's short contended waits for lockorder's
@@ -245,7 +246,15 @@ func (b Label) Func() string {
 }
 
 // SetHolder records goroutine gid as the writer holding l.
-func (l *Lock) SetHolder(gid int64) { l.holder.Store(gid) }
+func (l *Lock) SetHolder(gid int64) {
+	l.holder.Store(gid)
+	l.moves.Add(1)
+}
+
+// Moves counts the changes of l's recorded holder (SetHolder and
+// ClearHolder calls that changed it): a lock whose waiters wait while
+// Moves grows is contended, not stuck.
+func (l *Lock) Moves() uint64 { return l.moves.Load() }
 
 // Holder returns the goroutine recorded as holding l for writing, or 0.
 // The value is the last writer to acquire l; it is meaningful while l is
@@ -257,6 +266,7 @@ func (l *Lock) Holder() int64 { return l.holder.Load() }
 func (l *Lock) ClearHolder() {
 	if l.holder.Load() != 0 {
 		l.holder.Store(0)
+		l.moves.Add(1)
 	}
 }
 

@@ -76,7 +76,16 @@ func (g *Graph) Blockers(w *Wait) []int64 {
 		return nil
 	}
 	if h := w.Lock.Holder(); h != 0 {
-		return []int64{h}
+		next := g.waits[h]
+		if next == nil || !next.IsLock() || !next.HolderKnown || next.holdsForWriting(w.Lock) {
+			return []int64{h}
+		}
+		// The recorded holder waits for a lock where holds are tracked,
+		// and does not list this one among its holds: the record is
+		// stale (the holder let the lock go and waits for it again, and
+		// the next holder has not recorded itself yet; or the lock was
+		// taken where holders are not tracked). Whoever holds it now is
+		// unknown, unless readers do.
 	}
 	if w.Kind == KindRLock {
 		// Held for reading and not writable: this reader is queued behind
@@ -160,8 +169,14 @@ func holds(w, next *Wait) bool {
 	if !w.IsLock() || w.Lock.Holder() != next.Goroutine {
 		return true
 	}
-	for _, h := range next.Holds {
-		if h.Lock == w.Lock && !h.Read && h.Valid(next.Goroutine) {
+	return next.holdsForWriting(w.Lock)
+}
+
+// holdsForWriting reports whether w lists l among the locks its goroutine
+// holds for writing, with a hold still valid.
+func (w *Wait) holdsForWriting(l *class.Lock) bool {
+	for _, h := range w.Holds {
+		if h.Lock == l && !h.Read && h.Valid(w.Goroutine) {
 			return true
 		}
 	}

@@ -21,7 +21,9 @@ type Settings struct {
 	// any goroutine may unlock a Mutex, so a goroutine outside the cycle
 	// could still break it.
 	Grace time.Duration
-	// LongWait, if positive, reports each wait that lasts longer.
+	// LongWait, if positive, reports each wait that lasts longer without
+	// progress: a wait for a lock whose holder is tracked counts from
+	// when the monitor last saw the lock change hands.
 	LongWait time.Duration
 	// ExitedAfter, if positive, checks once whether the holder of a lock
 	// waited on that long has exited.
@@ -174,7 +176,7 @@ func scanWith(s *Settings, g *Graph, prev map[string]int64) (found []Finding, ne
 	var dumpFor []*Wait // waits whose report needs the goroutines' states
 	for _, w := range g.Waits() {
 		age := time.Duration(now - w.start)
-		if s.LongWait > 0 && age >= s.LongWait && w.seen.Load()&seenLong == 0 {
+		if s.LongWait > 0 && w.stuckFor(now) >= s.LongWait && w.seen.Load()&seenLong == 0 {
 			dumpFor = append(dumpFor, w)
 			continue
 		}
@@ -203,12 +205,30 @@ func scanWith(s *Settings, g *Graph, prev map[string]int64) (found []Finding, ne
 				found = append(found, Finding{Kind: HeldByExited, Waits: []*Wait{w}, Graph: g, Dump: d, Holder: h})
 			}
 			w.seen.Or(seenExited)
-			if s.LongWait > 0 && time.Duration(now-w.start) >= s.LongWait && mark([]*Wait{w}, seenLong) {
+			if s.LongWait > 0 && w.stuckFor(now) >= s.LongWait && mark([]*Wait{w}, seenLong) {
 				found = append(found, Finding{Kind: LongWait, Waits: []*Wait{w}, Graph: g, Dump: d})
 			}
 		}
 	}
 	return found, next
+}
+
+// stuckFor returns how long w has waited without progress at mono reading
+// now: for a lock whose holder is tracked, since the monitor last saw the
+// lock change hands (a waiter in a queue that moves is contended, not
+// stuck); for any other wait, since it began. Called by the monitor only.
+func (w *Wait) stuckFor(now int64) time.Duration {
+	if !w.IsLock() || !w.HolderKnown {
+		return time.Duration(now - w.start)
+	}
+	m := w.Lock.Moves()
+	switch {
+	case w.quiet == 0:
+		w.quiet, w.moves = w.start, m
+	case m != w.moves:
+		w.quiet, w.moves = now, m
+	}
+	return time.Duration(now - w.quiet)
 }
 
 var lastDump atomic.Int64

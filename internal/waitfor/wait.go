@@ -87,6 +87,11 @@ type Wait struct {
 	start int64 // mono reading when the wait began
 	// seen records which reports the monitor has made of this wait.
 	seen atomic.Uint32
+	// quiet is when the monitor last saw the lock waited for change
+	// hands (the wait's start before that), and moves the lock's Moves
+	// then; only the monitor touches them, under candMu.
+	quiet int64
+	moves uint64
 }
 
 // Since returns when the wait began, on the wall clock.

@@ -1,6 +1,7 @@
 package waitfor_test
 
 import (
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -218,4 +219,58 @@ func TestFindingStandsWhileWhatItFoundDoes(t *testing.T) {
 	assert.False(t, g.Standing())
 
 	assert.True(t, waitfor.Finding{Kind: waitfor.LongWait, Waits: []*waitfor.Wait{wc}}.Standing())
+}
+
+// A lock's recorded holder that waits for the lock again, without listing
+// it among its holds, let it go: the record is stale, and the explanation
+// does not say the waiter closes a cycle with it.
+func TestStaleHolderWaitingAgainIsNotNamed(t *testing.T) {
+	l := class.New(nil, "Mutex", 1)
+	l.SetHolder(base + 110) // 110 took it, let it go, and queues again
+	w := &waitfor.Wait{Goroutine: base + 111, Kind: waitfor.KindLock, Lock: l, HolderKnown: true}
+	register(t, w, &waitfor.Wait{Goroutine: base + 110, Kind: waitfor.KindLock, Lock: l, HolderKnown: true})
+	g := waitfor.Snapshot()
+	assert.Empty(t, g.Blockers(w))
+	assert.Equal(t, "waiting for lock "+l.Name()+", holder unknown", g.Explain(w, nil))
+
+	// A holder waiting in a primitive that does not list its holds (a
+	// barrier) is trusted.
+	m := class.New(nil, "Mutex", 2)
+	m.SetHolder(base + 112)
+	v := &waitfor.Wait{Goroutine: base + 113, Kind: waitfor.KindLock, Lock: m, HolderKnown: true}
+	register(t, v, &waitfor.Wait{Goroutine: base + 112, Kind: waitfor.KindBarrier, Object: "b", Bounded: true})
+	assert.Equal(t, []int64{base + 112}, waitfor.Snapshot().Blockers(v))
+}
+
+// A waiter in a queue that moves is contended, not stuck: a long-wait is
+// reported only once the lock has not changed hands for the bound.
+func TestLongWaitCountsFromTheLastHandOff(t *testing.T) {
+	var mu sync.Mutex
+	var long []int64
+	waitfor.Configure(waitfor.Settings{Tick: 10 * time.Millisecond, Grace: time.Hour, LongWait: 150 * time.Millisecond,
+		Report: func(f waitfor.Finding) {
+			if f.Kind == waitfor.LongWait && f.Waits[0].Goroutine >= base {
+				mu.Lock()
+				long = append(long, f.Waits[0].Goroutine-base)
+				mu.Unlock()
+			}
+		}})
+	t.Cleanup(func() { waitfor.Configure(waitfor.Settings{}) })
+	longs := func() []int64 {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(long)
+	}
+	l := class.New(nil, "Mutex", 1)
+	l.SetHolder(base + 120)
+	register(t, &waitfor.Wait{Goroutine: base + 121, Kind: waitfor.KindLock, Lock: l, HolderKnown: true})
+	start := time.Now()
+	for i := int64(0); time.Since(start) < 600*time.Millisecond; i++ {
+		l.SetHolder(base + 122 + i%2) // the lock goes round other goroutines
+		time.Sleep(5 * time.Millisecond)
+	}
+	assert.Empty(t, longs(), "reported while the lock changed hands")
+	require.Eventually(t, func() bool { return len(longs()) > 0 }, 5*time.Second, 10*time.Millisecond,
+		"not reported once the lock stopped moving")
+	assert.Equal(t, []int64{121}, longs())
 }
