@@ -69,8 +69,7 @@ func selfWait(gid int64, l *class.Lock, kind, what string) {
 		Goroutine: gid,
 		Stack:     frames(st),
 		Locks:     []LockRef{ref(l)},
-		Key:       fmt.Sprintf("%s:%s:%d:%d", KindDeadlock, kind, l.Class.ID, st),
-	}
+	}.perCode(KindDeadlock+Kind(":"+kind), l, st)
 	c := cfg.Load()
 	publish(v)
 	actOnDeadlock(c, v)

@@ -28,7 +28,9 @@ func cycleViolation(c graph.Cycle, gid int64, st stack.ID) Violation {
 		from, to := eng.nodes[e.From].ref(), eng.nodes[e.To].ref()
 		v.Locks = append(v.Locks, from)
 		names = append(names, from.Name)
-		code = append(code, eng.nodes[e.From].code())
+		// What the lock is in the code, and where the next was taken
+		// while it was held: the call and its caller.
+		code = append(code, eng.nodes[e.From].code()+" "+callPlace(stack.ID(e.First.Stack)))
 		v.Cycle = append(v.Cycle, Edge{
 			From: from.Name, To: to.Name,
 			FromRead: !e.FromWrite, ToRead: !e.ToWrite,
@@ -49,6 +51,19 @@ func cycleViolation(c graph.Cycle, gid int64, st stack.ID) Violation {
 	return v
 }
 
+// callPlace names the innermost two frames of st: where a lock was taken
+// and the function that called there. Two cycles between locks with the
+// same names but taken in different code (a helper that locks what it is
+// given, called from two places) are two reports.
+func callPlace(st stack.ID) string {
+	fs := stack.Frames(st)
+	var b strings.Builder
+	for i := range min(2, len(fs)) {
+		fmt.Fprintf(&b, "%s:%d;", fs[i].Function, fs[i].Line)
+	}
+	return b.String()
+}
+
 // rotateMin returns s rotated to start at its least rotation in
 // lexicographic order, so that a cycle's key does not depend on which of
 // its edges closed it.
@@ -66,6 +81,21 @@ func rotateMin(s []string) []string {
 		}
 	}
 	return append(s[best:len(s):len(s)], s[:best]...)
+}
+
+// perCode keys v, a report of kind about lock l made at stack st, by what
+// l is in the code (its class's name, or the site that first locked it; a
+// lock with neither is only itself) and st: the same misuse of the same
+// field in many objects is one report, counting the locks it was seen on.
+func (v Violation) perCode(kind Kind, l *class.Lock, st stack.ID) Violation {
+	code := fmt.Sprintf("class %d", l.Class.ID)
+	if b := l.Label(); b.Class.Named || b.Site != nil {
+		code = b.ClassName()
+	}
+	v.Key = fmt.Sprintf("%s:%s:%d", kind, code, st)
+	v.instance = fmt.Sprintf("%s:%d:%d", kind, l.ID, st)
+	v.Instances = 1
+	return v
 }
 
 func ref(l *class.Lock) LockRef {
@@ -94,8 +124,7 @@ func reportRecursive(gs *held.G, l *class.Lock, heldRead, read bool, st stack.ID
 		Goroutine: gs.ID(),
 		Stack:     frames(st),
 		Locks:     []LockRef{ref(l)},
-		Key:       fmt.Sprintf("%s:%d:%d", kind, l.Class.ID, st),
-	})
+	}.perCode(kind, l, st))
 }
 
 // holdBackRecursiveRead holds back the report that gs, at stack st,
@@ -137,8 +166,7 @@ func reportCopied(gs *held.G, old, l *class.Lock) {
 		Stack:     frames(st),
 		Locks:     []LockRef{ref(old), ref(l)},
 		Detail:    "go vet's copylocks check shows where a lock value is copied.",
-		Key:       fmt.Sprintf("%s:%d:%d", KindCopiedLock, old.Class.ID, st),
-	})
+	}.perCode(KindCopiedLock, old, st))
 }
 
 // newFunc names the constructor of a lock of kind.
@@ -153,8 +181,7 @@ func reportBadUnlock(gid int64, l *class.Lock, msg string) {
 		Goroutine: gid,
 		Stack:     frames(st),
 		Locks:     []LockRef{ref(l)},
-		Key:       fmt.Sprintf("%s:%d:%d", KindBadUnlock, l.Class.ID, st),
-	})
+	}.perCode(KindBadUnlock, l, st))
 }
 
 func reportNotHeld(gid int64, l *class.Lock, read bool) {
@@ -170,6 +197,5 @@ func reportNotHeld(gid int64, l *class.Lock, read bool) {
 		Goroutine: gid,
 		Stack:     frames(st),
 		Locks:     []LockRef{ref(l)},
-		Key:       fmt.Sprintf("%s:%d:%d", KindNotHeld, l.Class.ID, st),
-	})
+	}.perCode(KindNotHeld, l, st))
 }

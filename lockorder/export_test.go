@@ -36,3 +36,6 @@ const MaxDormantClasses = class.MaxDormant
 // DeliverFinding gives f to the reporter of the monitor's findings, as the
 // monitor's delivering goroutine does.
 func DeliverFinding(f waitfor.Finding) { reportFinding(f) }
+
+// ShortFunc is the function name a site is shown with.
+func ShortFunc(fn string) string { return shortFunc(fn) }

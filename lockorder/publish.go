@@ -76,9 +76,16 @@ func publishNew(ctx context.Context, v Violation) bool {
 	n := v.Instances
 	number := func(kept *Violation) { // the handler and span see the kept record's ID
 		kept.ID = lastID.Add(1)
-		v.ID = kept.ID
+		kept.LatestID = kept.ID
+		v.ID, v.LatestID = kept.ID, kept.ID
 	}
-	if !store.AddGrouped(v.Key, v.instance, v, number, func(kept *Violation) { kept.Instances += n }) {
+	merge := func(kept *Violation) {
+		kept.Instances += n
+		if n > 0 {
+			kept.LatestID = lastID.Add(1)
+		}
+	}
+	if !store.AddGrouped(v.Key, v.instance, v, number, merge) {
 		flight.discard()
 		return false
 	}

@@ -209,3 +209,38 @@ func TestWaitProfileNamesZeroValueLocksByCode(t *testing.T) {
 	assert.Equal(t, []string{strings.TrimRight(name, "#0123456789")}, ss[0].Label["class"])
 	assert.Equal(t, []string{"lockorder.wait(" + name + ")"}, functions(ss[0]))
 }
+
+type counter struct {
+	mu lockorder.RWMutex
+	n  int
+}
+
+// get read-locks c twice, as a helper calling a helper would.
+func (c *counter) get() int {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	c.mu.RLock() // the same goroutine again: deadlocks if a writer queues in between
+	defer c.mu.RUnlock()
+	return c.n
+}
+
+// The same recursive read lock in many objects is one report, counting
+// the objects; another place in the code is another report.
+func TestSameMisuseOnManyInstancesIsOneReport(t *testing.T) {
+	fresh(t)
+	for range 3 {
+		(&counter{}).get()
+	}
+	vs := only(lockorder.KindRecursiveRLock)
+	require.Len(t, vs, 1)
+	assert.Equal(t, 3, vs[0].Instances)
+	assert.Contains(t, vs[0].String(), "seen on 3 instances")
+	assert.Contains(t, vs[0].Locks[0].Name, "lockorder_test.(*counter).get (sitenames_test.go:")
+
+	var other lockorder.RWMutex
+	other.RLock()
+	other.RLock()
+	other.RUnlock()
+	other.RUnlock()
+	assert.Len(t, only(lockorder.KindRecursiveRLock), 2)
+}

@@ -93,7 +93,8 @@ type LockRef struct {
 	// unknown, Name).
 	Class string
 	// Func is the function of that place for a zero-value lock,
-	// "store.(*DB).beginTx"; "" for a named class.
+	// "store.(*DB).beginTx"; "" for a named class, or when the place is
+	// unknown.
 	Func string
 	// ID is unique to the lock instance for the life of the process.
 	ID uint64
@@ -119,8 +120,14 @@ type Edge struct {
 type Violation struct {
 	// ID numbers violations in the order they were recorded, from 1. It
 	// is never reused, even across Reset.
-	ID   uint64
-	Kind Kind
+	ID uint64
+	// LatestID is the number given, from ID's sequence, to the latest
+	// occurrence grouped under this one (see Instances): ID until there
+	// is another. Something new since number n has LatestID > n: that is
+	// how lockordertest fails a test whose own objects repeat a cycle an
+	// earlier test showed.
+	LatestID uint64
+	Kind     Kind
 	// Source is the package that reported it: "lockorder", "barrier", ...
 	Source string
 	// Message is a one-line summary.
@@ -160,14 +167,16 @@ type Violation struct {
 	// describe that one; later ones are dropped, adding their Instances to
 	// the recorded one's (paramserver, say, counts its rejections in its
 	// own Stats). By default Key is made of the source, kind, message and
-	// innermost stack frame. A lock-order cycle's Key is made of what its
-	// locks are in the code (class names, and for zero-value locks the
-	// places that first locked them), so that the same cycle between the
-	// fields of many objects is one report.
+	// innermost stack frame. The Key of lockorder's reports about locks
+	// is made of what the locks are in the code (class names, and for
+	// zero-value locks the places that first locked them), so that the
+	// same cycle between the fields of many objects, or the same
+	// recursive lock or wait-timeout at one place in the code, is one
+	// report.
 	Key string
-	// Instances counts the distinct occurrences grouped under Key: for a
-	// lock-order cycle, the sets of locks it was seen on (the first is
-	// the one Locks and Cycle name). [Violations] returns the count so
+	// Instances counts the distinct occurrences grouped under Key: the
+	// locks (for a cycle, the sets of locks) it was seen on; the first is
+	// the one Locks and Cycle name. [Violations] returns the count so
 	// far; the handler and the span see the first occurrence, with 1. It
 	// is 0 for reports that do not count their occurrences.
 	Instances int

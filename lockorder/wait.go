@@ -126,8 +126,7 @@ func reportWaitTimeout(ctx context.Context, gid int64, l *class.Lock, err *WaitE
 		Holder:    err.Holder,
 		Waited:    err.Waited,
 		Err:       err,
-		Key:       fmt.Sprintf("%s:%d:%d", KindWaitTimeout, l.Class.ID, st),
-	}
+	}.perCode(KindWaitTimeout, l, st)
 	if err.Holder != 0 {
 		// What the holder is doing costs no goroutine dump: its own wait,
 		// if it is in one, and its stack only from a dump taken recently

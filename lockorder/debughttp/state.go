@@ -132,6 +132,9 @@ type Violation struct {
 	Time      time.Time `json:"time"`
 	Goroutine int64     `json:"goroutine,omitempty"`
 	Detail    string    `json:"detail,omitempty"`
+	// Instances counts the occurrences grouped under it (the same cycle
+	// between the fields of other objects), 0 if not counted.
+	Instances int `json:"instances,omitempty"`
 	// TraceFile is the execution trace written for it (see
 	// lockorder.WithFlightRecorder).
 	TraceFile string `json:"trace_file,omitempty"`
@@ -239,7 +242,7 @@ func violations(n int) ([]Violation, int) {
 		if len(out) == n {
 			break
 		}
-		x := Violation{ID: v.ID, Kind: string(v.Kind), Source: v.Source, Message: v.Message, Time: v.Time, Goroutine: v.Goroutine, Detail: v.Detail}
+		x := Violation{ID: v.ID, Kind: string(v.Kind), Source: v.Source, Message: v.Message, Time: v.Time, Goroutine: v.Goroutine, Detail: v.Detail, Instances: v.Instances}
 		if len(x.Detail) > maxDetail {
 			x.Detail = x.Detail[:maxDetail] + "\n(cut)"
 		}

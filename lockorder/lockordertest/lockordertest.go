@@ -93,7 +93,8 @@ func IgnoreKind(kinds ...lockorder.Kind) Option {
 // classes: the class names given to NewMutex or SetClass, or, for a
 // zero-value lock, the place that first locked it, named as in reports,
 // "store.(*DB).beginTx (db.go:801)", or only its function,
-// "store.(*DB).beginTx", for every place in it (see lockorder.LockRef).
+// "store.(*DB).beginTx", for every place in it and in its closures, and
+// in every instance of a generic function (see lockorder.LockRef).
 // A zero-value lock whose place is unknown is named "Mutex@0xc000012345".
 func IgnoreClass(classes ...string) Option {
 	return optionFunc(func(o *options) { o.classes = append(o.classes, classes...) })
@@ -139,10 +140,10 @@ func (o *options) find() error {
 	defer mu.Unlock()
 	var found []lockorder.Violation
 	for _, v := range lockorder.Violations() {
-		if (o.all || v.ID > reported) && o.counts(v) {
+		if (o.all || v.LatestID > reported) && o.counts(v) {
 			found = append(found, v)
 		}
-		reported = max(reported, v.ID)
+		reported = max(reported, v.LatestID)
 	}
 	if len(found) == 0 {
 		return nil
@@ -167,7 +168,7 @@ func (o *options) counts(v lockorder.Violation) bool {
 		return false
 	}
 	for _, l := range v.Locks {
-		if slices.Contains(o.classes, l.Class) || l.Func != "" && slices.Contains(o.classes, l.Func) {
+		if slices.Contains(o.classes, l.Class) || slices.ContainsFunc(o.classes, func(c string) bool { return inFunc(l.Func, c) }) {
 			return false
 		}
 	}
@@ -210,4 +211,22 @@ func VerifyTestMain(m TestingM, opts ...Option) {
 		code = 1
 	}
 	os.Exit(code)
+}
+
+// inFunc reports whether fn, the function of a lock's site ("" if none),
+// is f, one of its closures ("f.func1", "f.func2.1") or an instance of it
+// if generic ("f[...]").
+func inFunc(fn, f string) bool {
+	if fn == "" || !strings.HasPrefix(fn, f) {
+		return false
+	}
+	rest := strings.TrimPrefix(fn[len(f):], "[...]")
+	if rest == "" {
+		return true
+	}
+	if !strings.HasPrefix(rest, ".func") || len(rest) == len(".func") {
+		return false
+	}
+	c := rest[len(".func")]
+	return '0' <= c && c <= '9'
 }
