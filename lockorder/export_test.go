@@ -4,6 +4,9 @@ package lockorder
 
 import (
 	"github.com/syncwatch/syncwatch/internal/class"
+	"github.com/syncwatch/syncwatch/internal/gls"
+	"github.com/syncwatch/syncwatch/internal/goid"
+	"github.com/syncwatch/syncwatch/internal/held"
 	"github.com/syncwatch/syncwatch/internal/waitfor"
 )
 
@@ -36,3 +39,16 @@ const MaxDormantClasses = class.MaxDormant
 // DeliverFinding gives f to the reporter of the monitor's findings, as the
 // monitor's delivering goroutine does.
 func DeliverFinding(f waitfor.Finding) { reportFinding(f) }
+
+// WaitingReadEdges returns the number of order edges from read holds that
+// wait on the calling goroutine for its holds to prove its own.
+func WaitingReadEdges() int {
+	gs := gls.Find(goid.ID())
+	if gs == nil {
+		return 0
+	}
+	return gs.WaitingEdges()
+}
+
+// MaxWaitingReadEdges bounds WaitingReadEdges.
+const MaxWaitingReadEdges = held.MaxWaiting

@@ -255,6 +255,7 @@ func (m *RWMutex) runlockSlow(r int64) {
 	var (
 		gs     *held.G
 		proved []held.Pending
+		own    bool // gs released a hold of its own
 	)
 	if w := modeWord.Load(); w&modeMask == uint32(ModeCheck) {
 		l := m.lock()
@@ -275,7 +276,8 @@ func (m *RWMutex) runlockSlow(r int64) {
 				gs = gls.Find(goid.ID())
 			}
 		}
-		if gs != nil && gs.HasPending() {
+		own = gs != nil
+		if own && gs.HasPending() {
 			// An own release: it may prove a recursive read lock held
 			// back, reported once m is released (a handler may lock it).
 			proved = gs.ReleasedRead(l)
@@ -286,6 +288,11 @@ func (m *RWMutex) runlockSlow(r int64) {
 	}
 	if len(proved) > 0 {
 		publishProved(gs, proved)
+	}
+	if own && gs.HasWaits() && !readsHeld(gs, m.lock()) {
+		// The last read hold of m that gs held is released, by gs: the
+		// edges that waited on it are proved (see holdReadEdges).
+		provedReads(gs, m.lock())
 	}
 }
 
