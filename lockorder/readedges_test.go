@@ -224,3 +224,42 @@ func TestReadHoldCycleThatHangsIsADeadlock(t *testing.T) {
 	<-done
 	assert.Empty(t, only(lockorder.KindCycle), "G never proved the hold its own")
 }
+
+// TestReadTransactionsHandedToGoroutines is bbolt's
+// TestDB_Concurrent_WriteTo_and_ConsistentRead: one goroutine begins read
+// transactions (the meta lock, then the mmap lock for reading) and hands
+// each to a goroutine that rolls it back, and meanwhile begins write
+// transactions (the writer lock, then the meta lock); a commit remaps (the
+// mmap lock for writing) under the writer lock. The mmap read holds are
+// never the first goroutine's own when it takes the writer lock: nothing
+// is reported.
+func TestReadTransactionsHandedToGoroutines(t *testing.T) {
+	fresh(t)
+	rw, meta, mmap := lockorder.NewMutex("bolt-rwlock"), lockorder.NewMutex("bolt-metalock"), lockorder.NewRWMutex("bolt-mmaplock")
+	begin := func() {
+		meta.Lock()
+		mmap.RLock()
+		meta.Unlock()
+	}
+	run(func() {
+		for range 5 {
+			var rollbacks []chan struct{}
+			for range 3 {
+				begin()
+				rollback := make(chan struct{})
+				rollbacks = append(rollbacks, rollback)
+				go func() { <-rollback; mmap.RUnlock() }() // f(i, rtx)
+			}
+			rw.Lock() // a write transaction while the reads are out
+			meta.Lock()
+			meta.Unlock()
+			for _, r := range rollbacks {
+				close(r)
+			}
+			mmap.Lock() // the commit remaps once the readers are gone
+			mmap.Unlock()
+			rw.Unlock()
+		}
+	})
+	assert.Empty(t, lockorder.Violations())
+}
