@@ -17,6 +17,22 @@
 // before the goroutine blocks, even if the two orders never overlapped in
 // time and nothing ever deadlocked. Cycles of any length are found.
 //
+// An edge from a read hold, "Y taken while X is read-held", is the
+// exception. sync lets one goroutine RUnlock what another RLocked, so the
+// hold may have been handed over (a read transaction begun in one
+// goroutine and ended in another), and then the edge is no order the code
+// keeps. It counts once the goroutine releases its last read hold of X
+// itself, with no read hold of X released meanwhile by a goroutine that
+// did not hold it; it is dropped if one was. A cycle through it is
+// reported then, at the RUnlock, with the stack of the acquisition of Y,
+// or when its last other edge is seen, whichever comes second. If the
+// goroutine hangs at Y instead, the wait-for graph reports the deadlock
+// after its grace period (see below). A goroutine keeps at most 64 such
+// edges waiting; past that, new ones count at once. A goroutine that
+// exits still read-holding X never proves the hold its own: its edges
+// from X are not counted, and the lock left held is reported as
+// held-by-exited-goroutine when lockordertest checks at exit.
+//
 // A [Violation] has a [Kind]:
 //
 //   - lock-order-cycle: the cycle's edges, each with the goroutine and
@@ -68,8 +84,9 @@
 //     of one. A Lock of an RWMutex the goroutine read-holds is not
 //     reported when it starts, as a recursive-lock is (the read hold may
 //     be another goroutine's to release), but as this deadlock, once it
-//     has lasted with the hold still the goroutine's own. The report lists every goroutine, what it waits for, who
-//     holds it, which locks each holds, and each one's stack. Any goroutine
+//     has lasted with the hold still the goroutine's own. The report
+//     lists every goroutine, what it waits for, who holds it, which locks
+//     each holds, and each one's stack. Any goroutine
 //     may unlock a Mutex, so a cycle that one outside it could still break
 //     is reported only after it has lasted two seconds; a wait that ends is
 //     never a deadlock, and a cycle through a wait that gives up by itself
@@ -232,6 +249,9 @@
 //     fast paths run;
 //   - engine.go: chains (the lock-free cache of lock sequences seen) and
 //     eng (the order graph and its nodes, under eng.mu);
+//   - edges.go: readEpoch (bumped by Reset, so that the edges from read
+//     holds waiting on goroutines, kept with their lock stacks, are
+//     forgotten with the graph);
 //   - publish.go: records and expected (the report stores) and lastID;
 //   - heldprofile.go and waitprofile.go: the held, waiting and wait
 //     profiles;
@@ -241,6 +261,7 @@
 //     WithFlightRecorder), with the last trace file it wrote.
 //
 // Per-goroutine state is internal/gls's (each goroutine's internal/held
-// lock stack), the wait-for graph is internal/waitfor's, and lock
+// lock stack, with the reports and the edges from read holds that wait
+// for its holds to prove its own), the wait-for graph is internal/waitfor's, and lock
 // identities and classes are internal/class's.
 package lockorder

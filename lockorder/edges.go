@@ -5,6 +5,8 @@ package lockorder
 import (
 	"maps"
 	"runtime"
+	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/syncwatch/syncwatch/internal/class"
@@ -18,16 +20,18 @@ import (
 
 // recordEdges adds an edge from every lock gs holds to e's lock, taken at
 // stack st, and reports the cycles they close. It runs once per new lock
-// chain.
+// chain. The edges from read holds wait on gs (see holdReadEdges); the
+// others are added at once, and the chain is cached when none waits.
 func recordEdges(gs *held.G, e held.Entry, st stack.ID) {
 	now := time.Now()
-	var found []graph.Cycle
-	eng.mu.Lock()
 	ents := gs.Entries()
 	writers := gate(ents, e.Lock)
+	waiting := holdReadEdges(gs, e, writers, st, now)
+	var found []graph.Cycle
+	eng.mu.Lock()
 	for i := range ents {
 		h := &ents[i]
-		if h.Lock == e.Lock {
+		if h.Lock == e.Lock || (waiting && handedOver(h)) {
 			continue
 		}
 		same := h.Lock.Class == e.Lock.Class
@@ -47,7 +51,9 @@ func recordEdges(gs *held.G, e held.Entry, st stack.ID) {
 			found = append(found, c)
 		}
 	}
-	chains.Add(e.Chain)
+	if !waiting {
+		chains.Add(e.Chain)
+	}
 	vs := make([]Violation, 0, len(found))
 	for _, c := range found {
 		vs = append(vs, cycleViolation(c, gs.ID(), st))
@@ -59,6 +65,115 @@ func recordEdges(gs *held.G, e held.Entry, st stack.ID) {
 	for _, v := range vs {
 		publish(v)
 	}
+}
+
+// Edges from read holds. sync.RWMutex lets one goroutine RLock and another
+// RUnlock, so a read hold may have been handed to another goroutine by the
+// time its taker takes Y: the edge X(read)->Y is then no order the code
+// keeps, and a cycle through it may be false (a goroutine begins read
+// transactions and hands them to others to end, and meanwhile takes other
+// locks). So such an edge is not added when it is seen: it waits on the
+// goroutine (held.Wait), and its chain is not cached, until the goroutine
+// releases its last read hold of X itself with X's read generation
+// unchanged (no goroutine released a read hold of X it did not hold in
+// between): the hold was its own, and the edge is added then, with the
+// stack and time of the acquisition of Y, and the cycles it closes are
+// reported. It is dropped if the generation moves on first. An edge from a
+// write hold is added at once, as before. A goroutine that takes Y while
+// read-holding X and then blocks for good on Y is reported by the wait-for
+// graph, after its grace period, instead.
+
+// readEpoch is bumped by resetEngine, under eng.mu: edges that waited
+// across a Reset are forgotten with the graph.
+var readEpoch atomic.Uint32
+
+// holdReadEdges makes the edges from gs's read holds into e's lock,
+// acquired at stack st at time now with the locks writers held for
+// writing, wait on gs. It reports whether they wait; false if there are
+// none, or if gs has too many waiting already (held.MaxWaiting): then they
+// are added at once, as an edge from a write hold is.
+func holdReadEdges(gs *held.G, e held.Entry, writers graph.Gate, st stack.ID, now time.Time) bool {
+	var srcs []held.Src
+	ents := gs.Entries()
+	for i := range ents {
+		h := &ents[i]
+		if !handedOver(h) || h.Lock == e.Lock || slices.ContainsFunc(srcs, func(s held.Src) bool { return s.Lock == h.Lock }) {
+			continue
+		}
+		srcs = append(srcs, held.Src{Lock: h.Lock, Gen: h.Gen})
+	}
+	if len(srcs) == 0 {
+		return false
+	}
+	return gs.Hold(held.Wait{
+		Key:    e.Chain,
+		To:     e.Lock,
+		ToRead: e.Read,
+		Gate:   writers,
+		Stack:  uint32(st),
+		Time:   now,
+		Epoch:  readEpoch.Load(),
+		Srcs:   srcs,
+	})
+}
+
+// handedOver reports whether hold h may be another goroutine's to
+// release: a read hold of an RWMutex. (A WaitGroup's Go'd function holds
+// the group for reading, and always releases that hold itself.)
+func handedOver(h *held.Entry) bool { return h.Read && h.Lock.Kind == "RWMutex" }
+
+// provedReads adds the edges from read holds of l that waited on gs, now
+// that gs has released itself its last read hold of l, and reports the
+// cycles they close. It caches the chains whose every edge is now in the
+// graph. It publishes with no lock held: the caller has released l.
+func provedReads(gs *held.G, l *class.Lock) {
+	epoch := readEpoch.Load()
+	ws := gs.Settle(l, epoch)
+	if len(ws) == 0 {
+		return
+	}
+	var vs []Violation
+	eng.mu.Lock()
+	if readEpoch.Load() != epoch {
+		// A Reset since Settle: what waited is forgotten.
+		eng.mu.Unlock()
+		return
+	}
+	for _, w := range ws {
+		for _, s := range w.Srcs {
+			same := s.Lock.Class == w.To.Class
+			from, to := node(s.Lock, same), node(w.To, same)
+			o := graph.Observation{
+				Gate:      w.Gate.Without(graph.NodeID(s.Lock.ID)),
+				FromRead:  true,
+				ToRead:    w.ToRead,
+				Goroutine: gs.ID(),
+				Stack:     w.Stack,
+				Time:      w.Time,
+			}
+			if _, _, c := eng.graph.Add(from, to, o, canBlock); c != nil {
+				vs = append(vs, cycleViolation(c, gs.ID(), stack.ID(w.Stack)))
+			}
+		}
+		if w.Complete {
+			chains.Add(w.Key)
+		}
+	}
+	eng.mu.Unlock()
+	for _, v := range vs {
+		publish(v)
+	}
+}
+
+// readsHeld reports whether gs validly holds l for reading.
+func readsHeld(gs *held.G, l *class.Lock) bool {
+	ents := gs.Entries()
+	for i := range ents {
+		if h := &ents[i]; h.Lock == l && h.Read && gs.Valid(h) {
+			return true
+		}
+	}
+	return false
 }
 
 // The writers' gate. A read acquisition of Y blocks only behind a writer
@@ -291,6 +406,7 @@ func resetEngine() {
 		}
 	}
 	eng.wgates = nil
+	readEpoch.Add(1)
 	eng.graph.Reset()
 	eng.nodes, eng.peak = nil, 0
 	chains.Clear()

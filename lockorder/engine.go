@@ -200,7 +200,9 @@ func prepareNested(gs *held.G, m owner, e *held.Entry) bool {
 		e.Again = true
 		return false
 	}
-	if chains.Contains(e.Chain) {
+	if chains.Contains(e.Chain) || gs.Waiting(e.Chain, readEpoch.Load()) {
+		// Recorded, or its edges from read holds wait on gs already (a
+		// loop under a read hold sees them once).
 		return false
 	}
 	// A new chain: drop holds that ended in another goroutine's hands

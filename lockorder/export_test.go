@@ -4,6 +4,9 @@ package lockorder
 
 import (
 	"github.com/syncwatch/syncwatch/internal/class"
+	"github.com/syncwatch/syncwatch/internal/gls"
+	"github.com/syncwatch/syncwatch/internal/goid"
+	"github.com/syncwatch/syncwatch/internal/held"
 	"github.com/syncwatch/syncwatch/internal/waitfor"
 )
 
@@ -39,3 +42,16 @@ func DeliverFinding(f waitfor.Finding) { reportFinding(f) }
 
 // ShortFunc is the function name a site is shown with.
 func ShortFunc(fn string) string { return shortFunc(fn) }
+
+// WaitingReadEdges returns the number of order edges from read holds that
+// wait on the calling goroutine for its holds to prove its own.
+func WaitingReadEdges() int {
+	gs := gls.Find(goid.ID())
+	if gs == nil {
+		return 0
+	}
+	return gs.WaitingEdges()
+}
+
+// MaxWaitingReadEdges bounds WaitingReadEdges.
+const MaxWaitingReadEdges = held.MaxWaiting

@@ -255,6 +255,7 @@ func (m *RWMutex) runlockSlow(r int64) {
 	var (
 		gs     *held.G
 		proved []held.Pending
+		own    *class.Lock // m's identity, if gs released a hold of its own
 	)
 	if w := modeWord.Load(); w&modeMask == uint32(ModeCheck) {
 		l := m.lock()
@@ -275,7 +276,10 @@ func (m *RWMutex) runlockSlow(r int64) {
 				gs = gls.Find(goid.ID())
 			}
 		}
-		if gs != nil && gs.HasPending() {
+		if gs != nil {
+			own = l
+		}
+		if own != nil && gs.HasPending() {
 			// An own release: it may prove a recursive read lock held
 			// back, reported once m is released (a handler may lock it).
 			proved = gs.ReleasedRead(l)
@@ -286,6 +290,11 @@ func (m *RWMutex) runlockSlow(r int64) {
 	}
 	if len(proved) > 0 {
 		publishProved(gs, proved)
+	}
+	if own != nil && gs.HasWaits() && !readsHeld(gs, own) {
+		// The last read hold of m that gs held is released, by gs: the
+		// edges that waited on it are proved (see holdReadEdges).
+		provedReads(gs, own)
 	}
 }
 

@@ -60,6 +60,11 @@ type G struct {
 	// pend are reports held back until the goroutine proves that the
 	// read holds they rest on are its own; see Pending.
 	pend []Pending
+	// waits are order edges from read holds, held back until the
+	// goroutine proves the holds its own, and nwait counts them; see
+	// Wait.
+	waits []Wait
+	nwait int
 
 	// Keep two goroutines' states off one cache line: each is written
 	// by its owner on every lock.
@@ -81,6 +86,7 @@ func (g *G) retag(tag uint32) {
 	clear(g.stack)
 	g.stack = g.stack[:0]
 	g.pend = nil
+	g.waits, g.nwait = nil, 0
 	g.tag = tag
 }
 

@@ -3,6 +3,7 @@ package held_test
 import (
 	"testing"
 
+	"github.com/syncwatch/syncwatch/internal/chain"
 	"github.com/syncwatch/syncwatch/internal/class"
 	"github.com/syncwatch/syncwatch/internal/goid"
 	"github.com/syncwatch/syncwatch/internal/held"
@@ -68,5 +69,65 @@ func TestPendingDroppedWhenAnotherGoroutineReleases(t *testing.T) {
 	}
 	if g.HasPending() {
 		t.Fatal("a report resting on a handed-off hold stays held back")
+	}
+}
+
+func TestWaitProvedByOwnRelease(t *testing.T) {
+	x := &class.Lock{ID: 1, Class: &class.Class{ID: 2}}
+	z := &class.Lock{ID: 3, Class: &class.Class{ID: 4}}
+	y := &class.Lock{ID: 5, Class: &class.Class{ID: 6}}
+	g := held.New(1)
+	w := held.Wait{Key: 42, To: y, Srcs: []held.Src{{Lock: x, Gen: x.ReadGen()}, {Lock: z, Gen: z.ReadGen()}}}
+	if !g.Hold(w) || g.WaitingEdges() != 2 || !g.Waiting(42, 0) || g.Waiting(42, 1) || g.Waiting(43, 0) {
+		t.Fatal("Hold/Waiting")
+	}
+	ps := g.Settle(x, 0)
+	if len(ps) != 1 || len(ps[0].Srcs) != 1 || ps[0].Srcs[0].Lock != x || ps[0].Complete {
+		t.Fatalf("Settle(x) = %+v", ps)
+	}
+	if !g.Waiting(42, 0) || g.WaitingEdges() != 1 {
+		t.Fatal("z's edge still waits, and the chain with it")
+	}
+	ps = g.Settle(z, 0)
+	if len(ps) != 1 || !ps[0].Complete || g.HasWaits() {
+		t.Fatalf("Settle(z) = %+v: the chain is complete", ps)
+	}
+}
+
+func TestWaitDroppedWhenTheGenerationMoves(t *testing.T) {
+	x := &class.Lock{ID: 1, Class: &class.Class{ID: 2}}
+	z := &class.Lock{ID: 3, Class: &class.Class{ID: 4}}
+	y := &class.Lock{ID: 5, Class: &class.Class{ID: 6}}
+	g := held.New(1)
+	g.Hold(held.Wait{Key: 42, To: y, Srcs: []held.Src{{Lock: x, Gen: x.ReadGen()}, {Lock: z, Gen: z.ReadGen()}}})
+	x.BumpReadGen() // another goroutine released a read hold of x
+	if g.Waiting(42, 0) {
+		t.Fatal("a chain resting on a handed-off hold still waits")
+	}
+	ps := g.Settle(z, 0)
+	if len(ps) != 1 || len(ps[0].Srcs) != 1 || ps[0].Complete {
+		t.Fatalf("Settle(z) = %+v: z's edge is proved, the chain is not complete", ps)
+	}
+	if g.HasWaits() {
+		t.Fatal("x's edge still waits")
+	}
+}
+
+func TestWaitBounded(t *testing.T) {
+	x := &class.Lock{ID: 1, Class: &class.Class{ID: 2}}
+	g := held.New(1)
+	n := 0
+	for i := range 2 * held.MaxWaiting {
+		y := &class.Lock{ID: uint64(10 + i), Class: &class.Class{ID: 3}}
+		if g.Hold(held.Wait{Key: chain.Key(100 + i), To: y, Srcs: []held.Src{{Lock: x, Gen: x.ReadGen()}}}) {
+			n++
+		}
+	}
+	if n != held.MaxWaiting || g.WaitingEdges() != held.MaxWaiting {
+		t.Fatalf("held %d, waiting %d, want %d", n, g.WaitingEdges(), held.MaxWaiting)
+	}
+	g.Retag(7)
+	if g.HasWaits() || g.WaitingEdges() != 0 {
+		t.Fatal("Retag keeps what waited")
 	}
 }
