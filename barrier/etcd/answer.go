@@ -88,7 +88,7 @@ func (g *group) answer(ctx context.Context, ask string) {
 				}
 			}
 		}
-		st := memberState{PID: g.pid, Host: g.host, Lease: int64(m.lease), Answer: a}
+		st := memberState{PID: g.pid, Host: g.host, Handle: g.handle, Lease: int64(m.lease), Answer: a}
 		g.mu.Lock()
 		st.Clock = m.clock
 		g.mu.Unlock()

@@ -149,6 +149,41 @@ func TestClientCutOff(t *testing.T) {
 	requireClean(t, client(t, server), p)
 }
 
+// Two ranks joined through one handle whose client is cut off: their
+// leases expire one after the other, and the break comes at the first.
+// The verdict names both as gone, the second through the first: its
+// process lost a lease of the same handle.
+func TestRanksOfACutHandleAreBothGone(t *testing.T) {
+	p := prefix(t)
+	const timeout = 30 * time.Second
+	opts := []etcdbarrier.Option{etcdbarrier.WithTimeout(timeout), etcdbarrier.WithLeaseTTL(time.Second),
+		etcdbarrier.WithDecideTimeout(time.Second)}
+	cut, err := server.Client()
+	require.NoError(t, err)
+	first := handle(t, client(t, server), p, 4, 0, opts...)
+	late := handle(t, client(t, server), p, 4, 1, opts...)
+	both := etcdbarrier.NewBarrier(cut, p, 4, opts...)
+	require.NoError(t, both.Join(t.Context(), 2))
+	time.Sleep(300 * time.Millisecond) // the two leases expire apart
+	require.NoError(t, both.Join(t.Context(), 3))
+	done := make(chan error, 1)
+	go func() { _, err := first.Await(context.Background(), 0); done <- err }()
+	time.Sleep(300 * time.Millisecond)
+	require.NoError(t, cut.Close())
+	be := brokenOf(t, <-done)
+	assert.Equal(t, []int{1, 2, 3}, be.Missing)
+	for _, m := range be.Why {
+		if m.Rank >= 2 {
+			assert.Contains(t, m.Reason, "lease expired at", "rank %d", m.Rank)
+		}
+	}
+	_, err = late.Await(t.Context(), 1)
+	assert.Equal(t, be.Error(), verdictText(err))
+	assert.NoError(t, first.Close())
+	assert.NoError(t, late.Close())
+	assert.Error(t, both.Close(), "its client is closed")
+}
+
 // etcd restarts while ranks wait. (Stopping the embedded etcd takes
 // about six seconds, its graceful shutdown of the clients' streams.) A
 // restart within the bound loses nothing: the generation completes. One

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -29,6 +31,7 @@ type group struct {
 	kind    barrier.ExternalKind
 	host    string
 	pid     int
+	handle  string // this handle's own id among those of one process
 	// needsAnswer says whether a local member is one an ask is about
 	// (a rank missing from the generation asked about, a worker behind
 	// the clock asked for). Called with mu held.
@@ -60,8 +63,11 @@ type peer struct {
 
 // memberState is the value of a member key.
 type memberState struct {
-	PID     int    `json:"pid"`
-	Host    string `json:"host"`
+	PID  int    `json:"pid"`
+	Host string `json:"host"`
+	// Handle identifies the barrier handle (and so the etcd client) the
+	// rank joined through: ranks of one handle live and die together.
+	Handle  string `json:"handle,omitempty"`
 	Lease   int64  `json:"lease"`
 	Clock   uint64 `json:"clock,omitempty"`
 	Closing bool   `json:"closing,omitempty"`
@@ -115,7 +121,7 @@ func newGroup(cli *clientv3.Client, prefix string, parties int, kind barrier.Ext
 	host, _ := os.Hostname()
 	return &group{
 		cli: cli, k: newKeys(prefix), cfg: newConfig(prefix, opts), parties: parties, kind: kind,
-		host: host, pid: os.Getpid(),
+		host: host, pid: os.Getpid(), handle: strconv.FormatUint(rand.Uint64(), 36),
 		members: map[int]*member{}, view: map[int]*peer{},
 		changed: make(chan struct{}), asks: make(chan string, 1),
 	}
@@ -143,7 +149,7 @@ func (g *group) member(r int) *member {
 }
 
 func (g *group) state(m *member, closing bool) string {
-	b, _ := json.Marshal(memberState{PID: g.pid, Host: g.host, Lease: int64(m.lease), Clock: m.clock, Closing: closing})
+	b, _ := json.Marshal(memberState{PID: g.pid, Host: g.host, Handle: g.handle, Lease: int64(m.lease), Clock: m.clock, Closing: closing})
 	return string(b)
 }
 

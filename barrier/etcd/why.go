@@ -50,6 +50,13 @@ func (g *group) explainLocked(r int, pos uint64, stepWord string, now time.Time)
 		return m
 	}
 	where := fmt.Sprintf("pid %d on %s", p.state.PID, p.state.Host)
+	if q, at, ok := g.deadSiblingLocked(r, p); ok {
+		// Leases of one process expire one by one: the first says the
+		// process is gone, whatever this rank's lease still says.
+		m.Reason = fmt.Sprintf("its process (%s) lost the lease of rank %d, which joined with it: lease expired at %s (%s ago): the process died or is cut off from etcd; this rank's own lease has not expired yet",
+			where, q, at.Format(timeFormat), since(at, now))
+		return m
+	}
 	a := p.state.Answer
 	if a == nil || askPos(a.Ask) < pos {
 		m.Reason = fmt.Sprintf("alive (its lease is live; %s), did not say what it is doing", where)
@@ -83,3 +90,22 @@ func (g *group) explainLocked(r int, pos uint64, stepWord string, now time.Time)
 // timeFormat writes the times of explanations: the wall clock of the
 // process that explains.
 const timeFormat = "15:04:05.000"
+
+// deadSiblingLocked returns a rank that joined through the same handle as
+// rank r (whose view is p), in the same process, and whose lease expired,
+// and when; ok is false if there is none. Called with g.mu held.
+func (g *group) deadSiblingLocked(r int, p *peer) (rank int, at time.Time, ok bool) {
+	if p.state.Handle == "" {
+		return 0, time.Time{}, false
+	}
+	rank = -1
+	for q, o := range g.view {
+		if q == r || !o.gone || o.left || o.state.Handle != p.state.Handle || o.state.PID != p.state.PID || o.state.Host != p.state.Host {
+			continue
+		}
+		if rank < 0 || q < rank {
+			rank, at = q, o.goneAt
+		}
+	}
+	return rank, at, rank >= 0
+}
