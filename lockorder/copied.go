@@ -44,9 +44,11 @@ type owner interface {
 // read hold is not: an RWMutex read-locked by one goroutine may be
 // read-unlocked by another, so h may have been handed over. A recursive
 // read lock is held back until gs releases both holds itself (see
-// provedReads); a write lock over a read hold is left to the wait-for
-// graph, which reports gs waiting for itself once the wait has lasted its
-// grace period with the hold still gs's. If m is unlocked, the hold is
+// holdBackRecursiveRead); a blocking write lock over a read hold is left
+// to the wait-for graph, which reports gs waiting for itself once the
+// wait has lasted its grace period with the hold still gs's, and a
+// LockContext that gives up over it is held back (gaveUpOverRead). If m
+// is unlocked, the hold is
 // not of m: either it is of a copy of m (or of the mutex m is a copy of),
 // reported as such, and e gets m's new identity; or another goroutine
 // released it on gs's behalf since gs looked (its release of the holder
@@ -58,7 +60,7 @@ func recursive(gs *held.G, m owner, e *held.Entry, h held.Entry) bool {
 		case !h.Read:
 			reportRecursive(gs, e.Lock, h.Read, e.Read, stack.Capture())
 		case e.Read:
-			holdBackRecursiveRead(gs, e.Lock, h.Gen, stack.Capture())
+			holdBackRecursiveRead(gs, e.Lock, stack.Capture())
 		}
 		return true
 	}

@@ -19,18 +19,20 @@
 //
 // An edge from a read hold, "Y taken while X is read-held", is the
 // exception. sync lets one goroutine RUnlock what another RLocked, so the
-// hold may have been handed over (a read transaction begun in one
-// goroutine and ended in another), and then the edge is no order the code
-// keeps. It counts once the goroutine releases its last read hold of X
-// itself, with no read hold of X released meanwhile by a goroutine that
-// did not hold it; it is dropped if one was. A cycle through it is
-// reported then, at the RUnlock, with the stack of the acquisition of Y,
-// or when its last other edge is seen, whichever comes second. If the
-// goroutine hangs at Y instead, the wait-for graph reports the deadlock
-// after its grace period (see below). A goroutine keeps at most 64 such
-// edges waiting; past that, new ones count at once. A goroutine that
-// exits still read-holding X never proves the hold its own: its edges
-// from X are not counted, and the lock left held is reported as
+// hold may have been handed over (a read transaction begun in one goroutine
+// and ended in another), and then the edge is no order the code keeps. It
+// counts once the goroutine releases its last read hold of X itself, with
+// no read hold of X released meanwhile by a goroutine that did not hold it;
+// it is dropped if one was (by any goroutine: a hand-off elsewhere, or an
+// ordinary reader whose hold looked stale after one, drops the waiting
+// edges from X of every goroutine; a missed cycle, never a false one). A
+// cycle through it is reported then, at the RUnlock, with the stack of the
+// acquisition of Y, or when its last other edge is seen, whichever comes
+// second. If the goroutine hangs at Y instead, the wait-for graph reports
+// the deadlock after its grace period (see below). A goroutine keeps at
+// most 64 such edges waiting; past that, new ones count at once. A
+// goroutine that exits still read-holding X never proves the hold its own:
+// its edges from X are not counted, and the lock left held is reported as
 // held-by-exited-goroutine when lockordertest checks at exit.
 //
 // A [Violation] has a [Kind]:
@@ -39,15 +41,32 @@
 //     the stack where it was first seen, and a table showing how
 //     goroutines following the edges at once deadlock.
 //   - recursive-lock: a goroutine locks what it already holds (it blocks
-//     forever, as sync would; the report comes first).
+//     forever, as sync would; the report comes first). A write Lock of an
+//     RWMutex the goroutine read-holds is a deadlock (see below), not this;
+//     a LockContext over such a hold can only end by giving up, and is
+//     reported as recursive-lock once, after it gave up, the goroutine
+//     releases the read hold itself (so the hold was its own).
 //   - recursive-rlock: a goroutine read-locks an RWMutex it already
 //     read-holds. sync forbids it: it deadlocks as soon as a writer queues.
 //     sync also lets one goroutine RUnlock what another RLocked, so the
-//     first hold may have been handed over: the report is made once the
-//     goroutine has released both holds itself, with the stack of the
-//     second RLock, and never if another goroutine releases a read hold of
-//     the lock first. If a writer queues in between, the second RLock
-//     blocks, and the deadlock is reported (see below).
+//     first hold may have been handed over. The report waits on the
+//     goroutine's own count of read holds of the lock: its RLocks add one,
+//     its RUnlocks take one away (an RUnlock counts for the goroutine that
+//     calls it; another goroutine's release of a hold it handed over never
+//     counts for it). The report is made, with the stack of the second
+//     RLock, once the count has fallen two below where it was just before
+//     the second RLock: the goroutine then released itself the new hold
+//     and one it had before, so it held two of its own at once. It is
+//     never made if the goroutine does not release them (it exits holding
+//     them: handed over or leaked; a lock left held at exit is reported
+//     as held-by-exited-goroutine by lockordertest's check). If a writer
+//     queues in between, the second RLock blocks, and the deadlock is
+//     reported (see below); an RLockContext that blocks behind the writer
+//     and gives up is reported once the goroutine releases the earlier
+//     hold itself. A goroutine keeps at most 8 such reports waiting. The
+//     count assumes a goroutine releases only holds it took: one that
+//     both hands read holds of a lock over and ends others' holds of it
+//     could have the second kind counted as its own.
 //   - copied-lock: a goroutine locks a mutex that is a copy of one it holds
 //     (or the original of a copy it holds), made after NewMutex or first
 //     use: the copy shared the original's identity, so this looked like a
@@ -84,7 +103,11 @@
 //     of one. A Lock of an RWMutex the goroutine read-holds is not
 //     reported when it starts, as a recursive-lock is (the read hold may
 //     be another goroutine's to release), but as this deadlock, once it
-//     has lasted with the hold still the goroutine's own. The report
+//     has lasted with the hold still the goroutine's own: while no
+//     goroutine has released a read hold of the lock that it did not take.
+//     If one has (a hand-off of another hold, even while the goroutine
+//     waits), the hold left cannot be told from a handed one, and the
+//     hang is reported as a long-wait instead. The report
 //     lists every goroutine, what it waits for, who holds it, which locks
 //     each holds, and each one's stack. Any goroutine
 //     may unlock a Mutex, so a cycle that one outside it could still break

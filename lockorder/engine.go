@@ -245,4 +245,7 @@ func tryAcquired(gs *held.G, l *class.Lock, read bool) {
 		holds(gs, l)
 	}
 	gs.Push(e)
+	if read && gs.HasPending() {
+		gs.TookRead(l) // one more own hold to release (see held.Pending)
+	}
 }

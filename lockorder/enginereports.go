@@ -128,26 +128,33 @@ func reportRecursive(gs *held.G, l *class.Lock, heldRead, read bool, st stack.ID
 }
 
 // holdBackRecursiveRead holds back the report that gs, at stack st,
-// read-locks l, of which it holds read holds taken at generation gen: it
-// is made once gs has released itself every one of those holds and the new
-// one (see RWMutex.runlockSlow), and dropped if another goroutine releases a read hold
-// of l first.
-func holdBackRecursiveRead(gs *held.G, l *class.Lock, gen uint32, st stack.ID) {
-	n := 1
-	ents := gs.Entries()
-	for i := range ents {
-		if h := &ents[i]; h.Lock == l && h.Read && gs.Valid(h) {
-			n++
-		}
-	}
-	gs.HoldBack(held.Pending{Lock: l, Gen: gen, Left: n, Stack: uint32(st)})
+// read-locks l, which it read-holds already: it is made once gs has itself
+// released the hold it had then and the new one (one release, if the new
+// hold is never taken: RLockContext gave up behind a writer); see
+// held.Pending. The acquisition counts the new hold (held.G.TookRead)
+// once it has it.
+func holdBackRecursiveRead(gs *held.G, l *class.Lock, st stack.ID) {
+	gs.HoldBack(held.Pending{LockID: l.ID, Left: 1, Stack: uint32(st)})
 }
 
-// publishProved publishes the recursive read locks that gs's own releases
-// proved (held.G.ReleasedRead).
-func publishProved(gs *held.G, ps []held.Pending) {
+// gaveUpOverRead is called when gs's write LockContext of l, which gs
+// held already when it began, gave up. If the hold was for reading (one
+// for writing was reported at once), the wait could only end by giving
+// up, had the hold been gs's own: the report that gs locks what it
+// read-holds is held back until gs releases itself a read hold of l that
+// it had at this moment (see held.Pending).
+func gaveUpOverRead(gs *held.G, l *class.Lock) {
+	if heldBy(gs, gs.Tag(), l, false) {
+		return
+	}
+	gs.HoldBack(held.Pending{LockID: l.ID, Left: 1, Stack: uint32(stack.Capture()), Write: true})
+}
+
+// publishProved publishes the reports held back on gs that its own
+// releases of l proved (held.G.ReleasedRead).
+func publishProved(gs *held.G, l *class.Lock, ps []held.Pending) {
 	for _, p := range ps {
-		reportRecursive(gs, p.Lock, true, true, stack.ID(p.Stack))
+		reportRecursive(gs, l, true, !p.Write, stack.ID(p.Stack))
 	}
 }
 

@@ -3,6 +3,9 @@
 package lockorder_test
 
 import (
+	"context"
+	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -171,4 +174,233 @@ func TestWriteLockOverHandedOffReadHoldIsNotReported(t *testing.T) {
 	<-done
 	time.Sleep(3 * monitorTick)
 	assert.Empty(t, lockorder.Violations())
+}
+
+// TestHandOffThenTwoOwnPairsIsNotRecursive: G read-locks and hands the
+// hold to H (which releases it later); G then takes and releases m twice,
+// never holding two read holds of its own at once. Only G's own count of
+// holds decides: its second pair adds one hold and releases it, which
+// proves nothing of the hold H has.
+func TestHandOffThenTwoOwnPairsIsNotRecursive(t *testing.T) {
+	fresh(t)
+	m := lockorder.NewRWMutex("rrpairs")
+	handed, release, done := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	go func() { // H
+		defer close(done)
+		<-handed
+		<-release
+		m.RUnlock()
+	}()
+	run(func() { // G
+		m.RLock()
+		close(handed) // the hold is H's now
+		m.RLock()
+		m.RUnlock()
+		m.RLock()
+		m.RUnlock()
+	})
+	close(release)
+	<-done
+	assert.Empty(t, only(lockorder.KindRecursiveRLock), "G never held two read holds of its own")
+}
+
+// TestUnrelatedReleaseKeepsGenuineRecursiveRLock: G read-locks twice and
+// releases both holds itself; meanwhile R, an ordinary reader whose hold
+// looks stale since an earlier hand-off, releases its own. R's release is
+// not G's: the recursive read lock is reported.
+func TestUnrelatedReleaseKeepsGenuineRecursiveRLock(t *testing.T) {
+	fresh(t)
+	m := lockorder.NewRWMutex("rrunrelated")
+	run(func() { m.RLock() }) // H read-locks, K releases below: a hand-off
+	rHeld, rGo, rDone := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	go func() { // R
+		defer close(rDone)
+		m.RLock()
+		close(rHeld)
+		<-rGo
+		m.RUnlock()
+	}()
+	<-rHeld
+	run(func() { m.RUnlock() }) // K
+	gIn, gGo, gDone := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	go func() { // G
+		defer close(gDone)
+		m.RLock()
+		m.RLock()
+		close(gIn)
+		<-gGo
+		m.RUnlock()
+		m.RUnlock()
+	}()
+	<-gIn
+	close(rGo)
+	<-rDone
+	close(gGo)
+	<-gDone
+	assert.Len(t, only(lockorder.KindRecursiveRLock), 1, "G read-locked twice and released both itself")
+}
+
+// TestWriteOverOwnReadHoldAfterOtherHandOffIsALongWait documents a limit.
+// G read-locks m and write-locks it; while G waits, K releases a hold of
+// m that H took (a legal hand-off). One read hold is left, and the
+// checker cannot tell whether it is G's (G waits for itself) or H's with
+// G's handed to K: a hand-off leaves no mark on the hold. So no deadlock
+// is reported; the wait is reported as a long wait, and the hang is not
+// hidden.
+func TestWriteOverOwnReadHoldAfterOtherHandOffIsALongWait(t *testing.T) {
+	reportDeadlocks(t)
+	lockorder.Configure(lockorder.WithLongWait(time.Second))
+	t.Cleanup(func() { lockorder.Configure(lockorder.WithLongWait(5 * time.Second)) })
+	m := lockorder.NewRWMutex("wovrother")
+	run(func() { m.RLock() }) // H: a hold to be handed off
+	gHeld, gDone := make(chan struct{}), make(chan struct{})
+	go func() { // G
+		defer close(gDone)
+		m.RLock()
+		close(gHeld)
+		m.Lock() // waits for G itself (and H's hold)
+		m.Unlock()
+	}()
+	<-gHeld
+	time.Sleep(200 * time.Millisecond) // G waits in Lock
+	run(func() { m.RUnlock() })        // K releases H's hold
+	v := awaitKind(t, lockorder.KindLongWait, 10*time.Second)
+	assert.Contains(t, v.Message, "wovrother#")
+	m.RUnlock() // G's hold, released on its behalf
+	<-gDone
+}
+
+// TestLockContextOverOwnReadHoldIsReportedOnRelease: a write LockContext
+// over the goroutine's own read hold can only end by giving up, whether
+// at its deadline or by cancellation. Once the goroutine releases the
+// hold itself, the hold was its own: recursive-lock, with the stack of
+// the LockContext.
+func TestLockContextOverOwnReadHoldIsReportedOnRelease(t *testing.T) {
+	for _, cancelled := range []bool{false, true} {
+		fresh(t)
+		m := lockorder.NewRWMutex("wctxown")
+		run(func() {
+			m.RLock()
+			ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+			defer cancel()
+			if cancelled {
+				time.AfterFunc(50*time.Millisecond, cancel)
+			}
+			err := lockContextOver(ctx, m)
+			require.Error(t, err)
+			assert.Equal(t, cancelled, errors.Is(err, context.Canceled))
+			assert.Empty(t, only(lockorder.KindRecursiveLock), "reported before the hold proved its own")
+			m.RUnlock()
+		})
+		vs := only(lockorder.KindRecursiveLock)
+		require.Len(t, vs, 1, "cancelled=%v: %v", cancelled, lockorder.Violations())
+		assert.Contains(t, vs[0].Message, "which it already holds for reading")
+		assert.True(t, stackHas(vs[0].Stack, "lockContextOver"), "the stack is the LockContext's")
+	}
+}
+
+//go:noinline
+func lockContextOver(ctx context.Context, m *lockorder.RWMutex) error { return m.LockContext(ctx) }
+
+func stackHas(st lockorder.Stack, fn string) bool {
+	for _, f := range st {
+		if strings.Contains(f.Function, fn) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestLockContextOverHandedOffReadHoldIsNotRecursive: G read-locks, hands
+// the hold to H, which keeps it past G's LockContext deadline and then
+// releases it. G never releases a hold of m itself: nothing but the
+// wait-timeout is reported.
+func TestLockContextOverHandedOffReadHoldIsNotRecursive(t *testing.T) {
+	fresh(t)
+	m := lockorder.NewRWMutex("wctxhand")
+	handed, gaveUp, done := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	go func() { // H
+		defer close(done)
+		<-handed
+		<-gaveUp
+		m.RUnlock()
+	}()
+	run(func() { // G
+		m.RLock()
+		close(handed)
+		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+		defer cancel()
+		require.Error(t, m.LockContext(ctx))
+		close(gaveUp)
+		<-done
+		m.RLock() // a pair of its own later proves nothing of the first
+		m.RUnlock()
+	})
+	assert.Empty(t, only(lockorder.KindRecursiveLock))
+	assert.Len(t, only(lockorder.KindWaitTimeout), 1)
+}
+
+// TestRecursiveRLockContextGivingUpIsReportedOnRelease: G read-locks, a
+// writer queues, and G's RLockContext blocks behind it and times out.
+// The second hold was never taken, so one release of the first by G
+// proves it G's: recursive-rlock.
+func TestRecursiveRLockContextGivingUpIsReportedOnRelease(t *testing.T) {
+	fresh(t)
+	m := lockorder.NewRWMutex("rrctx")
+	wDone := make(chan struct{})
+	run(func() {
+		m.RLock()
+		go func() { defer close(wDone); m.Lock(); m.Unlock() }()
+		waitForWriter(m)
+		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+		defer cancel()
+		require.Error(t, m.RLockContext(ctx))
+		assert.Empty(t, only(lockorder.KindRecursiveRLock), "reported before the hold proved its own")
+		m.RUnlock()
+	})
+	<-wDone
+	assert.Len(t, only(lockorder.KindRecursiveRLock), 1, "%v", lockorder.Violations())
+}
+
+// TestRecursiveRLockContextOverHandedOffHoldIsNotReported: the same, but
+// G's first hold is H's to release, after G gave up: G was never stuck
+// on itself, and nothing of it is reported as recursive.
+func TestRecursiveRLockContextOverHandedOffHoldIsNotReported(t *testing.T) {
+	fresh(t)
+	m := lockorder.NewRWMutex("rrctxhand")
+	wDone, gaveUp, hDone := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	run(func() { // G
+		m.RLock()
+		go func() { defer close(hDone); <-gaveUp; m.RUnlock() }() // H
+		go func() { defer close(wDone); m.Lock(); m.Unlock() }()
+		waitForWriter(m)
+		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+		defer cancel()
+		require.Error(t, m.RLockContext(ctx))
+		close(gaveUp)
+		<-wDone
+		m.RLock()
+		m.RUnlock()
+	})
+	<-hDone
+	assert.Empty(t, only(lockorder.KindRecursiveRLock))
+}
+
+// TestRecursiveRLockThenExitIsHeldByExited documents a limit: a goroutine
+// that read-locks twice and exits holding the holds never proves them its
+// own (a goroutine that exits holding a read hold has handed it over, or
+// leaked it), so no recursive-rlock is reported. The lock left held is
+// reported when the program checks at exit, as lockordertest does.
+func TestRecursiveRLockThenExitIsHeldByExited(t *testing.T) {
+	fresh(t)
+	m := lockorder.NewRWMutex("rrexit")
+	run(func() { m.RLock(); m.RLock() })
+	assert.Empty(t, only(lockorder.KindRecursiveRLock))
+	lockorder.ReportBlocked(time.Hour)
+	var found bool
+	for _, v := range only(lockorder.KindHeldByExited) {
+		found = found || strings.Contains(v.Message, "rrexit#")
+	}
+	assert.True(t, found, "the holds left at exit are reported: %v", lockorder.Violations())
+	run(func() { m.RUnlock(); m.RUnlock() }) // released on its behalf
 }

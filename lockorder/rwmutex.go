@@ -165,6 +165,9 @@ func (m *RWMutex) rlockSlow(r int64) {
 			checkWait(gs, l, true, (*rwlock.Reader)(&m.mu))
 		}
 	}
+	if gs.HasPending() {
+		gs.TookRead(l) // one more own hold to release (see held.Pending)
+	}
 	if w&profileBit != 0 {
 		noteHold(gs, l, skipFromSlowHalf)
 	}
@@ -254,7 +257,9 @@ func (m *RWMutex) RUnlock() {
 func (m *RWMutex) runlockSlow(r int64) {
 	var (
 		gs     *held.G
+		me     *held.G // the caller's state, if it has held-back reports
 		proved []held.Pending
+		rel    *class.Lock // m's identity, when proved is not empty
 		own    *class.Lock // m's identity, if gs released a hold of its own
 	)
 	if w := modeWord.Load(); w&modeMask == uint32(ModeCheck) {
@@ -277,19 +282,23 @@ func (m *RWMutex) runlockSlow(r int64) {
 			}
 		}
 		if gs != nil {
-			own = l
+			own, me = l, gs
+		} else if me = gls.Find(goid.ID()); me != nil && me.Tag() != w {
+			me = nil
 		}
-		if own != nil && gs.HasPending() {
-			// An own release: it may prove a recursive read lock held
-			// back, reported once m is released (a handler may lock it).
-			proved = gs.ReleasedRead(l)
+		if me != nil && me.HasPending() {
+			// Every RUnlock counts for the caller's held-back reports,
+			// whatever its records say of the hold: it may prove a
+			// recursive lock, reported once m is released (a handler
+			// may lock it).
+			proved, rel = me.ReleasedRead(l), l
 		}
 	}
 	if r < 0 && !m.mu.ReaderLeft(r) {
 		fatal("lockorder: RUnlock of unlocked RWMutex")
 	}
 	if len(proved) > 0 {
-		publishProved(gs, proved)
+		publishProved(me, rel, proved)
 	}
 	if own != nil && gs.HasWaits() && !readsHeld(gs, own) {
 		// The last read hold of m that gs held is released, by gs: the
@@ -346,8 +355,14 @@ func (m *RWMutex) lockContext(ctx context.Context, read bool) error {
 	}
 	if !try() {
 		if err := waitContext(ctx, gs, l, read, lk, lk.Unlock); err != nil {
+			if again && !read {
+				gaveUpOverRead(gs, l)
+			}
 			return err
 		}
+	}
+	if read && gs.HasPending() {
+		gs.TookRead(l)
 	}
 	if !read {
 		if again {

@@ -190,7 +190,6 @@ func (g *G) Prune() bool {
 	}
 	g.stack = kept
 	g.rekey(0)
-	g.dropStale()
 	return true
 }
 
@@ -216,17 +215,37 @@ func New(id int64) *G {
 // Pending is a report held back because it rests on read holds that may
 // not be the goroutine's own: an RWMutex read-locked by one goroutine may
 // be read-unlocked by another, so a goroutine that read-locks what it
-// seems to read-hold already may have handed the first hold over. The
-// report stands once the goroutine releases Left read holds of Lock
-// itself while Lock's read generation is still Gen; it is dropped when the
-// generation moves on (another goroutine released a read hold of Lock).
+// seems to read-hold already may have handed the first hold over.
+//
+// The goroutine's own count of read holds of the lock decides: each of
+// its read acquisitions of the lock adds one, each of its RUnlocks of the
+// lock takes one away (an RUnlock is the goroutine's that calls it,
+// whoever took the hold), and another goroutine's RUnlock never counts
+// for it. The report stands once the count has fallen Left below where it
+// was when the report was held back: the goroutine then released itself
+// Left holds that were there at that moment. For a recursive read lock
+// Left is 1 when held back and the new hold adds one once taken: two own
+// holds at once, the earlier one and the new one, both released by the
+// goroutine. If the new hold is never taken (RLockContext gave up behind
+// a writer), one own release of the earlier hold is proof: the second
+// read lock blocked on a hold the goroutine would release itself only
+// later. The count assumes that a goroutine releases only holds it took
+// itself; one that ends read holds of the lock that others began, while
+// a report waits on it, could prove it falsely.
+//
+// A Pending names its lock by ID, so that a report never proved does not
+// keep the lock alive (a collected lock is never released again).
 type Pending struct {
-	Lock *class.Lock
-	Gen  uint32
-	// Left counts the releases of Lock by the goroutine still needed.
+	// LockID is the ID of the lock (class.Lock.ID).
+	LockID uint64
+	// Left is how many more releases than read acquisitions of the lock
+	// the goroutine must make for the report to stand.
 	Left int
 	// Stack is the interned stack of the acquisition being reported.
 	Stack uint32
+	// Write marks a write acquisition (a LockContext that gave up over a
+	// read hold of the goroutine's); otherwise a read acquisition.
+	Write bool
 }
 
 // maxPending bounds a goroutine's held-back reports: past it the oldest is
@@ -234,10 +253,18 @@ type Pending struct {
 // releases, needs no more than a few to be reported).
 const maxPending = 8
 
-// HoldBack adds p to g's held-back reports, after dropping those whose
-// generation has moved on.
+// HoldBack adds p to g's held-back reports. One for the same lock, stack
+// and kind is replaced: the newer needs no more releases than the older
+// (it counts from fewer holds), so it is proved no later.
 func (g *G) HoldBack(p Pending) {
-	g.dropStale()
+	kept := g.pend[:0]
+	for _, q := range g.pend {
+		if q.LockID != p.LockID || q.Stack != p.Stack || q.Write != p.Write {
+			kept = append(kept, q)
+		}
+	}
+	clear(g.pend[len(kept):])
+	g.pend = kept
 	if len(g.pend) == maxPending {
 		g.pend = append(g.pend[:0], g.pend[1:]...)
 	}
@@ -245,20 +272,27 @@ func (g *G) HoldBack(p Pending) {
 }
 
 // HasPending reports whether g has held-back reports: one load, for the
-// release path.
+// acquisition and release paths.
 func (g *G) HasPending() bool { return len(g.pend) > 0 }
 
-// ReleasedRead records that g itself released a read hold of l that was
-// its own, and returns the held-back reports this proved, which it
-// forgets.
+// TookRead records that g took a read hold of l itself: each held-back
+// report of l needs one more release by g.
+func (g *G) TookRead(l *class.Lock) {
+	for i := range g.pend {
+		if g.pend[i].LockID == l.ID {
+			g.pend[i].Left++
+		}
+	}
+}
+
+// ReleasedRead records that g itself released a read hold of l, and
+// returns the held-back reports of l this proved, which it forgets.
 func (g *G) ReleasedRead(l *class.Lock) []Pending {
 	var proved []Pending
 	kept := g.pend[:0]
 	for _, p := range g.pend {
 		switch {
-		case p.Lock.ReadGen() != p.Gen:
-			// dropped: a hold of p.Lock ended in another goroutine's hands
-		case p.Lock != l:
+		case p.LockID != l.ID:
 			kept = append(kept, p)
 		case p.Left <= 1:
 			proved = append(proved, p)
@@ -270,17 +304,4 @@ func (g *G) ReleasedRead(l *class.Lock) []Pending {
 	clear(g.pend[len(kept):])
 	g.pend = kept
 	return proved
-}
-
-// dropStale forgets the held-back reports whose lock's read generation
-// has moved on.
-func (g *G) dropStale() {
-	kept := g.pend[:0]
-	for _, p := range g.pend {
-		if p.Lock.ReadGen() == p.Gen {
-			kept = append(kept, p)
-		}
-	}
-	clear(g.pend[len(kept):])
-	g.pend = kept
 }

@@ -42,10 +42,11 @@ func TestPushFindRemoveRekey(t *testing.T) {
 func TestPendingProvedByOwnReleases(t *testing.T) {
 	l := &class.Lock{ID: 1, Class: &class.Class{ID: 2}}
 	g := held.New(1)
-	g.HoldBack(held.Pending{Lock: l, Gen: l.ReadGen(), Left: 2, Stack: 7})
+	g.HoldBack(held.Pending{LockID: l.ID, Left: 1, Stack: 7})
 	if !g.HasPending() {
 		t.Fatal("HoldBack kept nothing")
 	}
+	g.TookRead(l) // the second hold is taken
 	if p := g.ReleasedRead(l); len(p) != 0 {
 		t.Fatalf("one release of two proved %v", p)
 	}
@@ -58,17 +59,43 @@ func TestPendingProvedByOwnReleases(t *testing.T) {
 	}
 }
 
-func TestPendingDroppedWhenAnotherGoroutineReleases(t *testing.T) {
+// A new own read hold adds to what must be released, and another lock's
+// releases do not count.
+func TestPendingCountsOwnHoldsOfItsLock(t *testing.T) {
+	l := &class.Lock{ID: 1, Class: &class.Class{ID: 2}}
+	o := &class.Lock{ID: 3, Class: &class.Class{ID: 2}}
+	g := held.New(1)
+	g.HoldBack(held.Pending{LockID: l.ID, Left: 1})
+	g.TookRead(l)
+	g.ReleasedRead(l) // the second hold
+	g.TookRead(l)     // a pair of its own, later
+	g.ReleasedRead(l)
+	g.ReleasedRead(o)
+	if !g.HasPending() {
+		t.Fatal("released pairs proved a report resting on a hold never released")
+	}
+	if p := g.ReleasedRead(l); len(p) != 1 {
+		t.Fatalf("the release of the first hold proved %v", p)
+	}
+}
+
+// A report for the same lock and stack replaces the one held back, and
+// at most maxPending are kept.
+func TestPendingReplacedAndBounded(t *testing.T) {
 	l := &class.Lock{ID: 1, Class: &class.Class{ID: 2}}
 	g := held.New(1)
-	g.HoldBack(held.Pending{Lock: l, Gen: l.ReadGen(), Left: 2})
-	g.ReleasedRead(l)
-	l.BumpReadGen() // another goroutine released a read hold
-	if p := g.ReleasedRead(l); len(p) != 0 {
-		t.Fatalf("a hand-off proved %v", p)
+	g.HoldBack(held.Pending{LockID: l.ID, Left: 1, Stack: 7})
+	g.TookRead(l)
+	g.HoldBack(held.Pending{LockID: l.ID, Left: 1, Stack: 7})
+	if p := g.ReleasedRead(l); len(p) != 1 {
+		t.Fatalf("the newer report (one release left) was not the one kept: %v", p)
 	}
-	if g.HasPending() {
-		t.Fatal("a report resting on a handed-off hold stays held back")
+	for i := range 20 {
+		g.HoldBack(held.Pending{LockID: l.ID, Left: 1, Stack: uint32(i)})
+	}
+	p := g.ReleasedRead(l)
+	if len(p) != 8 || p[0].Stack != 12 {
+		t.Fatalf("kept %v, want the newest 8", p)
 	}
 }
 
