@@ -3,6 +3,8 @@
 package lockorder_test
 
 import (
+	"time"
+
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -119,4 +121,71 @@ func TestWritersGateDatabasePattern(t *testing.T) {
 		})
 	}
 	assert.Empty(t, lockorder.Violations())
+}
+
+// The writers' gate must not count where the cycle leaves Y from a write
+// hold of Y: G2 takes G, Y for writing, then X; G1 takes X, then Y for
+// reading. G1 waits for G2's write hold, not for a queued writer, and G
+// is held by G2 alone: a deadlock.
+func TestWritersGateNotPastAWriteHold(t *testing.T) {
+	fresh(t)
+	g, x, y := lockorder.NewMutex("wg5-G"), lockorder.NewMutex("wg5-X"), lockorder.NewRWMutex("wg5-Y")
+	run(func() {
+		g.Lock()
+		y.Lock()
+		x.Lock()
+		x.Unlock()
+		y.Unlock()
+		g.Unlock()
+	})
+	run(func() { x.Lock(); y.RLock(); y.RUnlock(); x.Unlock() })
+	assert.Len(t, only(lockorder.KindCycle), 1, "X->Y(read), Y(write)->X deadlocks; G protects nothing")
+}
+
+// The same cycle, in the other order of discovery: the edge out of Y's
+// write hold closes it.
+func TestWritersGateNotPastAWriteHoldClosing(t *testing.T) {
+	fresh(t)
+	g, x, y := lockorder.NewMutex("wg6-G"), lockorder.NewMutex("wg6-X"), lockorder.NewRWMutex("wg6-Y")
+	run(func() { g.Lock(); y.Lock(); y.Unlock(); g.Unlock() }) // Y gated by G
+	run(func() { x.Lock(); y.RLock(); y.RUnlock(); x.Unlock() })
+	require.Empty(t, lockorder.Violations(), "Y->X not seen yet")
+	run(func() {
+		g.Lock()
+		y.Lock()
+		x.Lock()
+		x.Unlock()
+		y.Unlock()
+		g.Unlock()
+	})
+	assert.Len(t, only(lockorder.KindCycle), 1)
+}
+
+// The cycle of TestWritersGateNotPastAWriteHold really deadlocks: the
+// wait-for monitor sees it, and the order checker reported it first.
+func TestWritersGateNotPastAWriteHoldDeadlocks(t *testing.T) {
+	reportDeadlocks(t)
+	g, x, y := lockorder.NewMutex("wg7-G"), lockorder.NewMutex("wg7-X"), lockorder.NewRWMutex("wg7-Y")
+	xHeld, yHeld := make(chan struct{}), make(chan struct{})
+	go func() {
+		g.Lock()
+		y.Lock()
+		close(yHeld)
+		<-xHeld
+		x.Lock()
+		x.Unlock()
+		y.Unlock()
+		g.Unlock()
+	}()
+	go func() {
+		x.Lock()
+		close(xHeld)
+		<-yHeld
+		y.RLock()
+		y.RUnlock()
+		x.Unlock()
+	}()
+	awaitKind(t, lockorder.KindDeadlock, 10*time.Second)
+	assert.NotEmpty(t, only(lockorder.KindCycle), "the order checker saw both orders and reported nothing")
+	// the two goroutines stay blocked: the test binary leaks them
 }
