@@ -24,6 +24,7 @@ import (
 // others are added at once, and the chain is cached when none waits.
 func recordEdges(gs *held.G, e held.Entry, st stack.ID) {
 	now := time.Now()
+	writtenHolds(gs)
 	ents := gs.Entries()
 	writers := gate(ents, e.Lock)
 	waiting := holdReadEdges(gs, e, writers, st, now)
@@ -397,6 +398,42 @@ func forgetClass(c *class.Class) {
 	delete(eng.wgates, c.ID)
 }
 
+// forgetWriters drops the writers' gate of every gated class the graph
+// knows of, when the mode leaves check: writes made in the other modes are
+// not seen, so nothing vouches for a gate any more (the program may break
+// it unseen), and the cycles it held back are reported now. The classes
+// stay written, without a gate, until Reset (class.Unwrite) lets the next
+// write learn one afresh. A program that switches modes pays with the
+// reports of cycles its writers' discipline made impossible.
+func forgetWriters() {
+	var vs []Violation
+	eng.mu.Lock()
+	for _, n := range eng.nodes {
+		if c := n.cls; c.Gated() {
+			c.Ungate()
+			setWritersGate(c, graph.Gate{})
+			vs = append(vs, recheckInto(c, true)...)
+		}
+	}
+	eng.mu.Unlock()
+	for _, v := range vs {
+		publish(v)
+	}
+}
+
+// writtenHolds marks as written the classes of gs's write holds that are
+// not: locks acquired before a Reset forgot their class's writes
+// (class.Unwrite), and held since. A reader may wait for such a
+// holder. It is slow-path work, before recording gs's edges.
+func writtenHolds(gs *held.G) {
+	ents := gs.Entries()
+	for i := range ents {
+		if h := &ents[i]; !h.Read && !h.Lock.Class.Written() {
+			firstWrite(nil, h.Lock) // written, with no writers' gate
+		}
+	}
+}
+
 // resetEngine forgets the graph and the chain cache, and with them the
 // named classes no lock of is alive.
 func resetEngine() {
@@ -405,12 +442,10 @@ func resetEngine() {
 		if graph.NodeID(n.cls.ID) == id {
 			class.Unkeep(n.cls)
 		}
-		if n.cls.Gated() {
-			// The writes the gate was learnt from are forgotten with the
-			// chains that stood for them: the class keeps writers, and
-			// no gate.
-			n.cls.Ungate()
-		}
+		// The writes the class's writers' gate was learnt from are
+		// forgotten with the chains that stood for them: the next write
+		// is the first again, and learns the gate afresh.
+		n.cls.Unwrite()
 	}
 	eng.wgates = nil
 	readEpoch.Add(1)
