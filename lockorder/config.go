@@ -70,6 +70,9 @@ func updateMode(f func(uint32) uint32) {
 		}
 		if modeWord.CompareAndSwap(old, (old>>epochShift+1)<<epochShift|bits) {
 			syncFastPaths()
+			if Mode(old&modeMask) == ModeCheck && Mode(bits&modeMask) != ModeCheck {
+				forgetWriters()
+			}
 			return
 		}
 	}

@@ -109,10 +109,9 @@
 //     waits), the hold left cannot be told from a handed one, and the
 //     hang is reported as a long-wait instead. The report
 //     lists every goroutine, what it waits for, who holds it, which locks
-//     each holds, and each one's stack. Any goroutine
-//     may unlock a Mutex, so a cycle that one outside it could still break
-//     is reported only after it has lasted two seconds; a wait that ends is
-//     never a deadlock, and a cycle through a wait that gives up by itself
+//     each holds, and each one's stack. Any goroutine may unlock a Mutex,
+//     so a cycle that one outside it could still break is reported only
+//     after it has lasted two seconds; a wait that ends is never a deadlock, and a cycle through a wait that gives up by itself
 //     (a timeout, a context) is left to that wait. Once.Do called inside
 //     its own function, and WaitGroup.Wait inside a function started by its
 //     Go, are reported at once. What happens next is [WithDeadlockAction]:
@@ -123,9 +122,9 @@
 //   - long-wait: a wait longer than [WithLongWait] (5s by default in
 //     ModeCheck) without progress, once per wait: a lock that keeps
 //     changing hands meanwhile is contended, not stuck, and its waiters
-//     count from its last hand-off. With the holder and what the runtime says
-//     it is doing now (chan receive, select, IO wait, sleep, running) and
-//     where. It names the commonest mixed deadlock of real Go code: a lock
+//     count from its last hand-off. With the holder and what the runtime
+//     says it is doing now (chan receive, select, IO wait, sleep, running)
+//     and where. It names the commonest mixed deadlock of real Go code: a lock
 //     whose holder is blocked on a channel.
 //   - held-by-exited-goroutine: a goroutine has waited a second for a lock
 //     whose holder has exited without unlocking it (an Unlock lost on an
@@ -155,13 +154,18 @@
 // predecessor of what is taken after it), a cycle every edge of which was
 // taken while one common lock was held for writing (a gate lock), a cycle of
 // read acquisitions of locks that have no writers, and consistent nesting
-// however deep. A read acquisition of Y blocks only behind a writer of Y,
-// so a read edge into Y counts as taken under Y's writers' gate too: the
-// locks held for writing at every blocking write of Y so far (a TryLock
-// never waits, and is left out). If every writer of Y holds G, and the
-// cycle's other edges were taken holding G, no writer of Y can wait while
-// the cycle forms. A later write of Y without G opens the gate, and the
-// cycles it held back are reported then.
+// however deep. A read acquisition of Y blocks only behind a writer of Y
+// that holds it or waits for it. Where a cycle goes on from Y through an
+// edge taken while Y was read-held (never write-held), no writer holds Y,
+// so the read edge into Y counts as taken under Y's writers' gate too: the
+// locks held for writing at every write of Y so far that could wait (a
+// TryLock never waits, and is left out). If every writer of Y holds G,
+// and the cycle's other edges were taken holding G, no writer of Y can
+// wait while the cycle forms. Where the cycle goes on from a write hold of
+// Y, the reader may wait for that holder, and the gate does not count. A
+// later write of Y without G opens the gate, and the cycles it held back
+// are reported then; so does leaving ModeCheck, whose writes are not seen
+// in the other modes, and Reset forgets the gates with the rest.
 //
 // # Lock classes
 //

@@ -24,6 +24,7 @@ import (
 // others are added at once, and the chain is cached when none waits.
 func recordEdges(gs *held.G, e held.Entry, st stack.ID) {
 	now := time.Now()
+	writtenHolds(gs)
 	ents := gs.Entries()
 	writers := gate(ents, e.Lock)
 	waiting := holdReadEdges(gs, e, writers, st, now)
@@ -177,26 +178,35 @@ func readsHeld(gs *held.G, l *class.Lock) bool {
 }
 
 // The writers' gate. A read acquisition of Y blocks only behind a writer
-// of Y that waits (or holds it, but then that writer is in the cycle and
-// its edges say what it holds). If every blocking write acquisition of Y
-// so far was made holding G for writing, a writer waiting for Y holds G,
-// and a cycle through a read edge into Y whose other edges were all taken
-// holding G cannot form while one does: the graph counts a read-only edge
-// into Y as taken under its own gate and Y's writers' gate (graph.ReadGate).
-// The gate is kept from the first write on, narrowed at each write made
-// under fewer locks (TryLock's writes do not queue, and are left out), and
-// when it narrows the read edges into Y are checked again, as firstWrite
-// does when Y gets writers at all.
+// of Y that holds it or waits for it. When the cycle leaves Y from a read
+// hold of Y, no writer holds Y: one waits. If every write acquisition of
+// Y that could wait so far was made holding G for writing, that writer
+// holds G, and a cycle whose other edges were all taken holding G cannot
+// form while it waits. So the graph counts a read-only edge into Y, where
+// the cycle's next edge is from a read hold of Y, as taken under its own
+// gate and Y's writers' gate (graph.Graph.SetWritersGate, which proves
+// it). The gate is kept from the first write on, narrowed at each write
+// made under fewer locks (TryLock's writes do not wait, and are left
+// out), and when it narrows the read edges into Y are checked again, as
+// firstWrite does when Y gets writers at all. eng.wgates holds it by
+// class; every graph node of the class has a copy.
 
-func init() { eng.graph.ReadGate = writersGate }
-
-// writersGate returns the writers' gate of node to's class. Called with
-// eng.mu held.
-func writersGate(to graph.NodeID) graph.Gate {
-	if n, ok := eng.nodes[to]; ok && n.cls.Gated() {
-		return eng.wgates[n.cls.ID]
+// setWritersGate makes w the writers' gate of class c and of its graph
+// nodes. Called with eng.mu held.
+func setWritersGate(c *class.Class, w graph.Gate) {
+	if eng.wgates == nil {
+		eng.wgates = make(map[uint64]graph.Gate)
 	}
-	return graph.Gate{}
+	if w.Len() == 0 {
+		delete(eng.wgates, c.ID)
+	} else {
+		eng.wgates[c.ID] = w
+	}
+	for id, n := range eng.nodes {
+		if n.cls == c {
+			eng.graph.SetWritersGate(id, w)
+		}
+	}
 }
 
 // firstWrite marks l's class as having writers, with the writers' gate of
@@ -219,10 +229,7 @@ func firstWrite(gs *held.G, l *class.Lock) {
 	} else {
 		if wg.Len() > 0 {
 			node(l, false) // for the gate to go with the class's node
-			if eng.wgates == nil {
-				eng.wgates = make(map[uint64]graph.Gate)
-			}
-			eng.wgates[c.ID] = wg
+			setWritersGate(c, wg)
 		}
 		vs = recheckInto(c, false)
 	}
@@ -271,11 +278,9 @@ func narrowWriters(c *class.Class, wg graph.Gate) []Violation {
 		return nil
 	}
 	if kept.Len() == 0 {
-		delete(eng.wgates, c.ID)
 		c.Ungate()
-	} else {
-		eng.wgates[c.ID] = kept
 	}
+	setWritersGate(c, kept)
 	return recheckInto(c, true)
 }
 
@@ -343,6 +348,9 @@ func node(l *class.Lock, instance bool) graph.NodeID {
 		eng.nodes[id] = nodeInfo{cls: l.Class, label: l.Label(), id: uint64(id), instance: instance}
 		eng.peak = max(eng.peak, len(eng.nodes))
 		eng.graph.Node(id, "")
+		if l.Class.Gated() {
+			eng.graph.SetWritersGate(id, eng.wgates[l.Class.ID])
+		}
 		if !instance {
 			// What the graph learns of a named class must outlive its
 			// locks, for the next lock of that name to find.
@@ -390,6 +398,42 @@ func forgetClass(c *class.Class) {
 	delete(eng.wgates, c.ID)
 }
 
+// forgetWriters drops the writers' gate of every gated class the graph
+// knows of, when the mode leaves check: writes made in the other modes are
+// not seen, so nothing vouches for a gate any more (the program may break
+// it unseen), and the cycles it held back are reported now. The classes
+// stay written, without a gate, until Reset (class.Unwrite) lets the next
+// write learn one afresh. A program that switches modes pays with the
+// reports of cycles its writers' discipline made impossible.
+func forgetWriters() {
+	var vs []Violation
+	eng.mu.Lock()
+	for _, n := range eng.nodes {
+		if c := n.cls; c.Gated() {
+			c.Ungate()
+			setWritersGate(c, graph.Gate{})
+			vs = append(vs, recheckInto(c, true)...)
+		}
+	}
+	eng.mu.Unlock()
+	for _, v := range vs {
+		publish(v)
+	}
+}
+
+// writtenHolds marks as written the classes of gs's write holds that are
+// not: locks acquired before a Reset forgot their class's writes
+// (class.Unwrite), and held since. A reader may wait for such a
+// holder. It is slow-path work, before recording gs's edges.
+func writtenHolds(gs *held.G) {
+	ents := gs.Entries()
+	for i := range ents {
+		if h := &ents[i]; !h.Read && !h.Lock.Class.Written() {
+			firstWrite(nil, h.Lock) // written, with no writers' gate
+		}
+	}
+}
+
 // resetEngine forgets the graph and the chain cache, and with them the
 // named classes no lock of is alive.
 func resetEngine() {
@@ -398,12 +442,10 @@ func resetEngine() {
 		if graph.NodeID(n.cls.ID) == id {
 			class.Unkeep(n.cls)
 		}
-		if n.cls.Gated() {
-			// The writes the gate was learnt from are forgotten with the
-			// chains that stood for them: the class keeps writers, and
-			// no gate.
-			n.cls.Ungate()
-		}
+		// The writes the class's writers' gate was learnt from are
+		// forgotten with the chains that stood for them: the next write
+		// is the first again, and learns the gate afresh.
+		n.cls.Unwrite()
 	}
 	eng.wgates = nil
 	readEpoch.Add(1)

@@ -129,10 +129,12 @@ func enter(gs *held.G, m owner, l *class.Lock, read bool) (_ *class.Lock, again,
 	} else {
 		fresh = prepareNested(gs, m, &e)
 	}
-	if !read && e.Lock.Class.Gated() && (gs.Len() == 0 || e.Again) {
-		// A write the chain cache does not stand for (nothing held, or
-		// a write over a read hold): it narrows its class's writers'
-		// gate here. Every other write does in recordEdges.
+	if !read && !fresh && e.Lock.Class.Gated() && (gs.Len() == 0 || e.Again || staleWrites(gs)) {
+		// A write the chain cache does not stand for (nothing held, a
+		// write over a read hold, or one whose chain counts a write hold
+		// another goroutine has released since): it narrows its class's
+		// writers' gate here, to the holds still valid. Every other write
+		// does in recordEdges, after dropping stale holds.
 		writeUnder(gs, e.Lock)
 	}
 	if read {
@@ -140,6 +142,19 @@ func enter(gs *held.G, m owner, l *class.Lock, read bool) (_ *class.Lock, again,
 	}
 	gs.Push(e)
 	return e.Lock, e.Again, fresh
+}
+
+// staleWrites reports whether some write hold gs has pushed is no longer
+// its own: another goroutine released the lock. A cached chain stands for
+// the locks pushed, so a write under it may be under fewer.
+func staleWrites(gs *held.G) bool {
+	ents := gs.Entries()
+	for i := range ents {
+		if h := &ents[i]; !h.Read && !gs.Valid(h) {
+			return true
+		}
+	}
+	return false
 }
 
 // newChain records the order edges into gs's newest entry, which enter

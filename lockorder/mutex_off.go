@@ -183,6 +183,9 @@ func HeldLocks() []LockRef { return nil }
 // of its own, every method is sync's.
 func syncFastPaths() {}
 
+// forgetWriters has no writes to forget: nothing is checked.
+func forgetWriters() {}
+
 // underTest is false: this build has no mode to choose, and does not link
 // the testing package to find out.
 func underTest() bool { return false }

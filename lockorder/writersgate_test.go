@@ -3,6 +3,8 @@
 package lockorder_test
 
 import (
+	"time"
+
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -119,4 +121,134 @@ func TestWritersGateDatabasePattern(t *testing.T) {
 		})
 	}
 	assert.Empty(t, lockorder.Violations())
+}
+
+// The writers' gate must not count where the cycle leaves Y from a write
+// hold of Y: G2 takes G, Y for writing, then X; G1 takes X, then Y for
+// reading. G1 waits for G2's write hold, not for a queued writer, and G
+// is held by G2 alone: a deadlock.
+func TestWritersGateNotPastAWriteHold(t *testing.T) {
+	fresh(t)
+	g, x, y := lockorder.NewMutex("wg5-G"), lockorder.NewMutex("wg5-X"), lockorder.NewRWMutex("wg5-Y")
+	run(func() {
+		g.Lock()
+		y.Lock()
+		x.Lock()
+		x.Unlock()
+		y.Unlock()
+		g.Unlock()
+	})
+	run(func() { x.Lock(); y.RLock(); y.RUnlock(); x.Unlock() })
+	assert.Len(t, only(lockorder.KindCycle), 1, "X->Y(read), Y(write)->X deadlocks; G protects nothing")
+}
+
+// The same cycle, in the other order of discovery: the edge out of Y's
+// write hold closes it.
+func TestWritersGateNotPastAWriteHoldClosing(t *testing.T) {
+	fresh(t)
+	g, x, y := lockorder.NewMutex("wg6-G"), lockorder.NewMutex("wg6-X"), lockorder.NewRWMutex("wg6-Y")
+	run(func() { g.Lock(); y.Lock(); y.Unlock(); g.Unlock() }) // Y gated by G
+	run(func() { x.Lock(); y.RLock(); y.RUnlock(); x.Unlock() })
+	require.Empty(t, lockorder.Violations(), "Y->X not seen yet")
+	run(func() {
+		g.Lock()
+		y.Lock()
+		x.Lock()
+		x.Unlock()
+		y.Unlock()
+		g.Unlock()
+	})
+	assert.Len(t, only(lockorder.KindCycle), 1)
+}
+
+// The cycle of TestWritersGateNotPastAWriteHold really deadlocks: the
+// wait-for monitor sees it, and the order checker reported it first.
+func TestWritersGateNotPastAWriteHoldDeadlocks(t *testing.T) {
+	reportDeadlocks(t)
+	g, x, y := lockorder.NewMutex("wg7-G"), lockorder.NewMutex("wg7-X"), lockorder.NewRWMutex("wg7-Y")
+	xHeld, yHeld := make(chan struct{}), make(chan struct{})
+	go func() {
+		g.Lock()
+		y.Lock()
+		close(yHeld)
+		<-xHeld
+		x.Lock()
+		x.Unlock()
+		y.Unlock()
+		g.Unlock()
+	}()
+	go func() {
+		x.Lock()
+		close(xHeld)
+		<-yHeld
+		y.RLock()
+		y.RUnlock()
+		x.Unlock()
+	}()
+	awaitKind(t, lockorder.KindDeadlock, 10*time.Second)
+	assert.NotEmpty(t, only(lockorder.KindCycle), "the order checker saw both orders and reported nothing")
+	// the two goroutines stay blocked: the test binary leaks them
+}
+
+// A write of Y by a goroutine whose hold of G was released by another
+// goroutine (legal for a Mutex) is a write without G, though the chain
+// (G, Y) is cached: it opens the gate.
+func TestWritersGateStaleHoldDoesNotCount(t *testing.T) {
+	fresh(t)
+	g, x, y := lockorder.NewMutex("wg8-G"), lockorder.NewMutex("wg8-X"), lockorder.NewRWMutex("wg8-Y")
+	gatedCycle(g, x, y)
+	require.Empty(t, lockorder.Violations())
+	run(func() {
+		g.Lock()
+		run(func() { g.Unlock() }) // handed off and released: G is free
+		y.Lock()                   // a write of Y without G
+		y.Unlock()
+	})
+	assert.Len(t, only(lockorder.KindCycle), 1, "Y was written without G: the gate must open")
+}
+
+// After Reset a class's gate is learnt again: the database pattern run
+// twice, with a Reset in between as the next test's fresh(t) does.
+var (
+	wgResetRW, wgResetMeta = lockorder.NewMutex("wg9-rwlock"), lockorder.NewMutex("wg9-meta")
+	wgResetMmap            = lockorder.NewRWMutex("wg9-mmap")
+)
+
+func wgResetPattern() {
+	run(func() { wgResetMeta.Lock(); wgResetMmap.RLock(); wgResetMeta.Unlock(); wgResetMmap.RUnlock() })
+	run(func() {
+		wgResetRW.Lock()
+		wgResetMmap.RLock()
+		wgResetMeta.Lock()
+		wgResetMeta.Unlock()
+		wgResetMmap.RUnlock()
+		wgResetMmap.Lock()
+		wgResetMmap.Unlock()
+		wgResetRW.Unlock()
+	})
+}
+
+func TestWritersGateLearntAgainAfterReset(t *testing.T) {
+	fresh(t)
+	wgResetPattern()
+	require.Empty(t, lockorder.Violations())
+	lockorder.Reset()
+	wgResetPattern()
+	assert.Empty(t, lockorder.Violations(), "the same program after Reset")
+	// And the gate still opens after Reset.
+	run(func() { wgResetMmap.Lock(); wgResetMmap.Unlock() })
+	assert.Len(t, only(lockorder.KindCycle), 1)
+}
+
+// Writes made in another mode are not seen: leaving check mode drops the
+// writers' gates, and the cycles they held back are reported.
+func TestWritersGateDroppedWhenCheckStops(t *testing.T) {
+	fresh(t)
+	g, x, y := lockorder.NewMutex("wg10-G"), lockorder.NewMutex("wg10-X"), lockorder.NewRWMutex("wg10-Y")
+	gatedCycle(g, x, y)
+	require.Empty(t, lockorder.Violations())
+	lockorder.Configure(lockorder.WithMode(lockorder.ModeOff))
+	run(func() { y.Lock(); y.Unlock() }) // unseen: it breaks the gate
+	lockorder.Configure(lockorder.WithMode(lockorder.ModeCheck))
+	assert.Len(t, only(lockorder.KindCycle), 1, "no gate vouched for by what was seen")
 }

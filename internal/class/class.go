@@ -70,6 +70,12 @@ func (c *Class) MarkWritten(gated bool) bool {
 	return c.writes.CompareAndSwap(0, v)
 }
 
+// Unwrite forgets the class's write acquisitions, and with them its
+// writers' gate: the next write acquisition is the first again, and until
+// then a read acquisition counts as one that cannot block. lockorder calls
+// it when it forgets what it learnt (Reset).
+func (c *Class) Unwrite() { c.writes.Store(0) }
+
 // Ungate records that a write acquisition was made without any lock of the
 // writers' gate held: the class's writes have no gate any more.
 func (c *Class) Ungate() { c.writes.And(^uint32(writeGated)) }

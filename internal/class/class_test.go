@@ -95,4 +95,8 @@ func TestHolderAndReadGen(t *testing.T) {
 	if gc.Gated() || !gc.Settled() {
 		t.Fatal("Ungate must leave the class written, without a gate")
 	}
+	gc.Unwrite()
+	if gc.Written() || gc.Gated() || gc.Settled() || !gc.MarkWritten(true) || !gc.Gated() {
+		t.Fatal("after Unwrite the next write is the first again, and may gate the class")
+	}
 }

@@ -68,6 +68,8 @@ type Node struct {
 	rank int
 	mark uint64
 	via  *Edge // breadth-first search parent
+	// writers is the node's writers' gate (see SetWritersGate).
+	writers Gate
 }
 
 // Graph is a lock-order graph. The zero Graph is empty and ready to use.
@@ -85,12 +87,6 @@ type Graph struct {
 	nextList int
 	// MaxSearch bounds the nodes one search may visit; 0 means 1<<20.
 	MaxSearch int
-	// ReadGate, if set, returns the writers' gate of node to: locks held
-	// for writing at every acquisition of to for writing. An edge into to
-	// that was only ever taken for reading can block only behind a writer
-	// of to, which holds all of them: a search counts the edge as taken
-	// under its own gate and these. Called during searches only.
-	ReadGate func(to NodeID) Gate
 }
 
 // Cycle is a list of edges e[0], e[1], ... with e[i].To == e[i+1].From and
@@ -150,8 +146,8 @@ func (g *Graph) Each(f func(*Edge)) {
 // caller beforehand with Node, or unnamed) and the edge as needed. It returns
 // the edge, whether it is new, and a cycle through it that can deadlock, if
 // the observation closed one: every edge of the cycle can block (canBlock)
-// and the edges' gates (with the writers' gates of read-only edges, see
-// ReadGate) have no lock in common. canBlock may be nil.
+// and the edges' gates (a read-only edge's counted with its To's writers'
+// gate where the rule of SetWritersGate allows) have no lock in common. canBlock may be nil.
 func (g *Graph) Add(from, to NodeID, o Observation, canBlock func(*Edge) bool) (e *Edge, isNew bool, c Cycle) {
 	if from == to {
 		return nil, false, nil
@@ -308,13 +304,38 @@ func (g *Graph) shrink() {
 }
 
 // Reset empties the graph.
-func (g *Graph) Reset() { *g = Graph{MaxSearch: g.MaxSearch, ReadGate: g.ReadGate} }
+func (g *Graph) Reset() { *g = Graph{MaxSearch: g.MaxSearch} }
 
-// gateOf returns the gate a search counts e as taken under: its own, and,
-// if e was only ever taken for reading, its To's writers' gate.
-func (g *Graph) gateOf(e *Edge) Gate {
-	if e.ToWrite || g.ReadGate == nil {
-		return e.Gate
+// SetWritersGate sets the writers' gate of node id, if it exists: locks
+// held for writing at every acquisition of id for writing that could
+// have queued (empty: none known). The owner keeps it up to date, and
+// rechecks the edges into id when it narrows.
+//
+// The rule. A search counts a read-only edge p = X->Y (!ToWrite) as taken
+// under p.Gate and Y's writers' gate W when the cycle's next edge q = Y->Z
+// was only ever taken from a read hold of Y (!q.FromWrite), and under
+// p.Gate alone otherwise (q taken from a write hold: the reader may wait
+// for that holder, who needs no gate). The cycle's edges wrap around:
+// the next edge of the last is the first.
+//
+// Why it is sound. Take a deadlock, with its goroutines each blocked on a
+// lock held by the next (a reader blocked behind a queued writer W counts
+// as blocked on the read holder W waits for: W is left out, and appears
+// nowhere else in the cycle, since a goroutine waits for one lock). Their
+// acquisitions are edges of the graph forming a cycle C, whose graph gates
+// are within the locks each goroutine held. Suppose lock G is in every
+// edge's counted gate. For an edge e of C, some goroutine holds G: e's own
+// if G is in e.Gate; else G is in W(Y) and C leaves Y from a read hold of
+// it, so the lock instance e waits for is read-held, not write-held, and a
+// read acquisition blocks then only behind a queued writer, which holds G
+// (every write that could queue held all of W(Y)). Edges' own goroutines
+// are distinct; a queued writer is none of them (it is blocked on a write
+// acquisition C does not make) and one per lock instance waited for. C has
+// two edges at least, so two goroutines hold G for writing at once:
+// impossible. So some deadlocking cycle has an empty counted gate. The
+// limit is the gate's: writes made where the owner does not see them.
+func (g *Graph) SetWritersGate(id NodeID, w Gate) {
+	if n := g.nodes[id]; n != nil {
+		n.writers = w
 	}
-	return e.Gate.Union(g.ReadGate(e.To))
 }

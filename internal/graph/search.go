@@ -84,38 +84,99 @@ func (g *Graph) reorder(fn, tn *Node) bool {
 }
 
 // state is a node reached with the set of gate locks common to every edge
-// of the path so far.
+// of the path so far, and what the path's next edge must be for the last
+// edge to have been counted so (see SetWritersGate).
 type state struct {
 	id   NodeID
 	gate string
+	next uint8
+}
+
+// The values of state.next.
+const (
+	// anyNext: the last edge counts the same whatever comes next.
+	anyNext uint8 = iota
+	// writeNext: the last edge, a read-only edge whose To has a writers'
+	// gate, was counted without it: the next edge must be from a write
+	// hold (FromWrite).
+	writeNext
+	// readNext: it was counted with it: the next edge must be from read
+	// holds only.
+	readNext
+)
+
+// allows reports whether edge e may follow a state whose next is next.
+func allows(next uint8, e *Edge) bool {
+	switch next {
+	case writeNext:
+		return e.FromWrite
+	case readNext:
+		return !e.FromWrite
+	}
+	return true
+}
+
+// counted returns cur intersected with e's gate counted both ways: without
+// e.To's writers' gate (plain) and with it (with), and whether they differ.
+// When they do not (e taken for writing, no writers' gate, or none of its
+// locks left in cur), the next edge does not matter. with allocates only
+// when it is narrower than cur.
+func counted(cur Gate, e *Edge) (plain, with Gate, split bool) {
+	plain = cur.Intersect(e.Gate)
+	if e.ToWrite || e.to.writers.Len() == 0 || plain.Len() == cur.Len() {
+		return plain, plain, false
+	}
+	with = cur.IntersectEither(e.Gate, e.to.writers)
+	return plain, with, with.Len() != plain.Len()
 }
 
 type step struct {
 	prev state
-	edge *Edge
+	edge *Edge // nil for a start state
 }
 
 // search looks for a path e.To ->* e.From that, with e, forms a cycle that
 // can deadlock: every edge can block and no gate is common to all edges
-// (each counted with gateOf).
+// (a read-only edge's counted with its To's writers' gate where the next
+// edge allows it: see SetWritersGate).
 // It returns the shortest such cycle, starting with e, or nil.
 func (g *Graph) search(e *Edge, canBlock func(*Edge) bool) Cycle {
 	return g.searchWithin(e, canBlock, math.MaxInt)
 }
 
 // searchWithin is search visiting only nodes of rank up to bound.
+//
+// It searches breadth first over states (node, gate, next): the gate is
+// what the path's edges have in common, each counted as the rule says
+// given the edge after it, and next says what the edge after the last
+// must be. A read-only edge into a node with a writers' gate that would
+// narrow the gate differently either way leads to two states, one per
+// way, and each admits only the edges after it that make it the way the
+// rule counts it; the path closes on e, whose own way was fixed at the
+// start, the same way. So the search finds exactly the cycles whose gate,
+// counted by the rule, is empty.
 func (g *Graph) searchWithin(e *Edge, canBlock func(*Edge) bool, bound int) Cycle {
 	if canBlock != nil && !canBlock(e) {
 		return nil
 	}
-	first := g.gateOf(e)
-	if first.Len() == 0 {
+	starts := []state{{id: e.To, gate: e.Gate.key()}}
+	gates := map[string]Gate{starts[0].gate: e.Gate}
+	if !e.ToWrite && e.to.writers.Len() > 0 {
+		if with := e.Gate.Union(e.to.writers); with.Len() != e.Gate.Len() {
+			starts[0].next = writeNext
+			s := state{id: e.To, gate: with.key(), next: readNext}
+			gates[s.gate] = with
+			starts = append(starts, s)
+		}
+	}
+	if len(starts) == 1 && e.Gate.Len() == 0 {
 		return g.searchPlain(e, canBlock, bound)
 	}
-	start := state{id: e.To, gate: first.key()}
-	gates := map[string]Gate{start.gate: first}
-	parent := map[state]step{start: {}}
-	queue := []state{start}
+	parent := make(map[state]step, 16)
+	for _, s := range starts {
+		parent[s] = step{}
+	}
+	queue := starts
 	budget := g.maxSearch()
 	for len(queue) > 0 && budget > 0 {
 		cur := queue[0]
@@ -127,28 +188,38 @@ func (g *Graph) searchWithin(e *Edge, canBlock func(*Edge) bool, bound int) Cycl
 		}
 		curGate := gates[cur.gate]
 		for _, next := range n.out {
-			if canBlock != nil && !canBlock(next) {
+			if !allows(cur.next, next) || next.to.rank > bound || (canBlock != nil && !canBlock(next)) {
 				continue
 			}
-			ng := curGate.Intersect(g.gateOf(next))
-			if next.to.rank > bound {
-				continue
+			plain, with, split := counted(curGate, next)
+			ways := [2]state{{id: next.To, gate: plain.key()}}
+			if split {
+				ways[0].next = writeNext
+				ways[1] = state{id: next.To, gate: with.key(), next: readNext}
+				gates[ways[1].gate] = with
 			}
-			ns := state{id: next.To, gate: ng.key()}
-			if _, seen := parent[ns]; seen {
-				continue
-			}
-			gates[ns.gate] = ng
-			parent[ns] = step{prev: cur, edge: next}
-			if ns.id == e.From && ng.Len() == 0 {
-				return buildCycle(e, parent, ns, start)
-			}
-			if ns.id != e.From {
-				queue = append(queue, ns)
+			gates[ways[0].gate] = plain
+			for _, ns := range ways[:1+btoi(split)] {
+				if _, seen := parent[ns]; seen {
+					continue
+				}
+				parent[ns] = step{prev: cur, edge: next}
+				if ns.id != e.From {
+					queue = append(queue, ns)
+				} else if ns.gate == "" && allows(ns.next, e) {
+					return buildCycle(e, parent, ns)
+				}
 			}
 		}
 	}
 	return nil
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // searchPlain is search for an edge with no gate: any path back closes
@@ -185,12 +256,12 @@ func (g *Graph) searchPlain(e *Edge, canBlock func(*Edge) bool, bound int) Cycle
 	return nil
 }
 
-func buildCycle(e *Edge, parent map[state]step, end, start state) Cycle {
+// buildCycle returns e followed by the path to end, back from end through
+// parent to a start state.
+func buildCycle(e *Edge, parent map[state]step, end state) Cycle {
 	var path []*Edge
-	for s := end; s != start; {
-		st := parent[s]
+	for st := parent[end]; st.edge != nil; st = parent[st.prev] {
 		path = append(path, st.edge)
-		s = st.prev
 	}
 	slices.Reverse(path)
 	return append(Cycle{e}, path...)
