@@ -164,8 +164,9 @@
 // wait while the cycle forms. Where the cycle goes on from a write hold of
 // Y, the reader may wait for that holder, and the gate does not count. A
 // later write of Y without G opens the gate, and the cycles it held back
-// are reported then; so does leaving ModeCheck, whose writes are not seen
-// in the other modes, and Reset forgets the gates with the rest.
+// are reported then. Writes are not seen outside ModeCheck, so leaving it
+// forgets the gates, as Reset does: back in ModeCheck, each gate is
+// learnt afresh from the writes seen, and reports come from those.
 //
 // # Lock classes
 //

@@ -398,26 +398,22 @@ func forgetClass(c *class.Class) {
 	delete(eng.wgates, c.ID)
 }
 
-// forgetWriters drops the writers' gate of every gated class the graph
+// forgetWriters forgets the writers' gate of every gated class the graph
 // knows of, when the mode leaves check: writes made in the other modes are
 // not seen, so nothing vouches for a gate any more (the program may break
-// it unseen), and the cycles it held back are reported now. The classes
-// stay written, without a gate, until Reset (class.Unwrite) lets the next
-// write learn one afresh. A program that switches modes pays with the
-// reports of cycles its writers' discipline made impossible.
+// it unseen). Nothing is reported for that, which would be a guess: the
+// classes are unwritten again (class.Unwrite, as Reset does), so that the
+// next write seen in check mode learns the gate afresh and reports then,
+// through firstWrite's recheck, the cycles the new gate does not hold
+// back.
 func forgetWriters() {
-	var vs []Violation
 	eng.mu.Lock()
+	defer eng.mu.Unlock()
 	for _, n := range eng.nodes {
 		if c := n.cls; c.Gated() {
-			c.Ungate()
 			setWritersGate(c, graph.Gate{})
-			vs = append(vs, recheckInto(c, true)...)
+			c.Unwrite()
 		}
-	}
-	eng.mu.Unlock()
-	for _, v := range vs {
-		publish(v)
 	}
 }
 
