@@ -1,11 +1,13 @@
 package held_test
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/syncwatch/syncwatch/internal/chain"
 	"github.com/syncwatch/syncwatch/internal/class"
 	"github.com/syncwatch/syncwatch/internal/goid"
+	"github.com/syncwatch/syncwatch/internal/graph"
 	"github.com/syncwatch/syncwatch/internal/held"
 )
 
@@ -143,18 +145,65 @@ func TestWaitDroppedWhenTheGenerationMoves(t *testing.T) {
 func TestWaitBounded(t *testing.T) {
 	x := &class.Lock{ID: 1, Class: &class.Class{ID: 2}}
 	g := held.New(1)
-	n := 0
 	for i := range 2 * held.MaxWaiting {
-		y := &class.Lock{ID: uint64(10 + i), Class: &class.Class{ID: 3}}
-		if g.Hold(held.Wait{Key: chain.Key(100 + i), To: y, Srcs: []held.Src{{Lock: x, Gen: x.ReadGen()}}}) {
-			n++
+		y := &class.Lock{ID: uint64(10 + i), Class: &class.Class{ID: uint64(1000 + i)}}
+		if !g.Hold(held.Wait{Key: chain.Key(100 + i), To: y, Srcs: []held.Src{{Lock: x, Gen: x.ReadGen()}}}) {
+			t.Fatalf("Hold %d refused", i)
+		}
+		if g.WaitingEdges() > held.MaxWaiting {
+			t.Fatalf("waiting %d, past %d", g.WaitingEdges(), held.MaxWaiting)
 		}
 	}
-	if n != held.MaxWaiting || g.WaitingEdges() != held.MaxWaiting {
-		t.Fatalf("held %d, waiting %d, want %d", n, g.WaitingEdges(), held.MaxWaiting)
+	if g.WaitingEdges() != held.MaxWaiting {
+		t.Fatalf("waiting %d, want %d", g.WaitingEdges(), held.MaxWaiting)
 	}
+	if g.Waiting(100, 0) || !g.Waiting(chain.Key(100+2*held.MaxWaiting-1), 0) {
+		t.Fatal("the oldest make room for the newest")
+	}
+	if ps := g.Settle(x, 0); len(ps) != held.MaxWaiting || ps[0].Key != chain.Key(100+held.MaxWaiting) {
+		t.Fatalf("Settle proved %d, the first %v", len(ps), ps[0].Key)
+	}
+	srcs := make([]held.Src, held.MaxWaiting+1)
+	for i := range srcs {
+		l := &class.Lock{ID: uint64(5000 + i), Class: &class.Class{ID: uint64(5000 + i)}}
+		srcs[i] = held.Src{Lock: l, Gen: l.ReadGen()}
+	}
+	if g.Hold(held.Wait{Key: 7, To: x, Srcs: srcs}) || g.HasWaits() {
+		t.Fatal("an acquisition with more sources than the bound waits")
+	}
+	g.Hold(held.Wait{Key: 8, To: x, Srcs: srcs[:1]})
 	g.Retag(7)
 	if g.HasWaits() || g.WaitingEdges() != 0 {
 		t.Fatal("Retag keeps what waited")
+	}
+}
+
+// TestWaitSameEdgesMerge: acquisitions with the same edges, in other
+// chains, wait as one, with every chain to cache and the gate they share.
+func TestWaitSameEdgesMerge(t *testing.T) {
+	x := &class.Lock{ID: 1, Class: &class.Class{ID: 2}}
+	yc := &class.Class{ID: 6}
+	y1, y2 := &class.Lock{ID: 5, Class: yc}, &class.Lock{ID: 7, Class: yc}
+	g := held.New(1)
+	src := []held.Src{{Lock: x, Gen: x.ReadGen()}}
+	g.Hold(held.Wait{Key: 42, To: y1, Srcs: slices.Clone(src), Gate: graph.NewGate([]graph.NodeID{3, 4}), Stack: 1})
+	g.Hold(held.Wait{Key: 43, To: y2, Srcs: slices.Clone(src), Gate: graph.NewGate([]graph.NodeID{4}), Stack: 2})
+	g.Hold(held.Wait{Key: 44, To: y1, ToRead: true, Srcs: slices.Clone(src)})
+	if g.WaitingEdges() != 2 || !g.Waiting(42, 0) || !g.Waiting(43, 0) || !g.Waiting(44, 0) {
+		t.Fatalf("waiting %d: x->y once for a write, once for a read", g.WaitingEdges())
+	}
+	g.Hold(held.Wait{Key: 42, To: y1, Srcs: slices.Clone(src), Gate: graph.NewGate([]graph.NodeID{4, 9}), Stack: 3}) // 42 seen anew
+	ps := g.Settle(x, 0)
+	if len(ps) != 2 || !ps[0].Complete || ps[0].Stack != 1 || !slices.Equal(ps[0].Keys(), []chain.Key{43, 42}) {
+		t.Fatalf("Settle = %+v", ps)
+	}
+	if ids := ps[0].Gate.IDs(); !slices.Equal(ids, []graph.NodeID{4}) {
+		t.Fatalf("gate %v, want the locks held at both", ids)
+	}
+	x.BumpReadGen()
+	g.Hold(held.Wait{Key: 45, To: y1, Srcs: []held.Src{{Lock: x, Gen: 0}}})
+	g.Hold(held.Wait{Key: 46, To: y1, Srcs: []held.Src{{Lock: x, Gen: x.ReadGen()}}})
+	if g.Waiting(45, 0) || !g.Waiting(46, 0) {
+		t.Fatal("a source that no longer stands merges nothing")
 	}
 }

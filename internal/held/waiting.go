@@ -1,6 +1,7 @@
 package held
 
 import (
+	"slices"
 	"time"
 
 	"github.com/syncwatch/syncwatch/internal/chain"
@@ -20,9 +21,13 @@ import (
 // A Wait is the order edges of one acquisition whose sources are read
 // holds: from each of Srcs to To. The acquisition's chain, Key, is cached
 // (its edges are all in the graph) once every source has proved its own;
-// not if one was dropped.
+// not if one was dropped. Acquisitions with the same edges (a lock taken
+// in many chains under the same read holds) wait as one Wait, which keeps
+// up to maxKeys of their chains to cache (see Hold).
 type Wait struct {
 	Key chain.Key
+	// more are the other chains whose edges are these (see Keys).
+	more []chain.Key
 	// To is the lock acquired, for reading if ToRead.
 	To     *class.Lock
 	ToRead bool
@@ -55,11 +60,70 @@ type Src struct {
 // goroutine's own.
 func (s Src) live() bool { return s.Lock.ReadGen() == s.Gen }
 
+// Keys returns the chains whose edges w's are: Key and the ones merged
+// into it.
+func (w *Wait) Keys() []chain.Key { return append([]chain.Key{w.Key}, w.more...) }
+
+// hasKey reports whether key is one of w's chains.
+func (w *Wait) hasKey(key chain.Key) bool {
+	return w.Key == key || slices.Contains(w.more, key)
+}
+
+// dropKey removes key from w's chains, and reports whether w has none
+// left.
+func (w *Wait) dropKey(key chain.Key) bool {
+	if i := slices.Index(w.more, key); i >= 0 {
+		w.more = slices.Delete(w.more, i, i+1)
+		return false
+	}
+	if w.Key != key {
+		return false
+	}
+	if len(w.more) == 0 {
+		return true
+	}
+	w.Key, w.more = w.more[len(w.more)-1], w.more[:len(w.more)-1]
+	return false
+}
+
+// sameEdges reports whether v's edges are w's: the same sources, all
+// standing (so at the same read generations), into the same graph node
+// (the same lock, or one of its class where no source is of that class:
+// edges are recorded between classes), the same way.
+func (w *Wait) sameEdges(v *Wait) bool {
+	if w.spoiled || w.Epoch != v.Epoch || w.ToRead != v.ToRead || len(w.Srcs) != len(v.Srcs) {
+		return false
+	}
+	if w.To != v.To {
+		if w.To.Class != v.To.Class {
+			return false
+		}
+		for _, s := range v.Srcs {
+			if s.Lock.Class == v.To.Class {
+				return false // instance edges: the locks must be the same
+			}
+		}
+	}
+	for _, s := range v.Srcs {
+		if !slices.Contains(w.Srcs, s) {
+			return false
+		}
+	}
+	return true
+}
+
 // MaxWaiting bounds the edges that wait on one goroutine (the sources of
-// its Waits, counted together). Hold refuses a Wait past it, and the
-// caller records its edges at once instead: better a report that may rest
-// on a handed-off hold than a report lost.
+// its Waits, counted together); edges already waiting, seen again in
+// another chain, count once. Past it, Hold drops the oldest Waits to make
+// room: their edges are never recorded (unless seen again), since their
+// holds may have been handed off. A cycle through one of them can be
+// missed, none is made up.
 const MaxWaiting = 64
+
+// maxKeys bounds the chains one Wait keeps to cache. The chain of an
+// acquisition merged past it is not cached: seen again, it is recorded
+// anew, and merges again.
+const maxKeys = 8
 
 // Waiting reports whether g has a Wait for chain key of the given epoch
 // whose every source still stands: its edges need not be seen again. It
@@ -74,7 +138,7 @@ func (g *G) Waiting(key chain.Key, epoch uint32) bool {
 func (g *G) waiting(key chain.Key, epoch uint32) bool {
 	for i := range g.waits {
 		w := &g.waits[i]
-		if w.Key != key || w.spoiled || w.Epoch != epoch {
+		if w.spoiled || w.Epoch != epoch || !w.hasKey(key) {
 			continue
 		}
 		for _, s := range w.Srcs {
@@ -88,15 +152,34 @@ func (g *G) waiting(key chain.Key, epoch uint32) bool {
 }
 
 // Hold adds w to g's Waits, after dropping the sources that no longer
-// stand and any other Wait for w.Key (w sees its edges anew). It reports
-// false, adding nothing, if g would then have more than MaxWaiting edges
-// waiting.
+// stand and w.Key from the other Waits (w sees its edges anew). A Wait
+// with the same edges already waiting takes w in: w.Key is added to its
+// chains, its gate narrowed to the locks both were taken under (as the
+// graph merges two sightings of an edge), and the first one's stack and
+// time kept. Otherwise w is added, after the oldest Waits are dropped if g
+// would have more than MaxWaiting edges waiting. It reports false, adding
+// nothing, if w alone has more sources than that.
 func (g *G) Hold(w Wait) bool {
 	g.sweepWaits(w.Epoch, w.Key)
-	if g.nwait+len(w.Srcs) > MaxWaiting {
+	if len(w.Srcs) > MaxWaiting {
 		return false
 	}
-	w.Complete, w.spoiled = false, false
+	for i := range g.waits {
+		if v := &g.waits[i]; v.sameEdges(&w) {
+			v.Gate = v.Gate.Intersect(w.Gate)
+			if len(v.more) < maxKeys-1 {
+				v.more = append(v.more, w.Key)
+			}
+			return true
+		}
+	}
+	drop := 0
+	for g.nwait+len(w.Srcs) > MaxWaiting {
+		g.nwait -= len(g.waits[drop].Srcs)
+		drop++
+	}
+	g.waits = slices.Delete(g.waits, 0, drop)
+	w.Complete, w.spoiled, w.more = false, false, nil
 	g.waits = append(g.waits, w)
 	g.nwait += len(w.Srcs)
 	return true
@@ -162,7 +245,7 @@ func (g *G) sweepWaits(epoch uint32, key chain.Key) {
 	kept := g.waits[:0]
 	g.nwait = 0
 	for _, w := range g.waits {
-		if w.Epoch != epoch || w.Key == key {
+		if w.Epoch != epoch || w.hasKey(key) && w.dropKey(key) {
 			continue
 		}
 		left := w.Srcs[:0]
