@@ -29,8 +29,12 @@
 // cycle through it is reported then, at the RUnlock, with the stack of the
 // acquisition of Y, or when its last other edge is seen, whichever comes
 // second. If the goroutine hangs at Y instead, the wait-for graph reports
-// the deadlock after its grace period (see below). A goroutine keeps at
-// most 64 such edges waiting; past that, new ones count at once. A
+// the deadlock after its grace period (see below). An edge waits once
+// however many lock chains it is seen in (a loop that begins read
+// transactions, handing each off, and takes the same locks under a new
+// stack of holds each time). A goroutine keeps at most 64 distinct edges
+// waiting; past that, the oldest are dropped to make room (again a
+// missed cycle, never a false one; seen again, an edge waits again). A
 // goroutine that exits still read-holding X never proves the hold its own:
 // its edges from X are not counted, and the lock left held is reported as
 // held-by-exited-goroutine when lockordertest checks at exit.

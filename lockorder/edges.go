@@ -90,9 +90,12 @@ var readEpoch atomic.Uint32
 
 // holdReadEdges makes the edges from gs's read holds into e's lock,
 // acquired at stack st at time now with the locks writers held for
-// writing, wait on gs. It reports whether they wait; false if there are
-// none, or if gs has too many waiting already (held.MaxWaiting): then they
-// are added at once, as an edge from a write hold is.
+// writing, wait on gs. It reports whether there are any: they are not
+// added now, whether they wait or not. (They do not if the acquisition
+// has more than held.MaxWaiting: dropped, as the oldest edges waiting are
+// to make room past that bound; the chain is not cached, so it is
+// recorded again when seen again. A hold that may have been handed off
+// never adds an edge.)
 func holdReadEdges(gs *held.G, e held.Entry, writers graph.Gate, st stack.ID, now time.Time) bool {
 	var srcs []held.Src
 	ents := gs.Entries()
@@ -106,7 +109,7 @@ func holdReadEdges(gs *held.G, e held.Entry, writers graph.Gate, st stack.ID, no
 	if len(srcs) == 0 {
 		return false
 	}
-	return gs.Hold(held.Wait{
+	gs.Hold(held.Wait{
 		Key:    e.Chain,
 		To:     e.Lock,
 		ToRead: e.Read,
@@ -116,6 +119,7 @@ func holdReadEdges(gs *held.G, e held.Entry, writers graph.Gate, st stack.ID, no
 		Epoch:  readEpoch.Load(),
 		Srcs:   srcs,
 	})
+	return true
 }
 
 // handedOver reports whether hold h may be another goroutine's to
@@ -157,7 +161,9 @@ func provedReads(gs *held.G, l *class.Lock) {
 			}
 		}
 		if w.Complete {
-			chains.Add(w.Key)
+			for _, k := range w.Keys() {
+				chains.Add(k)
+			}
 		}
 	}
 	eng.mu.Unlock()

@@ -263,3 +263,78 @@ func TestReadTransactionsHandedToGoroutines(t *testing.T) {
 	})
 	assert.Empty(t, lockorder.Violations())
 }
+
+// TestManyReadTransactionsHandedToGoroutines is bbolt's
+// TestDB_Concurrent_WriteTo_and_ConsistentRead as it ran: the read
+// transactions handed out are rolled back only after many more were
+// begun, so that far more edges from the handed-off holds of the mmap
+// lock wait on the first goroutine than it keeps (each under a new chain:
+// the holds pile up). None may be recorded: the commit's remap (the mmap
+// lock for writing under the writer lock) closes no cycle.
+func TestManyReadTransactionsHandedToGoroutines(t *testing.T) {
+	fresh(t)
+	rw, meta, mmap := lockorder.NewMutex("boltn-rwlock"), lockorder.NewMutex("boltn-metalock"), lockorder.NewRWMutex("boltn-mmaplock")
+	begin := func() {
+		meta.Lock()
+		mmap.RLock()
+		meta.Unlock()
+	}
+	rollback := make(chan struct{})
+	var done []chan struct{}
+	run(func() {
+		for range 2 * lockorder.MaxWaitingReadEdges / 5 {
+			rw.Lock() // db.Begin(true) while the earlier reads are out
+			meta.Lock()
+			meta.Unlock()
+			for range 5 {
+				begin() // db.Begin(false), then go f(i, rtx)
+				d := make(chan struct{})
+				done = append(done, d)
+				go func() { defer close(d); <-rollback; mmap.RUnlock() }()
+			}
+			rw.Unlock() // tx.Commit(), with no remap
+		}
+		assert.LessOrEqual(t, lockorder.WaitingReadEdges(), lockorder.MaxWaitingReadEdges)
+	})
+	close(rollback)
+	for _, d := range done {
+		<-d
+	}
+	run(func() { // a later commit remaps
+		rw.Lock()
+		mmap.Lock()
+		mmap.Unlock()
+		rw.Unlock()
+	})
+	assert.Empty(t, lockorder.Violations())
+}
+
+// TestManyChainsUnderOwnReadHoldWait: under its own read hold of x, G
+// takes y in many chains (under a different lock of class A each time),
+// more than a goroutine keeps edges waiting. The edges x(read)->A and
+// x(read)->y wait once each, whatever the chain: nothing is recorded
+// before the hold proves G's own, and the cycles with y->x are reported
+// at G's RUnlock.
+func TestManyChainsUnderOwnReadHoldWait(t *testing.T) {
+	fresh(t)
+	x, y := lockorder.NewRWMutex("mch-X"), lockorder.NewMutex("mch-Y")
+	run(func() { y.Lock(); x.Lock(); x.Unlock(); y.Unlock() })
+	run(func() {
+		x.RLock()
+		for range 2 * lockorder.MaxWaitingReadEdges {
+			a := lockorder.NewMutex("mch-A")
+			a.Lock()
+			lockUnderRead(y)
+			a.Unlock()
+		}
+		assert.Empty(t, lockorder.Violations(), "the hold is not proved G's own yet")
+		assert.Equal(t, 2, lockorder.WaitingReadEdges(), "x->A and x->y, once each")
+		x.RUnlock()
+		assert.Zero(t, lockorder.WaitingReadEdges())
+	})
+	vs := only(lockorder.KindCycle)
+	require.Len(t, vs, 2, "x(read)->y->x, and x(read)->A->y->x")
+	msgs := vs[0].Message + vs[1].Message
+	assert.Contains(t, msgs, "mch-X -> mch-Y -> mch-X")
+	assert.Contains(t, msgs, "mch-X -> mch-A -> mch-Y -> mch-X")
+}
