@@ -39,6 +39,16 @@
 // its edges from X are not counted, and the lock left held is reported as
 // held-by-exited-goroutine when lockordertest checks at exit.
 //
+// Two limits follow from sync's read holds being anonymous. A goroutine
+// that both hands read holds of X out and ends holds of X handed to it
+// (a pool of workers beginning and ending each other's read
+// transactions) can release a received hold while its own is still out:
+// that release passes for the proof, and a cycle through the hold handed
+// out can be reported. And after a hand-off, a reader whose hold overlaps
+// a stale one can keep dropping the waiting edges of readers after it, so
+// while readers of X overlap, cycles through X's read holds can go
+// unreported; the wait-for graph still reports any that really hangs.
+//
 // A [Violation] has a [Kind]:
 //
 //   - lock-order-cycle: the cycle's edges, each with the goroutine and
