@@ -172,6 +172,25 @@
 // forgets the gates, as Reset does: back in ModeCheck, each gate is
 // learnt afresh from the writes seen, and reports come from those.
 //
+// A lock's first acquisition in ModeCheck, if it is a write made with
+// nothing else held, is taken for the object's initialisation (a
+// constructor, or a database's Open mapping its file under the mmap lock
+// before the handle is shared): it does not count as a write of the
+// lock's class, neither giving the class writers nor narrowing its
+// writers' gate. It counts, as a write made with nothing held, the moment
+// the lock shows itself shared while that write holds it: another
+// goroutine tries to take it (a failed TryLock included) or releases it,
+// or the write itself has to wait. Reset forgets writes, not that a lock
+// was used: a lock is initialised once. The limit: a program that
+// publishes a lock before its first write, whose first write then wins
+// uncontended in the run observed, does not have that write counted,
+// though in another interleaving a reader could have queued behind it; a
+// cycle that needs a reader to wait for that one write (say, Y's only
+// write taken before X, and X taken before a read of Y) goes unreported.
+// Linux's lockdep has no such rule (init paths are annotated there); this
+// one goes by evidence, and counts the write once contention shows the
+// lock shared.
+//
 // # Lock classes
 //
 // Edges are recorded between lock classes, as Linux's lockdep does. All
