@@ -180,13 +180,15 @@
 // writers' gate. It counts, as a write made with nothing held, the moment
 // the lock shows itself shared while that write holds it: another
 // goroutine tries to take it (a failed TryLock included) or releases it,
-// or the write itself has to wait. Reset forgets writes, not that a lock
-// was used: a lock is initialised once. The limit: a program that
+// the write itself has to wait, or its goroutine takes another lock under
+// it (then it is a source of order edges: "Y, then X" with "X, then a
+// read of Y" elsewhere is reported). Reset forgets writes, not that a
+// lock was used: a lock is initialised once. The limit: a program that
 // publishes a lock before its first write, whose first write then wins
-// uncontended in the run observed, does not have that write counted,
-// though in another interleaving a reader could have queued behind it; a
-// cycle that needs a reader to wait for that one write (say, Y's only
-// write taken before X, and X taken before a read of Y) goes unreported.
+// uncontended in the run observed and takes nothing under it, does not
+// have that write counted, though in another interleaving it could have
+// queued behind a read hold, with a reader queued behind it: a cycle of
+// readers that needs that one write to wait goes unreported.
 // Linux's lockdep has no such rule (init paths are annotated there); this
 // one goes by evidence, and counts the write once contention shows the
 // lock shared.

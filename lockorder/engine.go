@@ -132,6 +132,7 @@ func enter(gs *held.G, m owner, l *class.Lock, read, init bool) (_ *class.Lock, 
 	if gs.Len() == 0 {
 		e.Chain = chain.Key(l.Chain(read))
 	} else {
+		nestedUnderInit(gs)
 		fresh = prepareNested(gs, m, &e)
 	}
 	if !read && !init && !fresh && e.Lock.Class.Gated() && (gs.Len() == 0 || e.Again || staleWrites(gs)) {
@@ -303,6 +304,24 @@ func use(gs *held.G, l *class.Lock, read bool) bool {
 func initShared(l *class.Lock) {
 	if !l.Class.Settled() {
 		firstWrite(nil, l)
+	}
+}
+
+// nestedUnderInit counts the initialisation writes gs holds, now that it
+// takes another lock under them: a lock held while another is taken is a
+// source of order edges, and a reader of it may wait for it in a cycle
+// ("y, then x" here; "x, then y for reading" elsewhere), so its write is
+// no initialisation to overlook. A constructor that only fills in what the
+// lock guards takes nothing under it.
+func nestedUnderInit(gs *held.G) {
+	ents := gs.Entries()
+	for i := range ents {
+		if e := &ents[i]; e.Init {
+			e.Init = false
+			if e.Lock.EndInit() {
+				initShared(e.Lock)
+			}
+		}
 	}
 }
 
