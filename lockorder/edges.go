@@ -430,8 +430,7 @@ func forgetWriters() {
 func writtenHolds(gs *held.G) {
 	ents := gs.Entries()
 	for i := range ents {
-		if h := &ents[i]; !h.Read && !h.Lock.Class.Written() && !(h.Init && h.Lock.InitHeld()) {
-			// (An initialisation write held uncontended is no write.)
+		if h := &ents[i]; !h.Read && !h.Lock.Class.Written() {
 			firstWrite(nil, h.Lock) // written, with no writers' gate
 		}
 	}

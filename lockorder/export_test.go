@@ -55,10 +55,3 @@ func WaitingReadEdges() int {
 
 // MaxWaitingReadEdges bounds WaitingReadEdges.
 const MaxWaitingReadEdges = held.MaxWaiting
-
-// InitHeld reports whether m's initialisation write is held, uncontended
-// so far (see use).
-func InitHeld(m *RWMutex) bool {
-	l := m.l.Load()
-	return l != nil && l.InitHeld()
-}
