@@ -258,3 +258,33 @@ func TestWritersGateDroppedWhenCheckStops(t *testing.T) {
 	run(func() { y.Lock(); y.Unlock() })
 	assert.Len(t, only(lockorder.KindCycle), 1, "a write without G opens the gate")
 }
+
+// A lazily filled cache: its first write comes with nothing held, then
+// the two read orders. A writer queued between the readers deadlocks
+// them: reported, whatever acquisition of y came first. (A rule that took
+// a lock's first write for its initialisation missed this.)
+func TestFirstWriteWithNothingHeldCounts(t *testing.T) {
+	fresh(t)
+	var x lockorder.Mutex
+	var y lockorder.RWMutex
+	run(func() { y.Lock(); y.Unlock() }) // the first acquisition of y
+	run(func() { y.RLock(); x.Lock(); x.Unlock(); y.RUnlock() })
+	run(func() { x.Lock(); y.RLock(); y.RUnlock(); x.Unlock() })
+	assert.Len(t, only(lockorder.KindCycle), 1)
+
+	// The same, in one goroutine: the orders are predicted, not run at once.
+	fresh(t)
+	var a lockorder.Mutex
+	var b lockorder.RWMutex
+	b.Lock()
+	b.Unlock()
+	b.RLock()
+	a.Lock()
+	a.Unlock()
+	b.RUnlock()
+	a.Lock()
+	b.RLock()
+	b.RUnlock()
+	a.Unlock()
+	assert.Len(t, only(lockorder.KindCycle), 1)
+}
