@@ -3,9 +3,10 @@
 package lockorder_test
 
 import (
-	"time"
-
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -167,27 +168,33 @@ func TestWritersGateNotPastAWriteHoldDeadlocks(t *testing.T) {
 	reportDeadlocks(t)
 	g, x, y := lockorder.NewMutex("wg7-G"), lockorder.NewMutex("wg7-X"), lockorder.NewRWMutex("wg7-Y")
 	xHeld, yHeld := make(chan struct{}), make(chan struct{})
-	go func() {
+	var broken atomic.Bool
+	var wg sync.WaitGroup
+	wg.Go(func() {
 		g.Lock()
 		y.Lock()
 		close(yHeld)
 		<-xHeld
 		x.Lock()
 		x.Unlock()
-		y.Unlock()
+		if !broken.Load() {
+			y.Unlock()
+		}
 		g.Unlock()
-	}()
-	go func() {
+	})
+	wg.Go(func() {
 		x.Lock()
 		close(xHeld)
 		<-yHeld
 		y.RLock()
 		y.RUnlock()
 		x.Unlock()
-	}()
+	})
 	awaitKind(t, lockorder.KindDeadlock, 10*time.Second)
 	assert.NotEmpty(t, only(lockorder.KindCycle), "the order checker saw both orders and reported nothing")
-	// the two goroutines stay blocked: the test binary leaks them
+	broken.Store(true)
+	y.Unlock() // break it: sync lets any goroutine unlock
+	wg.Wait()
 }
 
 // A write of Y by a goroutine whose hold of G was released by another
