@@ -256,14 +256,13 @@ func (m *RWMutex) RUnlock() {
 // already released; ModeCheck then only brings its records up to date.
 func (m *RWMutex) runlockSlow(r int64) {
 	var (
-		gs     *held.G
-		me     *held.G // the caller's state, if it has held-back reports
+		l      *class.Lock // m's identity, in ModeCheck
+		gs     *held.G     // the caller's state, if it released a hold of its own
+		me     *held.G     // the caller's state, if it has held-back reports
 		proved []held.Pending
-		rel    *class.Lock // m's identity, when proved is not empty
-		own    *class.Lock // m's identity, if gs released a hold of its own
 	)
 	if w := modeWord.Load(); w&modeMask == uint32(ModeCheck) {
-		l := m.lock()
+		l = m.lock()
 		if rwlock.Unheld(r) {
 			// Not read-locked: report it, with its stack, before the fatal
 			// error.
@@ -282,7 +281,7 @@ func (m *RWMutex) runlockSlow(r int64) {
 			}
 		}
 		if gs != nil {
-			own, me = l, gs
+			me = gs
 		} else if me = gls.Find(goid.ID()); me != nil && me.Tag() != w {
 			me = nil
 		}
@@ -291,19 +290,19 @@ func (m *RWMutex) runlockSlow(r int64) {
 			// whatever its records say of the hold: it may prove a
 			// recursive lock, reported once m is released (a handler
 			// may lock it).
-			proved, rel = me.ReleasedRead(l), l
+			proved = me.ReleasedRead(l)
 		}
 	}
 	if r < 0 && !m.mu.ReaderLeft(r) {
 		fatal("lockorder: RUnlock of unlocked RWMutex")
 	}
 	if len(proved) > 0 {
-		publishProved(me, rel, proved)
+		publishProved(me, l, proved)
 	}
-	if own != nil && gs.HasWaits() && !readsHeld(gs, own) {
+	if gs != nil && gs.HasWaits() && !readsHeld(gs, l) {
 		// The last read hold of m that gs held is released, by gs: the
 		// edges that waited on it are proved (see holdReadEdges).
-		provedReads(gs, own)
+		provedReads(gs, l)
 	}
 }
 
