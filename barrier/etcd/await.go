@@ -117,17 +117,23 @@ func (w *wait) run(ctx context.Context) (*verdict, error) {
 	actx, cancel := w.arrivalContext(ctx)
 	a, err := w.arrive(actx)
 	cancel()
+	var lost *LeaseLostError
+	if err != nil && !errors.As(err, &lost) && (ctx.Err() != nil || !time.Now().Before(w.deadline)) {
+		// The wait ended while arriving, perhaps before the arrival went
+		// through and before any rank opened the generation. Arrive again
+		// (arriving twice counts once), bounded by the decide timeout
+		// alone, as an arrival with ctx already done is: the generation
+		// is then open, and the wait breaks it below unless this rank
+		// was the last to arrive.
+		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), w.b.g.cfg.decideTimeout)
+		a, err = w.arrive(dctx)
+		cancel()
+	}
 	if err != nil {
-		var lost *LeaseLostError
 		if errors.As(err, &lost) {
 			return nil, err
 		}
-		if ctx.Err() == nil && time.Now().Before(w.deadline) {
-			return nil, w.unavailable(err)
-		}
-		// The wait ended while arriving: break the generation if it is
-		// open, as any other end of a wait does.
-		return w.breakFor(ctx, w.endCause(ctx))
+		return nil, w.unavailable(err)
 	}
 	switch {
 	case a.notKept:
@@ -154,6 +160,9 @@ func (w *wait) run(ctx context.Context) (*verdict, error) {
 	}
 	if last {
 		return w.decide(ctx, &verdict{State: stateDone, BrokenBy: -1})
+	}
+	if ctx.Err() != nil || !time.Now().Before(w.deadline) {
+		return w.breakFor(ctx, w.endCause(ctx))
 	}
 	return w.waitVerdict(ctx, a.rev)
 }

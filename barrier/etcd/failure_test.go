@@ -302,6 +302,35 @@ func TestSlowRankAtTheBound(t *testing.T) {
 	closeAll(t, client(t, server), p, bs)
 }
 
+// A wait that ends while its rank is still arriving, before any rank
+// opened the generation, still breaks it: the first rank of a barrier
+// whose bound is over before its arrival is sent gets the generation's
+// verdict, not an "unavailable" error, and the other rank collects the
+// same verdict.
+func TestWaitEndedBeforeTheGenerationOpened(t *testing.T) {
+	p := prefix(t)
+	bs := procs(t, p, 2, etcdbarrier.WithTimeout(time.Nanosecond))
+	_, err := bs[0].Await(t.Context(), 0)
+	be := brokenOf(t, err)
+	assert.ErrorIs(t, err, context.DeadlineExceeded)
+	assert.Equal(t, []int{1}, be.Missing)
+	_, err = bs[1].Await(t.Context(), 1)
+	assert.Equal(t, be.Error(), brokenOf(t, err).Error())
+
+	// A context cancelled before the call: the same.
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	p2 := prefix(t)
+	bs2 := procs(t, p2, 2)
+	_, err = bs2[0].Await(ctx, 0)
+	be = brokenOf(t, err)
+	assert.ErrorIs(t, err, context.Canceled)
+	_, err = bs2[1].Await(t.Context(), 1)
+	assert.Equal(t, be.Error(), brokenOf(t, err).Error())
+	closeAll(t, client(t, server), p, bs)
+	closeAll(t, client(t, server), p2, bs2)
+}
+
 // Contexts cancelled at random points around the last arrival: the
 // generation completes or breaks, once, the same for every rank, and
 // never affects the next one.
