@@ -32,6 +32,10 @@ type Observation struct {
 	FromRead bool
 	// ToRead is set when To was being acquired for reading.
 	ToRead bool
+	// FromLock is the lock (an id of the space gates use) that held From,
+	// or 0 if unknown: an edge taken always from a write hold of one lock
+	// knows its goroutine holds that lock (see Edge.Src).
+	FromLock NodeID
 	// Goroutine, Stack and Time say where the edge was seen.
 	Goroutine int64
 	Stack     uint32
@@ -51,7 +55,12 @@ type Edge struct {
 	ToWrite, ToReadSeen bool
 	// FromWrite is set if From was ever held for writing along this edge.
 	FromWrite bool
-	cyclic    bool
+	// Src is the lock every observation held From by, held for writing
+	// at each (Observation.FromLock), or 0 if there is no such lock: the
+	// edge's goroutine holds Src for writing, as it holds its Gate (see
+	// heldBack).
+	Src    NodeID
+	cyclic bool
 
 	from, to      *Node
 	outIdx, inIdx int // positions in from.out and to.in
@@ -87,6 +96,10 @@ type Graph struct {
 	nextList int
 	// MaxSearch bounds the nodes one search may visit; 0 means 1<<20.
 	MaxSearch int
+	// gated counts, for each lock, the nodes whose writers' gate holds
+	// it: the locks the rule of heldBack can find held. Empty, the rule
+	// costs nothing.
+	gated map[NodeID]int
 }
 
 // Cycle is a list of edges e[0], e[1], ... with e[i].To == e[i+1].From and
@@ -147,7 +160,9 @@ func (g *Graph) Each(f func(*Edge)) {
 // the edge, whether it is new, and a cycle through it that can deadlock, if
 // the observation closed one: every edge of the cycle can block (canBlock)
 // and the edges' gates (a read-only edge's counted with its To's writers'
-// gate where the rule of SetWritersGate allows) have no lock in common. canBlock may be nil.
+// gate where the rule of SetWritersGate allows) have no lock in common,
+// and no read edge of it is held back by the rule of heldBack. canBlock
+// may be nil.
 func (g *Graph) Add(from, to NodeID, o Observation, canBlock func(*Edge) bool) (e *Edge, isNew bool, c Cycle) {
 	if from == to {
 		return nil, false, nil
@@ -162,6 +177,9 @@ func (g *Graph) Add(from, to NodeID, o Observation, canBlock func(*Edge) bool) (
 		return e, false, g.search(e, canBlock)
 	}
 	e = &Edge{From: from, To: to, First: o, Gate: o.Gate}
+	if !o.FromRead {
+		e.Src = o.FromLock
+	}
 	e.First.Gate = Gate{} // a narrower Gate must not keep this one's list
 	g.mergeModes(e, o)
 	bound := math.MaxInt
@@ -217,6 +235,10 @@ func (g *Graph) unlink(e *Edge) {
 // it could not before.
 func (g *Graph) merge(e *Edge, o Observation) bool {
 	changed := g.mergeModes(e, o)
+	if e.Src != 0 && (o.FromRead || o.FromLock != e.Src) {
+		// Only heldBack looks at Src, and only for the locks of g.gated.
+		e.Src, changed = 0, changed || len(g.gated) > 0
+	}
 	if kept := g.intersect(e.Gate, o.Gate); kept.Len() < e.Gate.Len() {
 		e.Gate, changed = kept, true
 	}
@@ -276,6 +298,7 @@ func (g *Graph) Remove(id NodeID) {
 		hadCyclic = hadCyclic || e.cyclic
 		g.unlink(e)
 	}
+	g.countWriters(n.writers, -1)
 	delete(g.nodes, id)
 	g.shrink()
 	if hadCyclic {
@@ -309,7 +332,8 @@ func (g *Graph) Reset() { *g = Graph{MaxSearch: g.MaxSearch} }
 // SetWritersGate sets the writers' gate of node id, if it exists: locks
 // held for writing at every acquisition of id for writing that could
 // have queued (empty: none known). The owner keeps it up to date, and
-// rechecks the edges into id when it narrows.
+// rechecks the edges into id when it narrows. Two rules use it: the one
+// below, and the ∃ rule of heldBack.
 //
 // The rule. A search counts a read-only edge p = X->Y (!ToWrite) as taken
 // under p.Gate and Y's writers' gate W when the cycle's next edge q = Y->Z
@@ -336,6 +360,26 @@ func (g *Graph) Reset() { *g = Graph{MaxSearch: g.MaxSearch} }
 // limit is the gate's: writes made where the owner does not see them.
 func (g *Graph) SetWritersGate(id NodeID, w Gate) {
 	if n := g.nodes[id]; n != nil {
+		g.countWriters(n.writers, -1)
 		n.writers = w
+		g.countWriters(w, +1)
+	}
+}
+
+// countWriters adds d to the count in g.gated of each lock of w.
+func (g *Graph) countWriters(w Gate, d int) {
+	if w.Len() == 0 {
+		return
+	}
+	if g.gated == nil {
+		g.gated = make(map[NodeID]int)
+	}
+	for i, id := range w.ids {
+		if i+1 == w.skip {
+			continue
+		}
+		if g.gated[id] += d; g.gated[id] <= 0 {
+			delete(g.gated, id)
+		}
 	}
 }

@@ -1,0 +1,140 @@
+package graph
+
+// heldBack reports whether cycle c cannot deadlock by the rule below, the
+// ∃ rule. searchWithin applies it to the cycle its first search finds,
+// and its second search (searchStates with an exists) to the paths it
+// explores.
+//
+// The rule. Let r = X->Y be a read-only edge of c (!ToWrite) whose next
+// edge q = Y->Z was only ever taken from read holds of Y (!q.FromWrite),
+// and G a lock of Y's writers' gate W(Y). If some edge e of c holds G for
+// writing (G in e.Gate, or G is e.Src: e is always taken holding G as
+// its From), other than an edge that may write Y itself, then r cannot
+// block in a deadlock along c, and c cannot deadlock.
+//
+// Why. In a deadlock along c (its goroutines each blocked on a lock held
+// by the next, as SetWritersGate has it), r's goroutine waits to
+// read-lock the instance y of Y that q's goroutine read-holds. A writer
+// of y does not hold it, then: a read acquisition blocks only behind a
+// queued writer w of y, blocked in its write acquisition of y, which
+// holds every lock of W(Y), G among them (the writes that could queue
+// all did). e's goroutine holds G for writing too, and G is exclusive:
+// it is w. But e's goroutine is blocked on e's own acquisition, which is
+// not a write of Y (a goroutine waits for one lock at a time). If e is r
+// itself, r's goroutine is blocked in a read acquisition of y, not in
+// w's write. So no such w, and r does not block. Where every edge holds
+// G, this is the gate rule of SetWritersGate for the read edges; here
+// one edge is enough, but it must be in the cycle, and the cycle must
+// leave Y from a read hold (else the reader may wait for a writer that
+// holds y, and held G only while it took y). The limit is the writers'
+// gate's: writes of Y the owner does not see.
+//
+// Which edges may write Y. The graph does not know which of its nodes
+// stand for one lock (a class's node, and the nodes of its instances
+// when they nest, all share the class's writers' gate), so an edge taken
+// for writing counts as maybe writing Y whenever its To's writers' gate
+// holds G: holds leaves W(e.To) out of a writing edge's locks, for every
+// read edge of the cycle alike. That misses no deadlock; it can only
+// hold back less.
+//
+// The sets. The rule holds c back exactly when held, the union over c's
+// edges of holds(e), meets wg, the union of W(Y) over the read edges
+// X->Y of c whose next edge is from read holds only. Only the locks of
+// g.gated can be in both, so holds keeps only those: where no writers'
+// gate holds a lock, heldBack costs nothing.
+func (g *Graph) heldBack(c Cycle) bool {
+	if len(g.gated) == 0 {
+		return false
+	}
+	var held, wg Gate
+	for i, e := range c {
+		held = held.With(g.holds(e))
+		if !e.ToWrite && e.to.writers.Len() > 0 && !c[(i+1)%len(c)].FromWrite {
+			wg = wg.With(e.to.writers)
+		}
+	}
+	return held.Meets(wg)
+}
+
+// holds returns the locks of g.gated (those some writers' gate holds)
+// that e's goroutine holds for writing, e.Gate and e.Src, less e.To's
+// writers' gate if e may write To (see heldBack).
+func (g *Graph) holds(e *Edge) Gate {
+	var ids []NodeID
+	keep := func(id NodeID) {
+		if _, ok := g.gated[id]; ok && !(e.ToWrite && e.to.writers.Has(id)) {
+			ids = append(ids, id)
+		}
+	}
+	for i, id := range e.Gate.ids {
+		if i+1 != e.Gate.skip {
+			keep(id)
+		}
+	}
+	if e.Src != 0 {
+		keep(e.Src)
+	}
+	if len(ids) == 0 {
+		return Gate{}
+	}
+	return NewGate(ids)
+}
+
+// exists is what a search under the rule of heldBack adds to its states:
+// the sets held and wg of the paths searched, interned, so that a state
+// carries them as an index (state.sets). Index 0 is two empty sets.
+type exists struct {
+	sets  []pathSets
+	index map[[2]string]uint32
+}
+
+type pathSets struct{ held, wg Gate }
+
+func newExists() *exists {
+	return &exists{sets: []pathSets{{}}, index: map[[2]string]uint32{{}: 0}}
+}
+
+// intern returns the index of the sets held and wg.
+func (x *exists) intern(held, wg Gate) uint32 {
+	k := [2]string{held.key(), wg.key()}
+	i, ok := x.index[k]
+	if !ok {
+		i = uint32(len(x.sets))
+		x.sets = append(x.sets, pathSets{held, wg})
+		x.index[k] = i
+	}
+	return i
+}
+
+// follow gives the states ways, which follow over edge e a state whose
+// sets are x.sets[from], their sets: held with e's locks (holds), and wg
+// with e.To's writers' gate in a state whose next edge must be from read
+// holds (readNext), where e is read-only. ways are as the gates alone
+// make them: two if split (e counted with e.To's writers' gate narrows
+// the gate less than without it), else one. Where counting e with the
+// writers' gate changes wg but not the gate, follow splits the state
+// itself, the gate the same in both. It leaves out the states whose sets
+// meet: heldBack holds back every cycle they begin. It returns the
+// states kept, and how many.
+func (x *exists) follow(g *Graph, from uint32, e *Edge, ways [2]state, split bool) ([2]state, int) {
+	s := x.sets[from]
+	held := s.held.With(g.holds(e))
+	if held.Meets(s.wg) {
+		return ways, 0
+	}
+	wg := s.wg
+	if !e.ToWrite {
+		wg = wg.With(e.to.writers)
+	}
+	if !split && wg.Len() != s.wg.Len() {
+		ways[0].next = writeNext
+		ways[1] = state{id: ways[0].id, gate: ways[0].gate, next: readNext}
+		split = true
+	}
+	ways[0].sets = x.intern(held, s.wg)
+	if !split || held.Meets(wg) {
+		return ways, 1
+	}
+	ways[1].sets = x.intern(held, wg)
+	return ways, 2
+}
