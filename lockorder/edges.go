@@ -43,6 +43,7 @@ func recordEdges(gs *held.G, e held.Entry, st stack.ID) {
 		o := graph.Observation{
 			Gate:      writers.Without(graph.NodeID(h.Lock.ID)),
 			FromRead:  h.Read,
+			FromLock:  graph.NodeID(h.Lock.ID),
 			ToRead:    e.Read,
 			Goroutine: gs.ID(),
 			Stack:     uint32(st),

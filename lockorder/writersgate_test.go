@@ -3,6 +3,8 @@
 package lockorder_test
 
 import (
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -293,5 +295,122 @@ func TestFirstWriteWithNothingHeldCounts(t *testing.T) {
 	b.RLock()
 	b.RUnlock()
 	a.Unlock()
+	assert.Len(t, only(lockorder.KindCycle), 1)
+}
+
+// The ∃ rule: one edge of the cycle holding a lock of Y's writers' gate
+// is enough, in its gate or as the lock it is taken from.
+
+// bboltCycle runs bbolt's locking, each step in a goroutine of its own:
+// a commit that remaps (rwlock, then meta, then mmap for writing under
+// the remap locks too: every write of mmap holds rwlock); Begin(true)
+// under an open read
+// transaction (mmap(read) -> rwlock); then the steps more, then beginTx
+// (meta, then mmap for reading), whose edge closes the 3-cycle
+// mmap(read) -> rwlock -> meta -> mmap(read). The 2-cycle mmap(read) ->
+// rwlock -> mmap(write) is a real deadlock (bbolt documents it) and is
+// reported when the second step closes it.
+func bboltCycle(t *testing.T, rw, meta *lockorder.Mutex, mmap *lockorder.RWMutex, remap []*lockorder.Mutex, more ...func()) {
+	t.Helper()
+	run(func() {
+		rw.Lock()
+		meta.Lock()
+		meta.Unlock()
+		for _, l := range remap {
+			l.Lock()
+		}
+		mmap.Lock()
+		mmap.Unlock()
+		for _, l := range slices.Backward(remap) {
+			l.Unlock()
+		}
+		rw.Unlock()
+	})
+	run(func() { mmap.RLock(); rw.Lock(); rw.Unlock(); mmap.RUnlock() })
+	vs := only(lockorder.KindCycle)
+	require.Len(t, vs, 1)
+	require.Contains(t, vs[0].Message, "cycle of 2 locks")
+	for _, f := range more {
+		run(f)
+	}
+	run(func() { meta.Lock(); mmap.RLock(); meta.Unlock(); mmap.RUnlock() })
+}
+
+// reportedCycle asserts that a cycle report names want.
+func reportedCycle(t *testing.T, want string) {
+	t.Helper()
+	assert.True(t, slices.ContainsFunc(only(lockorder.KindCycle), func(v lockorder.Violation) bool {
+		return strings.Contains(v.Message, want)
+	}), "no cycle report names %q", want)
+}
+
+// No gate is common to the 3-cycle's edges (rw->meta is taken holding
+// rwlock as its From, not in its gate), but a reader of mmap waits only
+// behind a queued writer, which holds rwlock; rwlock's holder is the
+// goroutine of rw->meta, waiting for meta, not queued on mmap. Not
+// reported, until a write of mmap without rwlock: one with nothing held,
+// or, where every remap also holds k (the gate {rwlock, k}), one under k
+// alone (which also makes k->mmap(write) an edge without rwlock, closing
+// k -> mmap -> rwlock -> k: reported too).
+func TestWritersGateHeldByOneEdgeOfTheCycle(t *testing.T) {
+	for _, withK := range []bool{false, true} {
+		fresh(t)
+		rw, meta, mmap := lockorder.NewMutex("wg11-rwlock"), lockorder.NewMutex("wg11-meta"), lockorder.NewRWMutex("wg11-mmap")
+		k := lockorder.NewMutex("wg11-k")
+		var remap []*lockorder.Mutex
+		if withK {
+			remap = append(remap, k)
+		}
+		bboltCycle(t, rw, meta, mmap, remap)
+		assert.Len(t, only(lockorder.KindCycle), 1, "the 3-cycle is held back")
+
+		run(func() { // a write of mmap without rwlock
+			for _, l := range remap {
+				l.Lock()
+			}
+			mmap.Lock()
+			mmap.Unlock()
+			for _, l := range remap {
+				l.Unlock()
+			}
+		})
+		reportedCycle(t, "cycle of 3 locks: wg11-meta -> wg11-mmap -> wg11-rwlock")
+	}
+}
+
+// The shortest cycle the closing edge makes is held back, a longer one
+// through other locks is not: the longer one is reported.
+func TestWritersGateHeldBackShortestOnly(t *testing.T) {
+	fresh(t)
+	rw, meta, mmap := lockorder.NewMutex("wg13-rwlock"), lockorder.NewMutex("wg13-meta"), lockorder.NewRWMutex("wg13-mmap")
+	a, b := lockorder.NewMutex("wg13-a"), lockorder.NewMutex("wg13-b")
+	bboltCycle(t, rw, meta, mmap, nil,
+		func() { mmap.RLock(); a.Lock(); a.Unlock(); mmap.RUnlock() },
+		func() { a.Lock(); b.Lock(); b.Unlock(); a.Unlock() },
+		func() { b.Lock(); meta.Lock(); meta.Unlock(); b.Unlock() },
+	)
+	assert.Len(t, only(lockorder.KindCycle), 2)
+	reportedCycle(t, "cycle of 4 locks: wg13-meta -> wg13-mmap -> wg13-a -> wg13-b")
+}
+
+// The lock of Y's writers' gate held by the reader of Y alone: every
+// writer of Y must hold G to queue, so none can while the reader waits,
+// and its read acquisition does not block. Not reported; taking
+// X->Y(read) once without G reports it.
+func TestWritersGateHeldByTheReaderAlone(t *testing.T) {
+	fresh(t)
+	g, x, y := lockorder.NewMutex("wg14-G"), lockorder.NewMutex("wg14-X"), lockorder.NewRWMutex("wg14-Y")
+	run(func() { g.Lock(); y.Lock(); y.Unlock(); g.Unlock() })
+	run(func() { y.RLock(); x.Lock(); x.Unlock(); y.RUnlock() })
+	run(func() {
+		g.Lock()
+		x.Lock()
+		y.RLock()
+		y.RUnlock()
+		x.Unlock()
+		g.Unlock()
+	})
+	assert.Empty(t, lockorder.Violations())
+	run(func() { x.Lock(); y.RLock(); y.RUnlock(); x.Unlock() })
 	assert.Len(t, only(lockorder.KindCycle), 1)
 }
