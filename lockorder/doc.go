@@ -173,14 +173,18 @@
 // edge taken while Y was read-held (never write-held), no writer holds Y,
 // so the read edge into Y counts as taken under Y's writers' gate too: the
 // locks held for writing at every write of Y so far that could wait (a
-// TryLock never waits, and is left out). If every writer of Y holds G,
-// and the cycle's other edges were taken holding G, no writer of Y can
-// wait while the cycle forms. Where the cycle goes on from a write hold of
-// Y, the reader may wait for that holder, and the gate does not count. A
+// TryLock never waits, and is left out). If every writer of Y holds G, and
+// any one edge of the cycle was taken holding G for writing (around it, or
+// as the lock it was taken from), no writer of Y can wait while the cycle
+// forms: it would be that edge's goroutine, which waits for another lock.
+// An edge that may write Y itself does not count. Where the shortest cycle
+// is held back so, longer ones are looked for within a bound; past it, the
+// shortest is reported. Where the cycle goes on from a write hold of Y,
+// the reader may wait for that holder, and the gate does not count. A
 // later write of Y without G opens the gate, and the cycles it held back
 // are reported then. Writes are not seen outside ModeCheck, so leaving it
-// forgets the gates, as Reset does: back in ModeCheck, each gate is
-// learnt afresh from the writes seen, and reports come from those.
+// forgets the gates, as Reset does: back in ModeCheck, each gate is learnt
+// afresh from the writes seen, and reports come from those.
 //
 // # Lock classes
 //

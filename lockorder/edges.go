@@ -192,7 +192,9 @@ func readsHeld(gs *held.G, l *class.Lock) bool {
 // form while it waits. So the graph counts a read-only edge into Y, where
 // the cycle's next edge is from a read hold of Y, as taken under its own
 // gate and Y's writers' gate (graph.Graph.SetWritersGate, which proves
-// it). The gate is kept from the first write on, narrowed at each write
+// it); and one edge of the cycle holding G, in its gate or as the lock
+// it is taken from (Observation.FromLock), is enough (the graph's ∃
+// rule, heldBack). The gate is kept from the first write on, narrowed at each write
 // made under fewer locks (TryLock's writes do not wait, and are left
 // out), and when it narrows the read edges into Y are checked again, as
 // firstWrite does when Y gets writers at all. eng.wgates holds it by
