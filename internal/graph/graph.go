@@ -32,14 +32,15 @@ type Observation struct {
 	FromRead bool
 	// ToRead is set when To was being acquired for reading.
 	ToRead bool
+	// Goroutine, Stack and Time say where the edge was seen. (Stack sits
+	// by the flags, in one word: an Edge keeps an Observation.)
+	Stack     uint32
+	Goroutine int64
+	Time      time.Time
 	// FromLock is the lock (an id of the space gates use) that held From,
 	// or 0 if unknown: an edge taken always from a write hold of one lock
 	// knows its goroutine holds that lock (see Edge.Src).
 	FromLock NodeID
-	// Goroutine, Stack and Time say where the edge was seen.
-	Goroutine int64
-	Stack     uint32
-	Time      time.Time
 }
 
 // Edge is an order edge with what is known about it.
@@ -55,12 +56,12 @@ type Edge struct {
 	ToWrite, ToReadSeen bool
 	// FromWrite is set if From was ever held for writing along this edge.
 	FromWrite bool
+	cyclic    bool
 	// Src is the lock every observation held From by, held for writing
 	// at each (Observation.FromLock), or 0 if there is no such lock: the
 	// edge's goroutine holds Src for writing, as it holds its Gate (see
 	// heldBack).
-	Src    NodeID
-	cyclic bool
+	Src NodeID
 
 	from, to      *Node
 	outIdx, inIdx int // positions in from.out and to.in
