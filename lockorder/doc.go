@@ -183,8 +183,9 @@
 // the reader may wait for that holder, and the gate does not count. A
 // later write of Y without G opens the gate, and the cycles it held back
 // are reported then. Writes are not seen outside ModeCheck, so leaving it
-// forgets the gates, as Reset does: back in ModeCheck, each gate is learnt
-// afresh from the writes seen, and reports come from those.
+// forgets the gates, as Reset does, and the lock sequences cached under
+// them: back in ModeCheck, each gate is learnt afresh from the writes
+// seen, and reports come from those.
 //
 // # Lock classes
 //

@@ -414,15 +414,24 @@ func forgetClass(c *class.Class) {
 // classes are unwritten again (class.Unwrite, as Reset does), so that the
 // next write seen in check mode learns the gate afresh and reports then,
 // through firstWrite's recheck, the cycles the new gate does not hold
-// back.
+// back. The chain cache goes too, if a gate did: a chain cached before
+// stands for a write that narrowed the gate then, and a write along it
+// in check mode again must narrow the gate learnt afresh
+// (narrowWriters), as the chain's first sighting did. The edges the
+// chains stood for stay in the graph, and are only merged again.
 func forgetWriters() {
 	eng.mu.Lock()
 	defer eng.mu.Unlock()
+	forgot := false
 	for _, n := range eng.nodes {
 		if c := n.cls; c.Gated() {
 			setWritersGate(c, graph.Gate{})
 			c.Unwrite()
+			forgot = true
 		}
+	}
+	if forgot {
+		chains.Clear()
 	}
 }
 
