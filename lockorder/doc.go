@@ -182,10 +182,12 @@
 // shortest is reported. Where the cycle goes on from a write hold of Y,
 // the reader may wait for that holder, and the gate does not count. A
 // later write of Y without G opens the gate, and the cycles it held back
-// are reported then. Writes are not seen outside ModeCheck, so leaving it
-// forgets the gates, as Reset does, and the lock sequences cached under
-// them: back in ModeCheck, each gate is learnt afresh from the writes
-// seen, and reports come from those.
+// are reported then. A lock released by another goroutine than its
+// holder (a Mutex handed off) is no longer held by its taker, in the
+// gates of what that goroutine takes next as elsewhere. Writes are not
+// seen outside ModeCheck, so leaving it forgets the gates, as Reset does,
+// and the lock sequences cached under them: back in ModeCheck, each gate
+// is learnt afresh from the writes seen, and reports come from those.
 //
 // # Lock classes
 //
@@ -294,8 +296,11 @@
 //     switch and an epoch, loaded once per Lock);
 //   - fastpath.go: fastOff, layoutOK and readSlow, which let the inlined
 //     fast paths run;
-//   - engine.go: chains (the lock-free cache of lock sequences seen) and
-//     eng (the order graph and its nodes, under eng.mu);
+//   - engine.go: chains (the lock-free cache of lock sequences seen),
+//     eng (the order graph and its nodes, under eng.mu) and handoffs (a
+//     count of the write holds released by another goroutine, after
+//     which a goroutine drops the holds no longer its own before it looks
+//     up a chain);
 //   - edges.go: readEpoch (bumped by Reset, so that the edges from read
 //     holds waiting on goroutines, kept with their lock stacks, are
 //     forgotten with the graph);

@@ -5,6 +5,7 @@ package lockorder
 import (
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/syncwatch/syncwatch/internal/chain"
 	"github.com/syncwatch/syncwatch/internal/class"
@@ -129,12 +130,12 @@ func enter(gs *held.G, m owner, l *class.Lock, read bool) (_ *class.Lock, again,
 	} else {
 		fresh = prepareNested(gs, m, &e)
 	}
-	if !read && !fresh && e.Lock.Class.Gated() && (gs.Len() == 0 || e.Again || staleWrites(gs)) {
-		// A write the chain cache does not stand for (nothing held, a
-		// write over a read hold, or one whose chain counts a write hold
-		// another goroutine has released since): it narrows its class's
-		// writers' gate here, to the holds still valid. Every other write
-		// does in recordEdges, after dropping stale holds.
+	if !read && !fresh && e.Lock.Class.Gated() && (gs.Len() == 0 || e.Again) {
+		// A write the chain cache does not stand for (nothing held, or a
+		// write over a read hold): it narrows its class's writers' gate
+		// here, to the holds still valid. Every other write does in
+		// recordEdges. (prepareNested has dropped the holds another
+		// goroutine released: the chain counts none.)
 		writeUnder(gs, e.Lock)
 	}
 	if read {
@@ -142,19 +143,6 @@ func enter(gs *held.G, m owner, l *class.Lock, read bool) (_ *class.Lock, again,
 	}
 	gs.Push(e)
 	return e.Lock, e.Again, fresh
-}
-
-// staleWrites reports whether some write hold gs has pushed is no longer
-// its own: another goroutine released the lock. A cached chain stands for
-// the locks pushed, so a write under it may be under fewer.
-func staleWrites(gs *held.G) bool {
-	ents := gs.Entries()
-	for i := range ents {
-		if h := &ents[i]; !h.Read && !gs.Valid(h) {
-			return true
-		}
-	}
-	return false
 }
 
 // newChain records the order edges into gs's newest entry, which enter
@@ -189,10 +177,41 @@ func holds(gs *held.G, l *class.Lock) {
 	}
 }
 
+// handoffs counts the write holds released by another goroutine than
+// their holder (unlockOther, after it clears the holder). Every nested
+// acquisition in check mode reads it, and it moves rarely: it has a cache
+// line of its own.
+var handoffs struct {
+	_ [64]byte
+	n atomic.Uint32
+	_ [60]byte
+}
+
+// handedOff counts a write hold of l released by another goroutine than
+// its holder, once l's holder is cleared.
+func handedOff(l *class.Lock) {
+	l.ClearHolder()
+	handoffs.n.Add(1)
+}
+
 // prepareNested computes e's chain key after gs's held locks and reports a
 // recursive acquisition of the mutex m. It reports whether the chain is
 // new, with edges to record.
+//
+// The chain key is that of the holds still gs's own. A cached chain
+// stands for edges recorded with the gates of its holds; were a hold
+// another goroutine has released (a Mutex handed off) still counted, the
+// acquisition would be cached as one made under it, the edges' gates
+// would keep the lock, and so would the writers' gate of a write: a
+// deadlock that lock does not hold back could be held back. So when
+// handoffs has moved since gs last looked, gs drops its holds no longer
+// valid first: one load of a word that rarely changes on the common
+// path.
 func prepareNested(gs *held.G, m owner, e *held.Entry) bool {
+	if n := handoffs.n.Load(); n != gs.Handoffs {
+		gs.Handoffs = n
+		gs.Prune()
+	}
 	l := e.Lock
 	var again *held.Entry
 	stale := false

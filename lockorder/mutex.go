@@ -227,7 +227,7 @@ func (m *Mutex) unlockOther(l *class.Lock) {
 		return
 	}
 	// Locked by another goroutine, released on its behalf: legal.
-	l.ClearHolder()
+	handedOff(l)
 	releasedByOther(l)
 }
 

@@ -232,6 +232,7 @@ func (m *RWMutex) unlockOther(l *class.Lock) {
 		return
 	}
 	// Write-locked by another goroutine, released on its behalf: legal.
+	handedOff(l)
 	releasedByOther(l)
 }
 

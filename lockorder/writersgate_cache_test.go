@@ -59,3 +59,36 @@ func TestWritersGateRelearntAlongAChainCachedBeforeCheckStoppedEveryEdge(t *test
 	writeUnderK()
 	assert.Len(t, only(lockorder.KindCycle), 1, "Y(read) -> X -> Y(read) can deadlock (a writer of Y under K)")
 }
+
+// handedOffGate takes X->Y(read) under G, then again along the same
+// cached chain after another goroutine has released G (legal for a
+// Mutex, and for an RWMutex's write hold): the second time G is not
+// held, and a writer of Y under G may be queued on Y. Then Y(read)->X.
+// One edge holding G is enough to hold the cycle back (the ∃ rule), so
+// X->Y(read) must not keep G in its gate.
+func handedOffGate(t *testing.T, lockG, unlockG func(), x *lockorder.Mutex, y *lockorder.RWMutex) {
+	t.Helper()
+	run(func() { lockG(); y.Lock(); y.Unlock(); unlockG() }) // Y's writers' gate is {G}
+	take := func() { x.Lock(); y.RLock(); y.RUnlock(); x.Unlock() }
+	run(func() { lockG(); take(); unlockG() }) // X->Y(read) under G, recorded
+	run(func() {
+		lockG()
+		take()       // along the cached chain, G held
+		run(unlockG) // handed off: G is free
+		take()       // along the cached chain, G not held
+	})
+	run(func() { y.RLock(); x.Lock(); x.Unlock(); y.RUnlock() })
+	assert.Len(t, only(lockorder.KindCycle), 1, "X -> Y(read) -> X can deadlock (G not held at X->Y)")
+}
+
+func TestWritersGateNotHeldByAHandedOffMutex(t *testing.T) {
+	fresh(t)
+	g, x := lockorder.NewMutex("wgc3-G"), lockorder.NewMutex("wgc3-X")
+	handedOffGate(t, g.Lock, g.Unlock, x, lockorder.NewRWMutex("wgc3-Y"))
+}
+
+func TestWritersGateNotHeldByAHandedOffRWMutex(t *testing.T) {
+	fresh(t)
+	g, x := lockorder.NewRWMutex("wgc4-G"), lockorder.NewMutex("wgc4-X")
+	handedOffGate(t, g.Lock, g.Unlock, x, lockorder.NewRWMutex("wgc4-Y"))
+}

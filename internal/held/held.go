@@ -53,10 +53,16 @@ type G struct {
 	// it (which would deadlock a handler that holds a lock).
 	InHandler bool
 
-	id     atomic.Int64
-	tag    uint32
-	stack  []Entry
-	inline [8]Entry
+	id  atomic.Int64
+	tag uint32
+	// Handoffs is, for the owner's use, what a global count of write
+	// holds released by other goroutines than their holders (lockorder's
+	// handoffs) was when the owner last dropped its entries no longer
+	// valid (Prune): while the count stays so, none can have become
+	// invalid since. It sits in tag's padding.
+	Handoffs uint32
+	stack    []Entry
+	inline   [8]Entry
 	// pend are reports held back until the goroutine proves that the
 	// read holds they rest on are its own; see Pending.
 	pend []Pending
