@@ -59,10 +59,13 @@ func (g *Graph) heldBack(c Cycle) bool {
 // holds returns the locks of g.gated (those some writers' gate holds)
 // that e's goroutine holds for writing, e.Gate and e.Src, less e.To's
 // writers' gate if e may write To (see heldBack).
-func (g *Graph) holds(e *Edge) Gate {
+func (g *Graph) holds(e *Edge) Gate { return holdsOf(e, g.gated) }
+
+// holdsOf is holds keeping the locks of among instead of g.gated's.
+func holdsOf(e *Edge, among map[NodeID]int) Gate {
 	var ids []NodeID
 	keep := func(id NodeID) {
-		if _, ok := g.gated[id]; ok && !(e.ToWrite && e.to.writers.Has(id)) {
+		if _, ok := among[id]; ok && !(e.ToWrite && e.to.writers.Has(id)) {
 			ids = append(ids, id)
 		}
 	}
@@ -83,15 +86,60 @@ func (g *Graph) holds(e *Edge) Gate {
 // exists is what a search under the rule of heldBack adds to its states:
 // the sets held and wg of the paths searched, interned, so that a state
 // carries them as an index (state.sets). Index 0 is two empty sets.
+// held keeps only the locks of among: those wg can come to hold.
 type exists struct {
 	sets  []pathSets
 	index map[[2]string]uint32
+	among map[NodeID]int
 }
 
 type pathSets struct{ held, wg Gate }
 
-func newExists() *exists {
-	return &exists{sets: []pathSets{{}}, index: map[[2]string]uint32{{}: 0}}
+// newExists returns the sets of a search under the rule of heldBack for
+// a cycle through e, visiting nodes of rank up to bound, and how many
+// nodes it visited to find the locks worth keeping in held. Those are
+// the locks of the writers' gates that wg can take in: of the To of e
+// and of the read-only edges the search can take (from a node e.To
+// reaches, by edges that can block, e.From left out as the search leaves
+// it out). A held lock no such gate holds is in no wg, and kept it would
+// only tell apart states the rule does not: the paths under different
+// locks that a layered graph multiplies. Should that look visit more
+// than budget nodes, held keeps every lock of g.gated.
+func (g *Graph) newExists(e *Edge, canBlock func(*Edge) bool, bound, budget int) (*exists, int) {
+	x := &exists{sets: []pathSets{{}}, index: map[[2]string]uint32{{}: 0}, among: g.gated}
+	among := make(map[NodeID]int)
+	add := func(e *Edge) {
+		if w := e.to.writers; !e.ToWrite {
+			for i, id := range w.ids {
+				if i+1 != w.skip {
+					among[id] = 1
+				}
+			}
+		}
+	}
+	add(e)
+	g.epoch++
+	mark := g.epoch
+	e.to.mark = mark
+	queue := []*Node{e.to}
+	visited := 0
+	for ; len(queue) > 0; queue = queue[1:] {
+		if visited++; visited > budget {
+			return x, visited
+		}
+		for _, next := range queue[0].out {
+			if next.to.rank > bound || (canBlock != nil && !canBlock(next)) {
+				continue
+			}
+			add(next)
+			if m := next.to; m.mark != mark && m != e.from {
+				m.mark = mark
+				queue = append(queue, m)
+			}
+		}
+	}
+	x.among = among
+	return x, visited
 }
 
 // intern returns the index of the sets held and wg.
@@ -116,9 +164,9 @@ func (x *exists) intern(held, wg Gate) uint32 {
 // itself, the gate the same in both. It leaves out the states whose sets
 // meet: heldBack holds back every cycle they begin. It returns the
 // states kept, and how many.
-func (x *exists) follow(g *Graph, from uint32, e *Edge, ways [2]state, split bool) ([2]state, int) {
+func (x *exists) follow(from uint32, e *Edge, ways [2]state, split bool) ([2]state, int) {
 	s := x.sets[from]
-	held := s.held.With(g.holds(e))
+	held := s.held.With(holdsOf(e, x.among))
 	if held.Meets(s.wg) {
 		return ways, 0
 	}

@@ -155,22 +155,48 @@ func (g *Graph) search(e *Edge, canBlock func(*Edge) bool) Cycle {
 // and only if the rule of heldBack holds that one back, again, with the
 // rule's sets in the states. Where the rule does not hold the first
 // cycle back, that costs one pass over it (heldBack), and nothing where
-// no writers' gate holds a lock (g.gated is empty). The sets can make the second search
-// visit many more states than the first; should its budget run out
-// before it finds a cycle or rules every one out, the cycle found first
-// is reported: maybe falsely, rather than a cycle missed.
+// no writers' gate holds a lock (g.gated is empty).
+//
+// The sets can make the second search visit many more states than the
+// first: exponentially many, paths that hold different locks reaching
+// one node apart. So it runs on a budget of its own, proportional to
+// what the first visited (existsMin, existsFactor), and keeps in the
+// sets only the locks that can count (newExists); should the budget run
+// out before it finds a cycle or rules every one out, the cycle found
+// first is reported: maybe falsely, rather than a cycle missed.
 func (g *Graph) searchWithin(e *Edge, canBlock func(*Edge) bool, bound int) Cycle {
-	if canBlock != nil && !canBlock(e) {
-		return nil
-	}
-	c, _ := g.searchStates(e, canBlock, bound, nil)
-	if c == nil || !g.heldBack(c) {
-		return c
-	}
-	if d, done := g.searchStates(e, canBlock, bound, newExists()); done {
-		return d
-	}
+	c, _ := g.searchCounted(e, canBlock, bound)
 	return c
+}
+
+// existsMin and existsFactor make the budget of the search under the
+// rule of heldBack: existsFactor times the states the first search
+// visited, existsMin at least, g.maxSearch() at most. The first search
+// visits few states when it finds a short cycle at once, however large
+// the graph; existsMin leaves the second room for a few thousand paths
+// around it, a few milliseconds at most.
+const (
+	existsMin    = 4096
+	existsFactor = 8
+)
+
+// searchCounted is searchWithin, returning also how many states (nodes
+// in a search over nodes) its searches visited.
+func (g *Graph) searchCounted(e *Edge, canBlock func(*Edge) bool, bound int) (Cycle, int) {
+	if canBlock != nil && !canBlock(e) {
+		return nil, 0
+	}
+	c, _, n := g.searchStates(e, canBlock, bound, nil, g.maxSearch())
+	if c == nil || !g.heldBack(c) {
+		return c, n
+	}
+	budget := min(g.maxSearch(), max(existsMin, existsFactor*n))
+	x, m := g.newExists(e, canBlock, bound, budget)
+	d, done, k := g.searchStates(e, canBlock, bound, x, budget)
+	if done {
+		return d, n + m + k
+	}
+	return c, n + m + k
 }
 
 // searchStates searches breadth first over states (node, gate, next): the
@@ -188,9 +214,10 @@ func (g *Graph) searchWithin(e *Edge, canBlock func(*Edge) bool, bound int) Cycl
 // is dropped with everything after it, and the search finds exactly the
 // cycles whose gate is empty and that heldBack does not hold back.
 //
-// It returns the shortest cycle found, or nil, and whether the search
-// came to its end: false if its budget ran out first.
-func (g *Graph) searchStates(e *Edge, canBlock func(*Edge) bool, bound int, x *exists) (Cycle, bool) {
+// It returns the shortest cycle found, or nil, whether the search came
+// to its end (false if budget states were visited first), and how many
+// states it visited.
+func (g *Graph) searchStates(e *Edge, canBlock func(*Edge) bool, bound int, x *exists, budget int) (Cycle, bool, int) {
 	starts := [2]state{{id: e.To, gate: e.Gate.key()}}
 	gates := map[string]Gate{starts[0].gate: e.Gate}
 	split := false
@@ -204,9 +231,10 @@ func (g *Graph) searchStates(e *Edge, canBlock func(*Edge) bool, bound int, x *e
 	}
 	n := 1 + btoi(split)
 	if x != nil {
-		starts, n = x.follow(g, 0, e, starts, split)
+		starts, n = x.follow(0, e, starts, split)
 	} else if !split && e.Gate.Len() == 0 {
-		return g.searchPlain(e, canBlock, bound), true
+		c, n := g.searchPlain(e, canBlock, bound)
+		return c, true, n
 	}
 	parent := make(map[state]step, 16)
 	queue := make([]state, 0, 16)
@@ -214,11 +242,11 @@ func (g *Graph) searchStates(e *Edge, canBlock func(*Edge) bool, bound int, x *e
 		parent[s] = step{}
 		queue = append(queue, s)
 	}
-	budget := g.maxSearch()
-	for len(queue) > 0 && budget > 0 {
+	visited := 0
+	for len(queue) > 0 && visited < budget {
 		cur := queue[0]
 		queue = queue[1:]
-		budget--
+		visited++
 		n := g.nodes[cur.id]
 		if n == nil {
 			continue
@@ -238,7 +266,7 @@ func (g *Graph) searchStates(e *Edge, canBlock func(*Edge) bool, bound int, x *e
 			gates[ways[0].gate] = plain
 			k := 1 + btoi(split)
 			if x != nil {
-				ways, k = x.follow(g, cur.sets, next, ways, split)
+				ways, k = x.follow(cur.sets, next, ways, split)
 			}
 			for _, ns := range ways[:k] {
 				if _, seen := parent[ns]; seen {
@@ -248,12 +276,12 @@ func (g *Graph) searchStates(e *Edge, canBlock func(*Edge) bool, bound int, x *e
 				if ns.id != e.From {
 					queue = append(queue, ns)
 				} else if ns.gate == "" && allows(ns.next, e) {
-					return buildCycle(e, parent, ns), true
+					return buildCycle(e, parent, ns), true, visited
 				}
 			}
 		}
 	}
-	return nil, len(queue) == 0
+	return nil, len(queue) == 0, visited
 }
 
 func btoi(b bool) int {
@@ -265,18 +293,19 @@ func btoi(b bool) int {
 
 // searchPlain is search for an edge with no gate: any path back closes
 // a cycle, so a breadth-first search over nodes (not gate states) with
-// marks on the nodes finds the shortest.
-func (g *Graph) searchPlain(e *Edge, canBlock func(*Edge) bool, bound int) Cycle {
+// marks on the nodes finds the shortest. It returns it, or nil, and how
+// many nodes it visited.
+func (g *Graph) searchPlain(e *Edge, canBlock func(*Edge) bool, bound int) (Cycle, int) {
 	g.epoch++
 	mark := g.epoch
 	start := e.to
 	start.mark, start.via = mark, nil
 	queue := []*Node{start}
-	budget := g.maxSearch()
-	for len(queue) > 0 && budget > 0 {
+	budget, visited := g.maxSearch(), 0
+	for len(queue) > 0 && visited < budget {
 		n := queue[0]
 		queue = queue[1:]
-		budget--
+		visited++
 		for _, next := range n.out {
 			m := next.to
 			if m.mark == mark || m.rank > bound || (canBlock != nil && !canBlock(next)) {
@@ -289,12 +318,12 @@ func (g *Graph) searchPlain(e *Edge, canBlock func(*Edge) bool, bound int) Cycle
 					path = append(path, x.via)
 				}
 				slices.Reverse(path)
-				return append(Cycle{e}, path...)
+				return append(Cycle{e}, path...), visited
 			}
 			queue = append(queue, m)
 		}
 	}
-	return nil
+	return nil, visited
 }
 
 // buildCycle returns e followed by the path to end, back from end through
