@@ -12,10 +12,12 @@
 //
 // In [ModeCheck] lockorder records, for every goroutine, which locks it holds
 // when it takes another. Each "B taken while A is held" is an edge of a
-// process-wide lock-order graph. A cycle in that graph is a possible
-// deadlock, and it is reported the first time its closing edge is seen,
-// before the goroutine blocks, even if the two orders never overlapped in
-// time and nothing ever deadlocked. Cycles of any length are found.
+// process-wide lock-order graph, B taken for reading and B taken for
+// writing two edges, each with what was seen of its own acquisitions. A
+// cycle in that graph is a possible deadlock, and it is reported the first
+// time its closing edge is seen, before the goroutine blocks, even if the
+// two orders never overlapped in time and nothing ever deadlocked. Cycles
+// of any length are found.
 //
 // An edge from a read hold, "Y taken while X is read-held", is the
 // exception. sync lets one goroutine RUnlock what another RLocked, so the

@@ -294,7 +294,7 @@ func narrowWriters(c *class.Class, wg graph.Gate) []Violation {
 }
 
 // recheckInto searches again for cycles through the edges into c's nodes,
-// only those never taken for writing if readOnly, and returns their
+// only those that take c for reading if readOnly, and returns their
 // reports. Called with eng.mu held.
 func recheckInto(c *class.Class, readOnly bool) []Violation {
 	if !eng.graph.Cyclic() {

@@ -106,24 +106,36 @@ func TestWritersGateDatabasePattern(t *testing.T) {
 	fresh(t)
 	rw, meta, mmap := lockorder.NewMutex("db-rwlock"), lockorder.NewMutex("db-meta"), lockorder.NewRWMutex("db-mmap")
 	for range 3 {
-		run(func() { // beginTx
-			meta.Lock()
-			mmap.RLock()
-			meta.Unlock()
-			mmap.RUnlock()
-		})
-		run(func() { // commit with a remap
-			rw.Lock()
-			mmap.RLock()
-			meta.Lock()
-			meta.Unlock()
-			mmap.RUnlock()
-			mmap.Lock()
-			mmap.Unlock()
-			rw.Unlock()
-		})
+		run(dbBeginTx(meta, mmap))
+		run(dbCommit(rw, meta, mmap))
 	}
 	assert.Empty(t, lockorder.Violations())
+}
+
+// dbBeginTx returns the database pattern's read transaction: meta, then
+// mmap for reading, nothing else held.
+func dbBeginTx(meta *lockorder.Mutex, mmap *lockorder.RWMutex) func() {
+	return func() {
+		meta.Lock()
+		mmap.RLock()
+		meta.Unlock()
+		mmap.RUnlock()
+	}
+}
+
+// dbCommit returns its commit with a remap: under rw, mmap for reading,
+// then meta; then mmap for writing.
+func dbCommit(rw, meta *lockorder.Mutex, mmap *lockorder.RWMutex) func() {
+	return func() {
+		rw.Lock()
+		mmap.RLock()
+		meta.Lock()
+		meta.Unlock()
+		mmap.RUnlock()
+		mmap.Lock()
+		mmap.Unlock()
+		rw.Unlock()
+	}
 }
 
 // The writers' gate must not count where the cycle leaves Y from a write
@@ -224,17 +236,8 @@ var (
 )
 
 func wgResetPattern() {
-	run(func() { wgResetMeta.Lock(); wgResetMmap.RLock(); wgResetMeta.Unlock(); wgResetMmap.RUnlock() })
-	run(func() {
-		wgResetRW.Lock()
-		wgResetMmap.RLock()
-		wgResetMeta.Lock()
-		wgResetMeta.Unlock()
-		wgResetMmap.RUnlock()
-		wgResetMmap.Lock()
-		wgResetMmap.Unlock()
-		wgResetRW.Unlock()
-	})
+	run(dbBeginTx(wgResetMeta, wgResetMmap))
+	run(dbCommit(wgResetRW, wgResetMeta, wgResetMmap))
 }
 
 func TestWritersGateLearntAgainAfterReset(t *testing.T) {
@@ -413,4 +416,81 @@ func TestWritersGateHeldByTheReaderAlone(t *testing.T) {
 	assert.Empty(t, lockorder.Violations())
 	run(func() { x.Lock(); y.RLock(); y.RUnlock(); x.Unlock() })
 	assert.Len(t, only(lockorder.KindCycle), 1)
+}
+
+// bboltClose runs bbolt's locking around Close, each step in a goroutine
+// of its own, in the order given: 0, beginTx (meta, then mmap for
+// reading, nothing else held); 1, a commit under rwlock that takes mmap
+// for reading, then meta, and remaps (mmap for writing) under rwlock;
+// 2, Close (meta, then mmap for writing), under rwlock if underRW. The
+// pair meta -> mmap is seen for reading without a gate and for writing
+// under rwlock: each sighting is its own edge, and no cycle with
+// mmap(read) -> meta, under rwlock, can deadlock through either (for
+// writing, rwlock is common; for reading, mmap's writers all hold
+// rwlock, and so does the edge out of mmap's read hold). Close without
+// rwlock is a real deadlock with the commit's mmap(read) -> meta.
+func bboltClose(rw, meta *lockorder.Mutex, mmap *lockorder.RWMutex, underRW bool, order []int) {
+	steps := []func(){
+		dbBeginTx(meta, mmap),
+		dbCommit(rw, meta, mmap),
+		func() { // Close
+			if underRW {
+				rw.Lock()
+			}
+			meta.Lock()
+			mmap.Lock()
+			mmap.Unlock()
+			meta.Unlock()
+			if underRW {
+				rw.Unlock()
+			}
+		},
+	}
+	for _, i := range order {
+		run(steps[i])
+	}
+}
+
+func TestReadAndWriteSightingsKeptApart(t *testing.T) {
+	orders := [][]int{{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}}
+	for _, o := range orders {
+		fresh(t)
+		rw, meta, mmap := lockorder.NewMutex("wg15-rwlock"), lockorder.NewMutex("wg15-meta"), lockorder.NewRWMutex("wg15-mmap")
+		bboltClose(rw, meta, mmap, true, o)
+		bboltClose(rw, meta, mmap, true, o)
+		assert.Empty(t, lockorder.Violations(), "order %v: meta -> mmap(read) has no gate, meta -> mmap(write) is under rwlock", o)
+
+		// Close without rwlock: meta -> mmap(write) and mmap(read) ->
+		// meta deadlock.
+		fresh(t)
+		rw, meta, mmap = lockorder.NewMutex("wg16-rwlock"), lockorder.NewMutex("wg16-meta"), lockorder.NewRWMutex("wg16-mmap")
+		bboltClose(rw, meta, mmap, false, o)
+		vs := only(lockorder.KindCycle)
+		require.Len(t, vs, 1, "order %v", o)
+		assert.Contains(t, vs[0].Message, "cycle of 2 locks")
+		assert.True(t, slices.ContainsFunc(vs[0].Cycle, func(e lockorder.Edge) bool {
+			return e.From == "wg16-meta" && e.To == "wg16-mmap" && !e.FromRead && !e.ToRead
+		}), "order %v: lock(meta) then lock(mmap): %v", o, vs[0].Cycle)
+		assert.True(t, slices.ContainsFunc(vs[0].Cycle, func(e lockorder.Edge) bool {
+			return e.From == "wg16-mmap" && e.To == "wg16-meta" && e.FromRead
+		}), "order %v: rlock(mmap) then lock(meta): %v", o, vs[0].Cycle)
+	}
+}
+
+// A write-read inversion is reported though the pair was also seen for
+// reading under a common gate: the write sighting has none.
+func TestWriteSightingWithoutGateReported(t *testing.T) {
+	fresh(t)
+	g, x, y := lockorder.NewMutex("wg17-G"), lockorder.NewMutex("wg17-X"), lockorder.NewRWMutex("wg17-Y")
+	underG := func(f func()) func() { return func() { g.Lock(); f(); g.Unlock() } }
+	run(underG(func() { x.Lock(); y.RLock(); y.RUnlock(); x.Unlock() }))
+	run(underG(func() { y.RLock(); x.Lock(); x.Unlock(); y.RUnlock() }))
+	require.Empty(t, lockorder.Violations(), "under G, and y never written")
+	run(func() { x.Lock(); y.Lock(); y.Unlock(); x.Unlock() })
+	vs := only(lockorder.KindCycle)
+	require.Len(t, vs, 1)
+	assert.Contains(t, vs[0].Message, "wg17-X -> wg17-Y")
+	assert.True(t, slices.ContainsFunc(vs[0].Cycle, func(e lockorder.Edge) bool {
+		return e.From == "wg17-X" && e.To == "wg17-Y" && !e.ToRead
+	}), "the write sighting: %v", vs[0].Cycle)
 }

@@ -1,6 +1,7 @@
 package graph_test
 
 import (
+	"cmp"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -72,16 +73,16 @@ func TestHeldBackByOneEdge(t *testing.T) {
 	// The gate opens (a write of mmap without rw): Recheck reports.
 	_, g := bboltCycle(gated, true, orders[0])
 	g.SetWritersGate(mmap, graph.Gate{})
-	if c := g.Recheck(g.Edge(meta, mmap), nil); len(c) != 3 {
+	if c := g.Recheck(g.Edge(meta, mmap, true), nil); len(c) != 3 {
 		t.Fatalf("after the gate opened, Recheck = %v", ids(c))
 	}
 	// It narrows to a lock of it no edge holds: the same.
 	_, g = bboltCycle(gateOf(rw, 7), true, orders[0])
-	if c := g.Recheck(g.Edge(meta, mmap), nil); c != nil {
+	if c := g.Recheck(g.Edge(meta, mmap, true), nil); c != nil {
 		t.Fatalf("gate {rw, 7}: %v", ids(c))
 	}
 	g.SetWritersGate(mmap, gateOf(7))
-	if c := g.Recheck(g.Edge(meta, mmap), nil); len(c) != 3 {
+	if c := g.Recheck(g.Edge(meta, mmap, true), nil); len(c) != 3 {
 		t.Fatalf("after the gate narrowed to {7}, Recheck = %v", ids(c))
 	}
 	// rw->meta seen once more from another lock of its class: Src is
@@ -163,7 +164,7 @@ func TestHeldBackFirstCycleOnly(t *testing.T) {
 	g.Remove(a)
 	g.Add(mmap, a, fromRead(obs()), nil)
 	g.Add(a, b, fromLock(obs(rw), a), nil)
-	if c := g.Recheck(g.Edge(meta, mmap), nil); c != nil {
+	if c := g.Recheck(g.Edge(meta, mmap, true), nil); c != nil {
 		t.Fatalf("every cycle held back, Recheck = %v", ids(c))
 	}
 }
@@ -246,7 +247,7 @@ func TestHeldBackAgainstBruteForce(t *testing.T) {
 		var all []*graph.Edge
 		g.Each(func(e *graph.Edge) { all = append(all, e) })
 		slices.SortFunc(all, func(a, b *graph.Edge) int {
-			return int(a.From*8+a.To) - int(b.From*8+b.To)
+			return cmp.Or(int(a.From*8+a.To)-int(b.From*8+b.To), cmp.Compare(btoi(a.ToWrite), btoi(b.ToWrite)))
 		})
 		for _, e := range all {
 			w.out[e.From] = append(w.out[e.From], e)
@@ -398,4 +399,11 @@ func TestGatedCounts(t *testing.T) {
 	if n := g.Gated(); n != 0 {
 		t.Fatalf("after Reset: gated = %d, want 0", n)
 	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
