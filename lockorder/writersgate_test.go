@@ -494,3 +494,52 @@ func TestWriteSightingWithoutGateReported(t *testing.T) {
 		return e.From == "wg17-X" && e.To == "wg17-Y" && !e.ToRead
 	}), "the write sighting: %v", vs[0].Cycle)
 }
+
+// Two edges of a cycle holding one lock cannot both be waiting in it
+// (the pair rule). bbolt's Close takes rwlock, metalock, then mmaplock
+// for writing; a write transaction begun with a read transaction open
+// takes rwlock under mmaplock(read), then metalock under rwlock. The
+// cycle metalock -> mmap -> rwlock -> metalock needs Close and the write
+// transaction to hold rwlock at once: not reported. The inversion
+// rwlock -> mmap (Close) against mmap(read) -> rwlock is real (a Close
+// while a goroutine with a read transaction begins a write one) and is.
+func TestTwoEdgesHoldingOneLockCannotBothWait(t *testing.T) {
+	fresh(t)
+	rw, meta, mmap := lockorder.NewMutex("pair-rw"), lockorder.NewMutex("pair-meta"), lockorder.NewRWMutex("pair-mmap")
+	closeDB := func() {
+		rw.Lock()
+		meta.Lock()
+		mmap.Lock()
+		mmap.Unlock()
+		meta.Unlock()
+		rw.Unlock()
+	}
+	run(func() {
+		mmap.RLock() // a read transaction
+		rw.Lock()    // a write transaction begins
+		meta.Lock()
+		meta.Unlock()
+		rw.Unlock()
+		mmap.RUnlock()
+	})
+	run(closeDB)
+	cycles := only(lockorder.KindCycle)
+	require.Len(t, cycles, 1, "only the rwlock/mmap inversion")
+	assert.Len(t, cycles[0].Cycle, 2)
+
+	// Without rwlock around Close's metalock and mmaplock, Close and the
+	// write transaction deadlock on metalock and mmaplock.
+	fresh(t)
+	rw, meta, mmap = lockorder.NewMutex("pair2-rw"), lockorder.NewMutex("pair2-meta"), lockorder.NewRWMutex("pair2-mmap")
+	run(func() {
+		mmap.RLock()
+		rw.Lock()
+		meta.Lock()
+		meta.Unlock()
+		rw.Unlock()
+		mmap.RUnlock()
+	})
+	run(func() { meta.Lock(); mmap.Lock(); mmap.Unlock(); meta.Unlock() })
+	cycles = only(lockorder.KindCycle)
+	assert.Len(t, cycles, 1)
+}

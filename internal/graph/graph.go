@@ -262,8 +262,9 @@ func (g *Graph) merge(e *Edge, o Observation) bool {
 		e.FromWrite, changed = true, true
 	}
 	if e.Src != 0 && (o.FromRead || o.FromLock != e.Src) {
-		// Only heldBack looks at Src, and only for the locks of g.gated.
-		e.Src, changed = 0, changed || len(g.gated) > 0
+		// heldBack looks at Src (the pair rule, and the ∃ rule for the
+		// locks of g.gated).
+		e.Src, changed = 0, true
 	}
 	if kept := g.intersect(e.Gate, o.Gate); kept.Len() < e.Gate.Len() {
 		e.Gate, changed = kept, true

@@ -43,6 +43,9 @@ package graph
 // g.gated can be in both, so holds keeps only those: where no writers'
 // gate holds a lock, heldBack costs nothing.
 func (g *Graph) heldBack(c Cycle) bool {
+	if exclusive(c) {
+		return true
+	}
 	if len(g.gated) == 0 {
 		return false
 	}
@@ -56,16 +59,44 @@ func (g *Graph) heldBack(c Cycle) bool {
 	return held.Meets(wg)
 }
 
+// exclusive reports whether two edges of c hold one lock for writing (in
+// their gates, or as their From, always write-held: Src): then c cannot
+// deadlock, the pair rule. In a deadlock along c each edge is a goroutine
+// of its own, blocked while it holds its edge's locks, and a lock held
+// for writing has one holder. Where every edge holds the lock in its
+// gate, this is the rule of the gates, which the search applies itself;
+// the pair rule needs two, and counts Src: a cycle through a lock's
+// holder, taken again under it elsewhere (a database's Close holding the
+// writer lock that its transactions take first), cannot close.
+func exclusive(c Cycle) bool {
+	for i, e := range c {
+		h := holdsOf(e, nil, false)
+		for _, f := range c[i+1:] {
+			if h.Meets(holdsOf(f, nil, false)) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // holds returns the locks of g.gated (those some writers' gate holds)
 // that e's goroutine holds for writing, e.Gate and e.Src, less e.To's
 // writers' gate if e may write To (see heldBack).
-func (g *Graph) holds(e *Edge) Gate { return holdsOf(e, g.gated) }
+func (g *Graph) holds(e *Edge) Gate { return holdsOf(e, g.gated, true) }
 
-// holdsOf is holds keeping the locks of among instead of g.gated's.
-func holdsOf(e *Edge, among map[NodeID]int) Gate {
+// holdsOf returns the locks e's goroutine holds for writing, e.Gate and
+// e.Src: those of among (all if among is nil), less e.To's writers' gate
+// if e may write To and maybeY is set (holds).
+func holdsOf(e *Edge, among map[NodeID]int, maybeY bool) Gate {
 	var ids []NodeID
 	keep := func(id NodeID) {
-		if _, ok := among[id]; ok && !(e.ToWrite && e.to.writers.Has(id)) {
+		if among != nil {
+			if _, ok := among[id]; !ok {
+				return
+			}
+		}
+		if !(maybeY && e.ToWrite && e.to.writers.Has(id)) {
 			ids = append(ids, id)
 		}
 	}
@@ -89,11 +120,19 @@ func holdsOf(e *Edge, among map[NodeID]int) Gate {
 // held keeps only the locks of among: those wg can come to hold.
 type exists struct {
 	sets  []pathSets
-	index map[[2]string]uint32
+	index map[[3]string]uint32
 	among map[NodeID]int
+	// pair keeps, for the pair rule (exclusive), the locks that two edges
+	// the search can take, e among them, hold; all of them if nil.
+	pair map[NodeID]int
+	// back holds the nodes that reach e.From, the only ones a path of the
+	// search can go through; nil if not known (any node).
+	back map[*Node]bool
 }
 
-type pathSets struct{ held, wg Gate }
+// pathSets are a path's sets: held and wg of the rule of heldBack, and
+// all, the locks of x.pair its edges hold (exclusive).
+type pathSets struct{ held, wg, all Gate }
 
 // newExists returns the sets of a search under the rule of heldBack for
 // a cycle through e, visiting nodes of rank up to bound, and how many
@@ -106,8 +145,9 @@ type pathSets struct{ held, wg Gate }
 // locks that a layered graph multiplies. Should that look visit more
 // than budget nodes, held keeps every lock of g.gated.
 func (g *Graph) newExists(e *Edge, canBlock func(*Edge) bool, bound, budget int) (*exists, int) {
-	x := &exists{sets: []pathSets{{}}, index: map[[2]string]uint32{{}: 0}, among: g.gated}
+	x := &exists{sets: []pathSets{{}}, index: map[[3]string]uint32{{}: 0}, among: g.gated}
 	among := make(map[NodeID]int)
+	held := make(map[NodeID]int) // how many edges hold each lock
 	add := func(e *Edge) {
 		if w := e.to.writers; !e.ToWrite {
 			for i, id := range w.ids {
@@ -116,19 +156,37 @@ func (g *Graph) newExists(e *Edge, canBlock func(*Edge) bool, bound, budget int)
 				}
 			}
 		}
+		for _, id := range holdsOf(e, nil, false).IDs() {
+			held[id]++
+		}
 	}
 	add(e)
-	g.epoch++
-	mark := g.epoch
-	e.to.mark = mark
-	queue := []*Node{e.to}
+	// The nodes that reach e.From: only their edges can be on a cycle
+	// through e.
+	back := map[*Node]bool{e.from: true}
+	queue := []*Node{e.from}
 	visited := 0
 	for ; len(queue) > 0; queue = queue[1:] {
 		if visited++; visited > budget {
 			return x, visited
 		}
+		for _, in := range queue[0].in {
+			if m := in.from; !back[m] && m.rank <= bound && (canBlock == nil || canBlock(in)) {
+				back[m] = true
+				queue = append(queue, m)
+			}
+		}
+	}
+	g.epoch++
+	mark := g.epoch
+	e.to.mark = mark
+	queue = append(queue[:0], e.to)
+	for ; len(queue) > 0; queue = queue[1:] {
+		if visited++; visited > budget {
+			return x, visited
+		}
 		for _, next := range queue[0].out {
-			if next.to.rank > bound || (canBlock != nil && !canBlock(next)) {
+			if next.to.rank > bound || !back[next.to] || (canBlock != nil && !canBlock(next)) {
 				continue
 			}
 			add(next)
@@ -138,17 +196,24 @@ func (g *Graph) newExists(e *Edge, canBlock func(*Edge) bool, bound, budget int)
 			}
 		}
 	}
+	x.back = back
 	x.among = among
+	x.pair = make(map[NodeID]int)
+	for id, n := range held {
+		if n > 1 {
+			x.pair[id] = n
+		}
+	}
 	return x, visited
 }
 
 // intern returns the index of the sets held and wg.
-func (x *exists) intern(held, wg Gate) uint32 {
-	k := [2]string{held.key(), wg.key()}
+func (x *exists) intern(held, wg, all Gate) uint32 {
+	k := [3]string{held.key(), wg.key(), all.key()}
 	i, ok := x.index[k]
 	if !ok {
 		i = uint32(len(x.sets))
-		x.sets = append(x.sets, pathSets{held, wg})
+		x.sets = append(x.sets, pathSets{held, wg, all})
 		x.index[k] = i
 	}
 	return i
@@ -166,7 +231,12 @@ func (x *exists) intern(held, wg Gate) uint32 {
 // states kept, and how many.
 func (x *exists) follow(from uint32, e *Edge, ways [2]state, split bool) ([2]state, int) {
 	s := x.sets[from]
-	held := s.held.With(holdsOf(e, x.among))
+	mine := holdsOf(e, x.pair, false)
+	if mine.Meets(s.all) {
+		return ways, 0 // the pair rule (exclusive)
+	}
+	all := s.all.With(mine)
+	held := s.held.With(holdsOf(e, x.among, true))
 	if held.Meets(s.wg) {
 		return ways, 0
 	}
@@ -179,10 +249,10 @@ func (x *exists) follow(from uint32, e *Edge, ways [2]state, split bool) ([2]sta
 		ways[1] = state{id: ways[0].id, gate: ways[0].gate, next: readNext}
 		split = true
 	}
-	ways[0].sets = x.intern(held, s.wg)
+	ways[0].sets = x.intern(held, s.wg, all)
 	if !split || held.Meets(wg) {
 		return ways, 1
 	}
-	ways[1].sets = x.intern(held, wg)
+	ways[1].sets = x.intern(held, wg, all)
 	return ways, 2
 }

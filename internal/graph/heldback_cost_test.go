@@ -49,6 +49,9 @@ func layered(layers int, zRead bool) (*graph.Graph, *graph.Edge, graph.Cycle) {
 	}
 	if zRead {
 		g.Add(node(layers-1, 0), z, toRead(fromLock(obs(), node(layers-1, 0))), nil)
+		// Back to meta, under rw: the paths through the layers close
+		// cycles too, held back by rw, each holding locks of its own.
+		g.Add(z, meta, fromRead(obs(rw)), nil)
 	}
 	e, _, c := g.Add(meta, mmap, toRead(obs()), nil)
 	return g, e, c

@@ -253,7 +253,8 @@ func (g *Graph) searchStates(e *Edge, canBlock func(*Edge) bool, bound int, x *e
 		}
 		curGate := gates[cur.gate]
 		for _, next := range n.out {
-			if !allows(cur.next, next) || next.to.rank > bound || (canBlock != nil && !canBlock(next)) {
+			if !allows(cur.next, next) || next.to.rank > bound || (canBlock != nil && !canBlock(next)) ||
+				(x != nil && x.back != nil && !x.back[next.to]) {
 				continue
 			}
 			plain, with, split := counted(curGate, next)
