@@ -55,6 +55,7 @@ type G struct {
 
 	id     atomic.Int64
 	tag    uint32
+	seq    uint64 // see Seq
 	stack  []Entry
 	inline [8]Entry
 	// pend are reports held back until the goroutine proves that the
@@ -95,6 +96,20 @@ func (g *G) Tag() uint32 { return g.tag }
 
 // ID returns the goroutine id that owns g.
 func (g *G) ID() int64 { return g.id.Load() }
+
+// Seq returns g's creation number: states are numbered from 1 as New
+// creates them, so a state whose Seq is at most Created() at some moment
+// existed at that moment. A goroutine's state is created when it first
+// needs one (in lockorder, its first check-mode lock) and kept while it
+// lives, so Seq orders goroutines by when they first took part.
+func (g *G) Seq() uint64 { return g.seq }
+
+// created counts the states New has created.
+var created atomic.Uint64
+
+// Created returns how many states have been created so far: the Seq of
+// the newest.
+func Created() uint64 { return created.Load() }
 
 // Len returns the number of held entries.
 func (g *G) Len() int { return len(g.stack) }
@@ -209,6 +224,7 @@ func New(id int64) *G {
 	g := new(G)
 	g.stack = g.inline[:0]
 	g.id.Store(id)
+	g.seq = created.Add(1)
 	return g
 }
 
