@@ -5,6 +5,7 @@ package lockorder
 import (
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/syncwatch/syncwatch/internal/chain"
 	"github.com/syncwatch/syncwatch/internal/class"
@@ -119,17 +120,22 @@ func current(w uint32) *held.G {
 //
 // The callers inline the common case themselves: nothing held and l's class
 // already known to have writers.
-func enter(gs *held.G, m owner, l *class.Lock, read bool) (_ *class.Lock, again, fresh bool) {
-	if !read && !l.Class.Written() {
+//
+// init says the acquisition is l's initialisation write (see use): it does
+// not count as a write of l's class, so it neither marks the class written
+// nor narrows its writers' gate.
+func enter(gs *held.G, m owner, l *class.Lock, read, init bool) (_ *class.Lock, again, fresh bool) {
+	if !read && !init && !l.Class.Written() {
 		firstWrite(gs, l)
 	}
-	e := held.Entry{Lock: l, Read: read, Elem: l.Elem(read)}
+	e := held.Entry{Lock: l, Read: read, Init: init, Elem: l.Elem(read)}
 	if gs.Len() == 0 {
 		e.Chain = chain.Key(l.Chain(read))
 	} else {
+		nestedUnderInit(gs)
 		fresh = prepareNested(gs, m, &e)
 	}
-	if !read && !fresh && e.Lock.Class.Gated() && (gs.Len() == 0 || e.Again || staleWrites(gs)) {
+	if !read && !init && !fresh && e.Lock.Class.Gated() && (gs.Len() == 0 || e.Again || staleWrites(gs)) {
 		// A write the chain cache does not stand for (nothing held, a
 		// write over a read hold, or one whose chain counts a write hold
 		// another goroutine has released since): it narrows its class's
@@ -243,8 +249,10 @@ func chainAfter(gs *held.G, elem uint64) chain.Key {
 // tryAcquired pushes a lock taken by a successful TryLock or TryRLock. It
 // adds no edge into the lock (a try cannot block), but the lock is a
 // predecessor of what is taken while it is held.
-func tryAcquired(gs *held.G, l *class.Lock, read bool) {
-	if !read && !l.Class.Written() {
+//
+// init says it is l's initialisation write (see use).
+func tryAcquired(gs *held.G, l *class.Lock, read, init bool) {
+	if !read && !init && !l.Class.Written() {
 		// Written, with no writers' gate: a try does not queue, so it is
 		// left out of the gate, and this keeps the class out of it too.
 		firstWrite(nil, l)
@@ -252,7 +260,7 @@ func tryAcquired(gs *held.G, l *class.Lock, read bool) {
 	if gs.Find(l) >= 0 {
 		gs.Prune() // a stale hold of l (handed off) must not come back to life
 	}
-	e := held.Entry{Lock: l, Read: read, Try: true, Elem: elemOf(l.ID, read, true)}
+	e := held.Entry{Lock: l, Read: read, Try: true, Init: init, Elem: elemOf(l.ID, read, true)}
 	e.Chain = chainAfter(gs, e.Elem)
 	if read {
 		e.Gen = l.ReadGen()
@@ -263,4 +271,113 @@ func tryAcquired(gs *held.G, l *class.Lock, read bool) {
 	if read && gs.HasPending() {
 		gs.TookRead(l) // one more own hold to release (see held.Pending)
 	}
+}
+
+// Initialisation writes. A lock's first acquisition in check mode, when it
+// is a write made with nothing else held, is taken for the object's
+// initialisation (a constructor, or bbolt's Open mapping its file under
+// the mmap lock before the DB is shared): it does not count as a write of
+// the lock's class, since no reader can be there to queue behind it. It
+// counts, as a write made with nothing held, as soon as another goroutine
+// tries to acquire the lock while that write is held (a failed TryLock
+// included), or the write itself has to wait, or another goroutine
+// releases it: each proves the lock shared. class.Lock keeps the state
+// (its used and initHeld bits).
+//
+// The rule holds only while every acquisition has been seen: in a process
+// in check mode since lockorder's init and never out of it (initRule).
+// A lock's first check-mode acquisition after a switch into check mode is
+// no first acquisition at all, and is never taken for an initialisation.
+// (See initRule.)
+
+// use records gs's check-mode acquisition of l, for reading if read, and
+// reports whether it is l's initialisation write. An acquisition that
+// finds the initialisation write held by another goroutine makes it count
+// first. Once l is Plain it costs one atomic load, inlined.
+func use(gs *held.G, l *class.Lock, read bool) bool {
+	if l.Plain() {
+		return false
+	}
+	return useSlow(gs, l, !read && gs.Len() == 0)
+}
+
+// useSlow is use for a lock that is not Plain; write says the
+// acquisition is a write with nothing else held.
+func useSlow(gs *held.G, l *class.Lock, write bool) bool {
+	switch l.Use(write && initRule.Load(), gs.ID()) {
+	case class.Init:
+		return true
+	case class.Shared:
+		initShared(l)
+	}
+	return false
+}
+
+// initShared counts l's initialisation write, which another goroutine
+// contended, as a write of its class made with nothing held: the class
+// has writers now, and no writers' gate.
+func initShared(l *class.Lock) {
+	if !l.Class.Settled() {
+		firstWrite(nil, l)
+	}
+}
+
+// nestedUnderInit counts the initialisation writes gs holds, now that it
+// takes another lock under them: a lock held while another is taken is a
+// source of order edges, and a reader of it may wait for it in a cycle
+// ("y, then x" here; "x, then y for reading" elsewhere), so its write is
+// no initialisation to overlook. A constructor that only fills in what the
+// lock guards takes nothing under it.
+func nestedUnderInit(gs *held.G) {
+	ents := gs.Entries()
+	for i := range ents {
+		if e := &ents[i]; e.Init {
+			e.Init = false
+			if e.Lock.EndInit() {
+				initShared(e.Lock)
+			}
+		}
+	}
+}
+
+// initWaits is called when l's initialisation write, gs's newest entry,
+// cannot take l at once: l is held by another goroutine, so shared, and
+// the write counts. The entry is off the stack meanwhile, as in newChain.
+func initWaits(gs *held.G, l *class.Lock) {
+	if !l.EndInit() {
+		return
+	}
+	e := *gs.Top()
+	gs.PopUnnoted()
+	initShared(l)
+	gs.Push(e)
+}
+
+// tryFailed is called when a TryLock or TryRLock of the lock whose
+// identity is at p fails: in check mode, it contends l's initialisation
+// write, if held (see use).
+func tryFailed(p *atomic.Pointer[class.Lock]) {
+	if Mode(modeWord.Load()&modeMask) != ModeCheck {
+		return
+	}
+	if l := p.Load(); l != nil && l.InitHeld() && l.Contend(goid.ID()) {
+		initShared(l)
+	}
+}
+
+// releasedInit is called when l, write-held, is released by a goroutine
+// that does not hold it, before l is released: if that hold is l's
+// initialisation write, it returns l, which the caller passes to
+// initShared once l is released (another goroutine had it in hand, so it
+// was shared), unless the holder itself released it (its records were
+// dropped by a mode switch): that ends the exemption.
+func releasedInit(l *class.Lock) *class.Lock {
+	if !l.InitHeld() {
+		return nil
+	}
+	if l.Contend(goid.ID()) {
+		return l
+	}
+	l.EndInit()
+	return nil
 }

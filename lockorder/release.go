@@ -17,6 +17,9 @@ import (
 // (callers check; a noted one takes releaseDeep, which drops the note).
 func popIfTop(gs *held.G, l *class.Lock) bool {
 	if top := gs.Top(); top.Lock == l && !top.Read && l.Holder() == gs.ID() {
+		if top.Init {
+			l.EndInit() // released uncontended: it never counts
+		}
 		gs.PopUnnoted()
 		return true
 	}
@@ -56,6 +59,9 @@ func releaseDeep(gs *held.G, l *class.Lock, read bool) bool {
 	ents := gs.Entries()
 	for i := len(ents) - 1; i >= 0; i-- {
 		if h := &ents[i]; h.Lock == l && h.Read == read {
+			if h.Init {
+				l.EndInit()
+			}
 			valid := gs.Valid(h)
 			gs.Remove(i)
 			return valid

@@ -103,6 +103,12 @@ type Lock struct {
 	live    *liveness          // a named class's token, shared by its live locks
 	tracked atomic.Bool
 	waits   atomic.Pointer[WaitCounts]
+	// use is what is known of the lock's own acquisitions in check mode:
+	// the used and initHeld bits. It is read-mostly, and lives on this
+	// line: set at the first acquisition, and written again at most twice
+	// (the initialisation write's end, or the contention that makes it
+	// count). After the first acquisition an acquisition loads it once.
+	use atomic.Uint32
 
 	// The fields above are read on every Lock; holder is written whenever
 	// the lock changes hands. Keep them on different cache lines so that a
@@ -114,6 +120,90 @@ type Lock struct {
 	moves  atomic.Uint64 // changes of holder, so a watcher can tell a lock that changes hands from one that does not
 	rgen   atomic.Uint32 // bumped when a read hold is released by a goroutine that does not hold it
 	_      [44]byte
+}
+
+// The bits of Lock.use.
+const (
+	// used: the lock was acquired in check mode (any kind of acquisition).
+	used = 1 << iota
+	// initHeld: the lock's first acquisition was a write made with nothing
+	// else held, its initialisation, and it is held, uncontended so far.
+	initHeld
+)
+
+// Use says what a check-mode acquisition of a lock is to its first write:
+// see Lock.Use.
+type Use uint8
+
+const (
+	// Plain: nothing to do.
+	Plain Use = iota
+	// Init: this acquisition is the lock's first, a write with nothing else
+	// held: its initialisation, which does not count as a write of its
+	// class while it is held uncontended.
+	Init
+	// Shared: this acquisition found the initialisation write held and
+	// ended its exemption: the caller counts it, now, as a write made with
+	// nothing held.
+	Shared
+)
+
+// Plain reports whether l's first acquisition is behind it and leaves
+// nothing to do: it was no initialisation write, or that write counts now.
+// It is the one load an acquisition of such a lock makes here, and it
+// inlines.
+func (l *Lock) Plain() bool { return l.use.Load() == used }
+
+// Use records a check-mode acquisition of l (of any kind) by goroutine
+// gid, l not being Plain. initWrite says the acquisition may be l's
+// initialisation write: a write made with nothing else held, while the
+// caller's rule for them applies. It reports Init if it is l's first
+// acquisition and initWrite, and Shared if another goroutine than gid
+// (l's holder, for the initialisation write's goroutine holds l) holds
+// the initialisation write: the contention proves l shared, and that
+// write counts.
+func (l *Lock) Use(initWrite bool, gid int64) Use {
+	if l.use.Load() == 0 {
+		v := uint32(used)
+		if initWrite {
+			v |= initHeld
+		}
+		if l.use.CompareAndSwap(0, v) {
+			if initWrite {
+				return Init
+			}
+			return Plain
+		}
+	}
+	if l.Contend(gid) {
+		return Shared
+	}
+	return Plain
+}
+
+// Contend is called when goroutine gid tries to acquire l (a failed
+// TryLock included). If l's initialisation write is held by another
+// goroutine, it ends that write's exemption and reports true: the caller
+// counts the write, now, as one made with nothing held.
+func (l *Lock) Contend(gid int64) bool {
+	s := l.use.Load()
+	return s&initHeld != 0 && l.holder.Load() != gid && l.use.CompareAndSwap(s, s&^initHeld)
+}
+
+// MarkUsed records that l is not fresh: its first acquisition was made
+// before (a copy's new identity: see lockorder's rebind).
+func (l *Lock) MarkUsed() { l.use.Or(used) }
+
+// InitHeld reports whether l's initialisation write is held, uncontended
+// so far: it does not count as a write of l's class.
+func (l *Lock) InitHeld() bool { return l.use.Load()&initHeld != 0 }
+
+// EndInit ends l's initialisation write, at its release (or when the
+// write waits, which makes it count). It reports whether it was still
+// exempt, and then it is no more; the used bit stays.
+func (l *Lock) EndInit() bool {
+	s := l.use.Load()
+	return s&initHeld != 0 && l.use.CompareAndSwap(s, s&^initHeld)
 }
 
 // WaitCounts accumulates a lock's short contended waits for lockorder's

@@ -27,6 +27,9 @@ type Entry struct {
 	// Again is set when the goroutine already held Lock when it asked for
 	// it (a recursive acquisition).
 	Again bool
+	// Init is set on the lock's initialisation write (class.Init): its
+	// release ends the exemption (class.Lock.EndInit).
+	Init bool
 	// Note is a token the owner registered for this hold elsewhere (in
 	// lockorder's held-locks profile), 0 if none. DropNote is called with
 	// it when the entry leaves the stack, however it leaves.
@@ -135,7 +138,7 @@ func (g *G) Push(e Entry) {
 	g.stack = g.stack[:n+1]
 	s := &g.stack[n]
 	s.Lock, s.Elem, s.Chain, s.Gen = e.Lock, e.Elem, e.Chain, e.Gen
-	s.Read, s.Try, s.Again, s.Note = e.Read, e.Try, e.Again, e.Note
+	s.Read, s.Try, s.Again, s.Init, s.Note = e.Read, e.Try, e.Again, e.Init, e.Note
 }
 
 // grow makes room for one more entry.
