@@ -277,22 +277,25 @@ func tryAcquired(gs *held.G, l *class.Lock, read, init bool) {
 // is a write made with nothing else held, is taken for the object's
 // initialisation (a constructor, or bbolt's Open mapping its file under
 // the mmap lock before the DB is shared): it does not count as a write of
-// the lock's class, since no reader can be there to queue behind it. It
-// counts, as a write made with nothing held, as soon as another goroutine
-// tries to acquire the lock while that write is held (a failed TryLock
-// included), or the write itself has to wait, or another goroutine
-// releases it: each proves the lock shared. class.Lock keeps the state
-// (its used and initHeld bits).
+// the lock's class while nothing seen shows the lock shared at that
+// write. It counts, as a write made with nothing held, as soon as
+// something does: while it is held, another goroutine tries to acquire
+// the lock (a failed TryLock included) or releases it, or the write
+// itself has to wait, or its goroutine takes another lock under it; at
+// any time after, a goroutine that was there when it was made acquires
+// the lock, tries to, or releases a hold of it. "There" is approximated
+// by the goroutine's lockorder state (held.G.Seq): created, at its first
+// check-mode lock, before the write. Goroutines that first lock after the
+// write, and the writer, are no evidence. class.Lock keeps the state.
 //
 // The rule holds only while every acquisition has been seen: in a process
 // in check mode since lockorder's init and never out of it (initRule).
 // A lock's first check-mode acquisition after a switch into check mode is
 // no first acquisition at all, and is never taken for an initialisation.
-// (See initRule.)
 
 // use records gs's check-mode acquisition of l, for reading if read, and
 // reports whether it is l's initialisation write. An acquisition that
-// finds the initialisation write held by another goroutine makes it count
+// shows l shared at its initialisation write makes that write count
 // first. Once l is Plain it costs one atomic load, inlined.
 func use(gs *held.G, l *class.Lock, read bool) bool {
 	if l.Plain() {
@@ -304,7 +307,7 @@ func use(gs *held.G, l *class.Lock, read bool) bool {
 // useSlow is use for a lock that is not Plain; write says the
 // acquisition is a write with nothing else held.
 func useSlow(gs *held.G, l *class.Lock, write bool) bool {
-	switch l.Use(write && initRule.Load(), gs.ID()) {
+	switch l.Use(write && initRule.Load(), gs.ID(), gs.Seq(), held.Created()) {
 	case class.Init:
 		return true
 	case class.Shared:
@@ -313,13 +316,28 @@ func useSlow(gs *held.G, l *class.Lock, write bool) bool {
 	return false
 }
 
-// initShared counts l's initialisation write, which another goroutine
-// contended, as a write of its class made with nothing held: the class
-// has writers now, and no writers' gate.
+// initShared counts l's initialisation write, which something showed
+// shared, as a write of its class made with nothing held: the class has
+// writers now, and no writers' gate, and the cycles held back for want of
+// either are reported.
 func initShared(l *class.Lock) {
 	if !l.Class.Settled() {
 		firstWrite(nil, l)
 	}
+}
+
+// witnessed reports whether the calling goroutine, acquiring l (or trying
+// to) or releasing a hold another goroutine took, shows l shared at its
+// initialisation write (class.Lock.Witness), l not being Plain: the
+// caller then passes l to initShared, once l is released if it releases
+// it.
+func witnessed(l *class.Lock) bool {
+	id := goid.ID()
+	var seq uint64
+	if gs := gls.Find(id); gs != nil {
+		seq = gs.Seq()
+	}
+	return l.Witness(id, seq)
 }
 
 // nestedUnderInit counts the initialisation writes gs holds, now that it
@@ -333,7 +351,7 @@ func nestedUnderInit(gs *held.G) {
 	for i := range ents {
 		if e := &ents[i]; e.Init {
 			e.Init = false
-			if e.Lock.EndInit() {
+			if e.Lock.CountInit() {
 				initShared(e.Lock)
 			}
 		}
@@ -344,7 +362,7 @@ func nestedUnderInit(gs *held.G) {
 // cannot take l at once: l is held by another goroutine, so shared, and
 // the write counts. The entry is off the stack meanwhile, as in newChain.
 func initWaits(gs *held.G, l *class.Lock) {
-	if !l.EndInit() {
+	if !l.CountInit() {
 		return
 	}
 	e := *gs.Top()
@@ -354,28 +372,29 @@ func initWaits(gs *held.G, l *class.Lock) {
 }
 
 // tryFailed is called when a TryLock or TryRLock of the lock whose
-// identity is at p fails: in check mode, it contends l's initialisation
-// write, if held (see use).
+// identity is at p fails: in check mode, the try may show l shared at its
+// initialisation write (see witnessed).
 func tryFailed(p *atomic.Pointer[class.Lock]) {
 	if Mode(modeWord.Load()&modeMask) != ModeCheck {
 		return
 	}
-	if l := p.Load(); l != nil && l.InitHeld() && l.Contend(goid.ID()) {
+	if l := p.Load(); l != nil && !l.Plain() && witnessed(l) {
 		initShared(l)
 	}
 }
 
 // releasedInit is called when l, write-held, is released by a goroutine
-// that does not hold it, before l is released: if that hold is l's
-// initialisation write, it returns l, which the caller passes to
-// initShared once l is released (another goroutine had it in hand, so it
-// was shared), unless the holder itself released it (its records were
-// dropped by a mode switch): that ends the exemption.
+// that does not hold it, before l is released: if the release shows l
+// shared at its initialisation write (the hold released is that write, or
+// the releaser was there when it was made), it returns l, which the
+// caller passes to initShared once l is released. If the holder of the
+// initialisation write released it itself (its records were dropped by a
+// mode switch), that write ends as its holder's release ends it.
 func releasedInit(l *class.Lock) *class.Lock {
-	if !l.InitHeld() {
+	if l.Plain() {
 		return nil
 	}
-	if l.Contend(goid.ID()) {
+	if witnessed(l) {
 		return l
 	}
 	l.EndInit()

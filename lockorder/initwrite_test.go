@@ -92,19 +92,59 @@ func lockYContext(y *lockorder.RWMutex) {
 
 // The bbolt Open pattern: the read cycle gated by g is not reported, the
 // initialisation write (by Lock, TryLock or LockContext) being no writer
-// of y outside g.
+// of y outside g. The goroutine that opened the DB, or goroutines it
+// starts after, take the cycle: none was there before the write but the
+// writer, so nothing shows y shared when it was written.
 func TestInitWriteIsNoWrite(t *testing.T) {
 	if !freshInitRule(t) {
 		return
 	}
 	for name, w := range map[string]func(*lockorder.RWMutex){"Lock": lockY, "TryLock": tryLockY, "LockContext": lockYContext} {
-		t.Run(name, func(t *testing.T) {
-			fresh(t)
-			db := openInitDB(w)
-			gatedCycle(&db.g, &db.x, &db.y)
-			assert.Empty(t, lockorder.Violations())
-		})
+		for by, in := range map[string]func(func()){"goroutines started after": run, "the writer": inline} {
+			t.Run(name+", cycle by "+by, func(t *testing.T) {
+				fresh(t)
+				db := openInitDB(w)
+				gatedCycleIn(in, &db.g, &db.x, &db.y)
+				assert.Empty(t, lockorder.Violations())
+				assert.True(t, lockorder.InitDone(&db.y), "the write does not count")
+			})
+		}
 	}
+}
+
+// inline runs f in the calling goroutine.
+func inline(f func()) { f() }
+
+// A worker is a goroutine that runs the functions it is given, one at a
+// time, and waits for more.
+type worker chan func()
+
+// startWorker starts a worker, there before what the test does next. If
+// seen, it takes a lockorder lock first, so that it has lockorder state
+// (held.G): lockorder knows it was there.
+func startWorker(t *testing.T, seen bool) worker {
+	w, exited := make(worker), make(chan struct{})
+	go func() {
+		defer close(exited)
+		if seen {
+			var own lockorder.Mutex
+			own.Lock()
+			own.Unlock()
+		}
+		for f := range w {
+			f()
+		}
+	}()
+	w.run(func() {}) // started, and its lock taken
+	t.Cleanup(func() { close(w); <-exited })
+	return w
+}
+
+// run runs f in the worker and waits for it.
+func (w worker) run(f func()) {
+	done := make(chan struct{})
+	w <- func() { defer close(done); f() }
+	<-done
 }
 
 // A goroutine that tries to take y while the initialisation write holds
@@ -204,10 +244,11 @@ func TestInitWriteTakingAnotherLockCounts(t *testing.T) {
 }
 
 // The limit: a lock shared before its first write, whose first write
-// wins uncontended and takes nothing under it, has that write go
-// uncounted. The gate learnt here is g's; in another interleaving the
-// first write could have queued behind the cycle's read hold of y, and a
-// reader under x queued behind it: a deadlock no gate excludes.
+// wins uncontended and takes nothing under it, and whose readers all come
+// after that write, has that write go uncounted. The gate learnt here is
+// g's; in another interleaving the first write could have queued behind
+// the cycle's read hold of y, and a reader under x queued behind it: a
+// deadlock no gate excludes.
 func TestInitWriteLimit(t *testing.T) {
 	if !freshInitRule(t) {
 		return
@@ -220,23 +261,97 @@ func TestInitWriteLimit(t *testing.T) {
 }
 
 // firstWrites are the shapes whose first write the rule takes for an
-// initialisation, each run on fresh locks: it returns the cycles reported.
-var firstWrites = map[string]func() []lockorder.Violation{
-	// A lazily filled cache: y written first with nothing held, then read
-	// in both orders around x.
-	"cache": func() []lockorder.Violation {
+// initialisation, each on fresh locks: y's first write, with nothing
+// held, then a read cycle through y, whose steps in runs. Each returns y.
+var firstWrites = map[string]func(in func(func())) *lockorder.RWMutex{
+	// A lazily filled cache: y written first, by a goroutine of its own,
+	// then read in both orders around x.
+	"cache": func(in func(func())) *lockorder.RWMutex {
 		var x lockorder.Mutex
 		var y lockorder.RWMutex
 		run(func() { y.Lock(); y.Unlock() })
-		readOrders(&x, &y)
-		return only(lockorder.KindCycle)
+		readOrdersIn(in, &x, &y)
+		return &y
 	},
-	// bbolt's Open, then the read cycle gated by the writer lock.
-	"Open": func() []lockorder.Violation {
+	// bbolt's Open, by the calling goroutine, then the read cycle gated by
+	// the writer lock.
+	"Open": func(in func(func())) *lockorder.RWMutex {
 		db := openInitDB(lockY)
-		gatedCycle(&db.g, &db.x, &db.y)
-		return only(lockorder.KindCycle)
+		gatedCycleIn(in, &db.g, &db.x, &db.y)
+		return &db.y
 	},
+}
+
+// Readers that were running before y's first write (they had taken a
+// lockorder lock) show y shared when it was written: the write counts, as
+// one made with nothing held, and the cycles through y are reported, as
+// without the rule. A goroutine started before the write that takes its
+// first lockorder lock after it passes for a later one (the rule's
+// approximation of "there": its lockorder state): no evidence.
+func TestInitWriteReadersRunningBeforeCount(t *testing.T) {
+	if !freshInitRule(t) {
+		return
+	}
+	for name, shape := range firstWrites {
+		fresh(t)
+		shape(startWorker(t, true).run)
+		assert.Len(t, only(lockorder.KindCycle), 1, "%s, read by a goroutine there before the write", name)
+
+		fresh(t)
+		shape(startWorker(t, false).run)
+		assert.Empty(t, only(lockorder.KindCycle), "%s, read by a goroutine that first locks after the write", name)
+	}
+}
+
+// The evidence may come at any time after the write: the cycle held back
+// is reported as soon as a goroutine that was there at the write acquires
+// y, tries to, or releases a hold of y that another goroutine took. The
+// writer, and goroutines started after the write, are no evidence.
+func TestInitWriteCountsWhenAnEarlierGoroutineComes(t *testing.T) {
+	if !freshInitRule(t) {
+		return
+	}
+	// Each shows y shared from w; the calling goroutine, y's writer,
+	// takes the holds w releases (under g: writes that keep the gate).
+	for name, evidence := range map[string]func(w worker, db *initDB){
+		"RLock":    func(w worker, db *initDB) { w.run(func() { db.y.RLock(); db.y.RUnlock() }) },
+		"TryRLock": func(w worker, db *initDB) { w.run(func() { require.True(t, db.y.TryRLock()); db.y.RUnlock() }) },
+		"TryLock":  func(w worker, db *initDB) { w.run(func() { require.True(t, db.y.TryLock()); db.y.Unlock() }) },
+		"Lock under g": func(w worker, db *initDB) {
+			w.run(func() { db.g.Lock(); db.y.Lock(); db.y.Unlock(); db.g.Unlock() })
+		},
+		"failed TryLock": func(w worker, db *initDB) {
+			db.g.Lock()
+			db.y.Lock()
+			w.run(func() { assert.False(t, db.y.TryLock()) })
+			db.y.Unlock()
+			db.g.Unlock()
+		},
+		"RUnlock of another's hold": func(w worker, db *initDB) {
+			db.y.RLock()
+			w.run(db.y.RUnlock)
+		},
+		"Unlock of another's write": func(w worker, db *initDB) {
+			db.g.Lock()
+			db.y.Lock()
+			w.run(db.y.Unlock)
+			db.g.Unlock()
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			fresh(t)
+			w := startWorker(t, true)
+			db := openHeldBack(t)
+			db.y.RLock() // the writer
+			db.y.RUnlock()
+			run(func() { db.y.RLock(); db.y.RUnlock() }) // a later goroutine
+			require.Empty(t, lockorder.Violations(), "no evidence yet")
+			require.True(t, lockorder.InitDone(&db.y))
+			evidence(w, db)
+			assert.Len(t, only(lockorder.KindCycle), 1, "reported when the evidence comes")
+			assert.False(t, lockorder.InitDone(&db.y))
+		})
+	}
 }
 
 // switchChild names the child processes of the test below.
@@ -258,7 +373,8 @@ func TestFirstWriteAfterASwitchIntoCheckCounts(t *testing.T) {
 		require.True(t, lockorder.InitRule())
 		for name, shape := range firstWrites {
 			fresh(t)
-			assert.Empty(t, shape(), "%s, in check mode since init", name)
+			shape(run)
+			assert.Empty(t, only(lockorder.KindCycle), "%s, in check mode since init", name)
 		}
 		lockorder.Configure(lockorder.WithMode(lockorder.ModeTrace))
 		lockorder.Configure(lockorder.WithMode(lockorder.ModeCheck))
@@ -266,6 +382,7 @@ func TestFirstWriteAfterASwitchIntoCheckCounts(t *testing.T) {
 	require.False(t, lockorder.InitRule())
 	for name, shape := range firstWrites {
 		fresh(t)
-		assert.Len(t, shape(), 1, "%s, after a switch into check mode", name)
+		shape(run)
+		assert.Len(t, only(lockorder.KindCycle), 1, "%s, after a switch into check mode", name)
 	}
 }

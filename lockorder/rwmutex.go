@@ -144,7 +144,7 @@ func (m *RWMutex) rlockSlow(r int64) {
 		gs = gls.Get(id)
 	}
 	gs.Retag(w)
-	shared := !l.Plain() && l.Use(false, id) == class.Shared
+	shared := !l.Plain() && l.Use(false, id, gs.Seq(), 0) == class.Shared
 	if gs.Len() == 0 && !shared {
 		// Nothing held: nothing to check or report.
 		gs.Push(held.Entry{Lock: l, Read: true, Gen: l.ReadGen(), Elem: l.Elem(true), Chain: chain.Key(l.Chain(true))})
@@ -281,6 +281,7 @@ func (m *RWMutex) runlockSlow(r int64) {
 		gs     *held.G     // the caller's state, if it released a hold of its own
 		me     *held.G     // the caller's state, if it has held-back reports
 		proved []held.Pending
+		shared bool // the release shows m shared at its initialisation write
 	)
 	if w := modeWord.Load(); w&modeMask == uint32(ModeCheck) {
 		l = m.lock()
@@ -297,6 +298,7 @@ func (m *RWMutex) runlockSlow(r int64) {
 				// Read-held by others; one of their holds ends here.
 				l.BumpReadGen()
 				gs = nil
+				shared = !l.Plain() && witnessed(l)
 			} else if gs == nil {
 				gs = gls.Find(goid.ID())
 			}
@@ -316,6 +318,9 @@ func (m *RWMutex) runlockSlow(r int64) {
 	}
 	if r < 0 && !m.mu.ReaderLeft(r) {
 		fatal("lockorder: RUnlock of unlocked RWMutex")
+	}
+	if shared {
+		initShared(l)
 	}
 	if len(proved) > 0 {
 		publishProved(me, l, proved)

@@ -103,12 +103,15 @@ type Lock struct {
 	live    *liveness          // a named class's token, shared by its live locks
 	tracked atomic.Bool
 	waits   atomic.Pointer[WaitCounts]
-	// use is what is known of the lock's own acquisitions in check mode:
-	// the used and initHeld bits. It is read-mostly, and lives on this
-	// line: set at the first acquisition, and written again at most twice
-	// (the initialisation write's end, or the contention that makes it
-	// count). After the first acquisition an acquisition loads it once.
-	use atomic.Uint32
+	// use is what is known of the lock's own acquisitions in check mode
+	// as to its first write: one of the states below, and while an
+	// initialisation write does not count, the number of goroutine states
+	// that existed when it was made (above useBits). It is read-mostly,
+	// and lives on this line: set at the first acquisition, and written
+	// again at most twice (the initialisation write's release, and the
+	// evidence that makes it count). An acquisition loads it once, and
+	// that is all for a Plain lock.
+	use atomic.Uint64
 
 	// The fields above are read on every Lock; holder is written whenever
 	// the lock changes hands. Keep them on different cache lines so that a
@@ -119,16 +122,28 @@ type Lock struct {
 	note   atomic.Uint64 // the held-profile token of the current write hold, 0 if none
 	moves  atomic.Uint64 // changes of holder, so a watcher can tell a lock that changes hands from one that does not
 	rgen   atomic.Uint32 // bumped when a read hold is released by a goroutine that does not hold it
-	_      [44]byte
+	initBy atomic.Uint64 // the goroutine state (its number) that made the initialisation write; see Use
+	_      [32]byte
 }
 
-// The bits of Lock.use.
+// The states in Lock.use's low useBits bits.
 const (
-	// used: the lock was acquired in check mode (any kind of acquisition).
-	used = 1 << iota
+	// unused: the lock was never acquired in check mode.
+	unused = iota
+	// plain: the lock was acquired; its first write, if it was an
+	// initialisation, counts now, or it never will (see Plain).
+	plain
 	// initHeld: the lock's first acquisition was a write made with nothing
-	// else held, its initialisation, and it is held, uncontended so far.
+	// else held, its initialisation, and it is held, nothing showing the
+	// lock shared so far.
 	initHeld
+	// initDone: that write was released, nothing having shown the lock
+	// shared; it does not count unless a goroutine that existed when it
+	// was made acquires or releases the lock (see Witness).
+	initDone
+
+	useBits = 2
+	useMask = 1<<useBits - 1
 )
 
 // Use says what a check-mode acquisition of a lock is to its first write:
@@ -140,70 +155,103 @@ const (
 	Plain Use = iota
 	// Init: this acquisition is the lock's first, a write with nothing else
 	// held: its initialisation, which does not count as a write of its
-	// class while it is held uncontended.
+	// class until the lock shows itself shared.
 	Init
-	// Shared: this acquisition found the initialisation write held and
-	// ended its exemption: the caller counts it, now, as a write made with
-	// nothing held.
+	// Shared: this acquisition shows the lock shared when its
+	// initialisation write was made, and ended its exemption: the caller
+	// counts that write, now, as a write made with nothing held.
 	Shared
 )
 
-// Plain reports whether l's first acquisition is behind it and leaves
-// nothing to do: it was no initialisation write, or that write counts now.
-// It is the one load an acquisition of such a lock makes here, and it
-// inlines.
-func (l *Lock) Plain() bool { return l.use.Load() == used }
+// Plain reports whether there is nothing to do about l's first write: l
+// was acquired before, and its first write was no initialisation, or
+// counts now, or never will. It is the one load an acquisition of such a
+// lock makes here, and it inlines.
+func (l *Lock) Plain() bool { return l.use.Load() == plain }
 
-// Use records a check-mode acquisition of l (of any kind) by goroutine
-// gid, l not being Plain. initWrite says the acquisition may be l's
-// initialisation write: a write made with nothing else held, while the
-// caller's rule for them applies. It reports Init if it is l's first
-// acquisition and initWrite, and Shared if another goroutine than gid
-// (l's holder, for the initialisation write's goroutine holds l) holds
-// the initialisation write: the contention proves l shared, and that
-// write counts.
-func (l *Lock) Use(initWrite bool, gid int64) Use {
-	if l.use.Load() == 0 {
-		v := uint32(used)
+// Use records a check-mode acquisition of l (of any kind), l not being
+// Plain, by goroutine gid, whose state is the seq-th created (held.G.Seq).
+// initWrite says the acquisition may be l's initialisation write: a write
+// made with nothing else held, while the caller's rule for them applies;
+// created is then the number of goroutine states created so far
+// (held.Created). It reports Init if it is l's first acquisition and
+// initWrite, and Shared if it shows l shared at its initialisation write
+// (see Witness), which counts from now on.
+func (l *Lock) Use(initWrite bool, gid int64, seq, created uint64) Use {
+	if l.use.Load() == unused {
+		v := uint64(plain)
 		if initWrite {
-			v |= initHeld
+			v = created<<useBits | initHeld
 		}
-		if l.use.CompareAndSwap(0, v) {
-			if initWrite {
-				return Init
+		if l.use.CompareAndSwap(unused, v) {
+			if !initWrite {
+				return Plain
 			}
-			return Plain
+			// Stored by the writer, before it releases l: read only
+			// in initDone, which that release sets.
+			l.initBy.Store(seq)
+			return Init
 		}
 	}
-	if l.Contend(gid) {
+	if l.Witness(gid, seq) {
 		return Shared
 	}
 	return Plain
 }
 
-// Contend is called when goroutine gid tries to acquire l (a failed
-// TryLock included). If l's initialisation write is held by another
-// goroutine, it ends that write's exemption and reports true: the caller
-// counts the write, now, as one made with nothing held.
-func (l *Lock) Contend(gid int64) bool {
+// Witness is called when goroutine gid, whose state is the seq-th created
+// (0 if it has none), acquires l, tries to (a failed TryLock included), or
+// releases a hold another goroutine took. It reports whether that shows
+// l shared at its initialisation write, ending that write's exemption:
+// the caller counts the write, now, as one made with nothing held. While
+// the write is held, any other goroutine than its holder shows it; once
+// it is released, a goroutine whose state existed when it was made, other
+// than the writer's: that goroutine was there, and it has l in hand.
+func (l *Lock) Witness(gid int64, seq uint64) bool {
 	s := l.use.Load()
-	return s&initHeld != 0 && l.holder.Load() != gid && l.use.CompareAndSwap(s, s&^initHeld)
+	switch s & useMask {
+	case initHeld:
+		if l.holder.Load() == gid {
+			return false
+		}
+	case initDone:
+		if seq == 0 || seq > s>>useBits || seq == l.initBy.Load() {
+			return false
+		}
+	default:
+		return false
+	}
+	return l.use.CompareAndSwap(s, plain)
 }
 
 // MarkUsed records that l is not fresh: its first acquisition was made
 // before (a copy's new identity: see lockorder's rebind).
-func (l *Lock) MarkUsed() { l.use.Or(used) }
+func (l *Lock) MarkUsed() { l.use.CompareAndSwap(unused, plain) }
 
-// InitHeld reports whether l's initialisation write is held, uncontended
-// so far: it does not count as a write of l's class.
-func (l *Lock) InitHeld() bool { return l.use.Load()&initHeld != 0 }
+// InitHeld reports whether l's initialisation write is held, nothing
+// showing l shared so far: it does not count as a write of l's class.
+func (l *Lock) InitHeld() bool { return l.use.Load()&useMask == initHeld }
 
-// EndInit ends l's initialisation write, at its release (or when the
-// write waits, which makes it count). It reports whether it was still
-// exempt, and then it is no more; the used bit stays.
-func (l *Lock) EndInit() bool {
+// InitDone reports whether l's initialisation write was released, nothing
+// having shown l shared so far: it does not count as a write of l's class.
+func (l *Lock) InitDone() bool { return l.use.Load()&useMask == initDone }
+
+// EndInit is called when l's initialisation write is released by its own
+// goroutine: if nothing showed l shared meanwhile, the write still does
+// not count, until a goroutine witnesses it (see Witness).
+func (l *Lock) EndInit() {
+	if s := l.use.Load(); s&useMask == initHeld {
+		l.use.CompareAndSwap(s, s&^useMask|initDone)
+	}
+}
+
+// CountInit ends the exemption of l's initialisation write, held, when
+// the write shows l shared itself: it has to wait, or its goroutine takes
+// another lock under it. It reports whether the write was still exempt:
+// then the caller counts it.
+func (l *Lock) CountInit() bool {
 	s := l.use.Load()
-	return s&initHeld != 0 && l.use.CompareAndSwap(s, s&^initHeld)
+	return s&useMask == initHeld && l.use.CompareAndSwap(s, plain)
 }
 
 // WaitCounts accumulates a lock's short contended waits for lockorder's
