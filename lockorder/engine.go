@@ -121,21 +121,29 @@ func current(w uint32) *held.G {
 // The callers inline the common case themselves: nothing held and l's class
 // already known to have writers.
 //
-// init says the acquisition is l's initialisation write (see use): it does
-// not count as a write of l's class, so it neither marks the class written
-// nor narrows its writers' gate.
+// init says the acquisition is l's initialisation write (see use): it
+// does not count as a write of l's class, so it neither marks the class
+// written nor narrows its writers' gate; nothing is held, so there is no
+// edge or recursion to see to either, and l is pushed marked Init.
 func enter(gs *held.G, m owner, l *class.Lock, read, init bool) (_ *class.Lock, again, fresh bool) {
-	if !read && !init && !l.Class.Written() {
+	if init {
+		gs.Push(held.Entry{Lock: l, Elem: l.Elem(false), Chain: chain.Key(l.Chain(false))})
+		gs.MarkInit()
+		return l, false, false
+	}
+	if !read && !l.Class.Written() {
 		firstWrite(gs, l)
 	}
-	e := held.Entry{Lock: l, Read: read, Init: init, Elem: l.Elem(read)}
+	e := held.Entry{Lock: l, Read: read, Elem: l.Elem(read)}
 	if gs.Len() == 0 {
 		e.Chain = chain.Key(l.Chain(read))
 	} else {
-		nestedUnderInit(gs)
+		if gs.Inits {
+			nestedUnderInit(gs)
+		}
 		fresh = prepareNested(gs, m, &e)
 	}
-	if !read && !init && !fresh && e.Lock.Class.Gated() && (gs.Len() == 0 || e.Again || staleWrites(gs)) {
+	if !read && !fresh && e.Lock.Class.Gated() && (gs.Len() == 0 || e.Again || staleWrites(gs)) {
 		// A write the chain cache does not stand for (nothing held, a
 		// write over a read hold, or one whose chain counts a write hold
 		// another goroutine has released since): it narrows its class's
@@ -260,7 +268,7 @@ func tryAcquired(gs *held.G, l *class.Lock, read, init bool) {
 	if gs.Find(l) >= 0 {
 		gs.Prune() // a stale hold of l (handed off) must not come back to life
 	}
-	e := held.Entry{Lock: l, Read: read, Try: true, Init: init, Elem: elemOf(l.ID, read, true)}
+	e := held.Entry{Lock: l, Read: read, Try: true, Elem: elemOf(l.ID, read, true)}
 	e.Chain = chainAfter(gs, e.Elem)
 	if read {
 		e.Gen = l.ReadGen()
@@ -268,6 +276,9 @@ func tryAcquired(gs *held.G, l *class.Lock, read, init bool) {
 		holds(gs, l)
 	}
 	gs.Push(e)
+	if init {
+		gs.MarkInit()
+	}
 	if read && gs.HasPending() {
 		gs.TookRead(l) // one more own hold to release (see held.Pending)
 	}
@@ -296,18 +307,20 @@ func tryAcquired(gs *held.G, l *class.Lock, read, init bool) {
 // use records gs's check-mode acquisition of l, for reading if read, and
 // reports whether it is l's initialisation write. An acquisition that
 // shows l shared at its initialisation write makes that write count
-// first. Once l is Plain it costs one atomic load, inlined.
+// first. Once l is Plain it costs one atomic load, inlined; while l's
+// initialisation write waits for a witness, a call and one more load for
+// an acquisition that is none (class.Lock.Quiet).
 func use(gs *held.G, l *class.Lock, read bool) bool {
-	if l.Plain() {
-		return false
-	}
-	return useSlow(gs, l, !read && gs.Len() == 0)
+	return !l.Plain() && useSlow(gs, l, read)
 }
 
-// useSlow is use for a lock that is not Plain; write says the
-// acquisition is a write with nothing else held.
-func useSlow(gs *held.G, l *class.Lock, write bool) bool {
-	switch l.Use(write && initRule.Load(), gs.ID(), gs.Seq(), held.Created()) {
+// useSlow is use for a lock that is not Plain.
+func useSlow(gs *held.G, l *class.Lock, read bool) bool {
+	if l.Quiet(gs.Seq()) {
+		return false
+	}
+	init := !read && gs.Len() == 0 && initRule.Load()
+	switch l.Use(init, gs.ID(), gs.Seq(), held.Created) {
 	case class.Init:
 		return true
 	case class.Shared:
@@ -345,8 +358,9 @@ func witnessed(l *class.Lock) bool {
 // source of order edges, and a reader of it may wait for it in a cycle
 // ("y, then x" here; "x, then y for reading" elsewhere), so its write is
 // no initialisation to overlook. A constructor that only fills in what the
-// lock guards takes nothing under it.
+// lock guards takes nothing under it. gs.Inits says it has some.
 func nestedUnderInit(gs *held.G) {
+	gs.Inits = false
 	ents := gs.Entries()
 	for i := range ents {
 		if e := &ents[i]; e.Init {

@@ -157,11 +157,14 @@ func (m *Mutex) lockSlow() {
 		// writers' gate to open, so m may be tried before it is recorded.
 		// (Whether it is m's initialisation write changes nothing here,
 		// but it is recorded: see use.)
-		if !l.Plain() {
-			init = useSlow(gs, l, true)
+		if !l.Plain() && !l.Quiet(gs.Seq()) {
+			init = useSlow(gs, l, false)
 		}
 		locked = m.mu.TryLock()
-		gs.Push(held.Entry{Lock: l, Init: init, Elem: l.Elem(false), Chain: chain.Key(l.Chain(false))})
+		gs.Push(held.Entry{Lock: l, Elem: l.Elem(false), Chain: chain.Key(l.Chain(false))})
+		if init {
+			gs.MarkInit()
+		}
 	} else {
 		var fresh bool
 		init = use(gs, l, false)
@@ -220,7 +223,7 @@ func (m *Mutex) unlockSlow() {
 		l := m.lock()
 		// The common case, inline: the caller holds m and took it last.
 		if gs := gls.Home(goid.ID()); gs == nil || gs.Len() == 0 || gs.Tag() != w ||
-			gs.Top().Note != 0 || !popIfTop(gs, l) {
+			deep(gs.Top()) || !popIfTop(gs, l) {
 			if !releaseOwn(w, l, false) {
 				if shared := m.unlockOther(l); shared != nil {
 					m.mu.Unlock()

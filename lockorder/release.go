@@ -13,13 +13,11 @@ import (
 // them for AssertHeld.
 
 // popIfTop pops gs's newest entry if it is a valid write hold of l: the
-// common Unlock, inlined. The entry must carry no held-profile note
-// (callers check; a noted one takes releaseDeep, which drops the note).
+// common Unlock, inlined. The entry must carry no held-profile note and
+// be no initialisation write (callers check, with deep: those take
+// releaseDeep, which drops the note and ends the write).
 func popIfTop(gs *held.G, l *class.Lock) bool {
 	if top := gs.Top(); top.Lock == l && !top.Read && l.Holder() == gs.ID() {
-		if top.Init {
-			l.EndInit() // released uncontended: it never counts
-		}
 		gs.PopUnnoted()
 		return true
 	}
@@ -46,7 +44,7 @@ func releaseOwn(w uint32, l *class.Lock, read bool) bool {
 	if gs.Tag() != w || gs.Len() == 0 {
 		return false
 	}
-	if gs.Top().Note != 0 {
+	if deep(gs.Top()) {
 		return releaseDeep(gs, l, read)
 	}
 	if read {
@@ -55,12 +53,17 @@ func releaseOwn(w uint32, l *class.Lock, read bool) bool {
 	return popIfTop(gs, l) || releaseDeep(gs, l, false)
 }
 
+// deep reports whether the release of e, gs's newest entry, must take
+// releaseDeep: e carries a held-profile note or is an initialisation
+// write.
+func deep(e *held.Entry) bool { return e.Note != 0 || e.Init }
+
 func releaseDeep(gs *held.G, l *class.Lock, read bool) bool {
 	ents := gs.Entries()
 	for i := len(ents) - 1; i >= 0; i-- {
 		if h := &ents[i]; h.Lock == l && h.Read == read {
 			if h.Init {
-				l.EndInit()
+				l.EndInit() // released, nothing showing l shared yet
 			}
 			valid := gs.Valid(h)
 			gs.Remove(i)

@@ -169,19 +169,32 @@ const (
 // lock makes here, and it inlines.
 func (l *Lock) Plain() bool { return l.use.Load() == plain }
 
+// Quiet reports whether an acquisition of l by the goroutine whose state
+// is the seq-th created has nothing to do about l's first write: l is
+// Plain, or its initialisation write is done and the goroutine is no
+// witness of it (it is the writer's, or came later: see Witness). It is
+// what an acquisition asks, first: one load, and for a lock whose
+// initialisation write is done, one more and two comparisons; it inlines.
+func (l *Lock) Quiet(seq uint64) bool {
+	s := l.use.Load()
+	return s == plain || s&useMask == initDone && (seq > s>>useBits || seq == l.initBy.Load())
+}
+
 // Use records a check-mode acquisition of l (of any kind), l not being
-// Plain, by goroutine gid, whose state is the seq-th created (held.G.Seq).
-// initWrite says the acquisition may be l's initialisation write: a write
-// made with nothing else held, while the caller's rule for them applies;
-// created is then the number of goroutine states created so far
-// (held.Created). It reports Init if it is l's first acquisition and
+// Quiet for it, by goroutine gid, whose state is the seq-th created
+// (held.G.Seq). initWrite says the acquisition may be l's initialisation
+// write: a write made with nothing else held, while the caller's rule for
+// them applies; created then returns the number of goroutine states
+// created so far (held.Created), called only if it is l's first
+// acquisition. It reports Init if it is l's first acquisition and
 // initWrite, and Shared if it shows l shared at its initialisation write
 // (see Witness), which counts from now on.
-func (l *Lock) Use(initWrite bool, gid int64, seq, created uint64) Use {
-	if l.use.Load() == unused {
+func (l *Lock) Use(initWrite bool, gid int64, seq uint64, created func() uint64) Use {
+	s := l.use.Load()
+	if s == unused {
 		v := uint64(plain)
 		if initWrite {
-			v = created<<useBits | initHeld
+			v = created()<<useBits | initHeld
 		}
 		if l.use.CompareAndSwap(unused, v) {
 			if !initWrite {
@@ -192,8 +205,9 @@ func (l *Lock) Use(initWrite bool, gid int64, seq, created uint64) Use {
 			l.initBy.Store(seq)
 			return Init
 		}
+		s = l.use.Load()
 	}
-	if l.Witness(gid, seq) {
+	if l.witness(s, gid, seq) {
 		return Shared
 	}
 	return Plain
@@ -207,15 +221,17 @@ func (l *Lock) Use(initWrite bool, gid int64, seq, created uint64) Use {
 // the write is held, any other goroutine than its holder shows it; once
 // it is released, a goroutine whose state existed when it was made, other
 // than the writer's: that goroutine was there, and it has l in hand.
-func (l *Lock) Witness(gid int64, seq uint64) bool {
-	s := l.use.Load()
+func (l *Lock) Witness(gid int64, seq uint64) bool { return l.witness(l.use.Load(), gid, seq) }
+
+// witness is Witness with l.use loaded: s.
+func (l *Lock) witness(s uint64, gid int64, seq uint64) bool {
 	switch s & useMask {
-	case initHeld:
-		if l.holder.Load() == gid {
+	case initDone:
+		if seq > s>>useBits || seq == 0 || seq == l.initBy.Load() {
 			return false
 		}
-	case initDone:
-		if seq == 0 || seq > s>>useBits || seq == l.initBy.Load() {
+	case initHeld:
+		if l.holder.Load() == gid {
 			return false
 		}
 	default:

@@ -109,7 +109,7 @@ func TestInitialisationWriteWitnesses(t *testing.T) {
 	const writer, writerSeq, created = 10, 5, 7
 	first := func() *class.Lock {
 		l := class.New(nil, "RWMutex", 1)
-		if l.Plain() || l.Use(true, writer, writerSeq, created) != class.Init || !l.InitHeld() {
+		if l.Plain() || l.Use(true, writer, writerSeq, func() uint64 { return created }) != class.Init || !l.InitHeld() {
 			t.Fatal("a first write with nothing held is no initialisation")
 		}
 		l.SetHolder(writer)
@@ -125,11 +125,14 @@ func TestInitialisationWriteWitnesses(t *testing.T) {
 		t.Fatal("released: the write does not count")
 	}
 	for _, seq := range []uint64{0, writerSeq, created + 1} {
-		if l.Use(false, 11, seq, 0) != class.Plain || !l.InitDone() {
+		if seq != 0 && !l.Quiet(seq) {
+			t.Fatalf("state %d: an acquisition that witnesses nothing is Quiet", seq)
+		}
+		if l.Use(false, 11, seq, nil) != class.Plain || !l.InitDone() {
 			t.Fatalf("state %d: no witness (none, the writer's, later)", seq)
 		}
 	}
-	if l.Use(false, 11, created, 0) != class.Shared || !l.Plain() || l.Witness(12, 1) {
+	if l.Quiet(created) || l.Use(false, 11, created, nil) != class.Shared || !l.Plain() || !l.Quiet(1) || l.Witness(12, 1) {
 		t.Fatal("a state there at the write witnesses, once")
 	}
 	l = first()
@@ -137,7 +140,7 @@ func TestInitialisationWriteWitnesses(t *testing.T) {
 		t.Fatal("CountInit ends the exemption, once")
 	}
 	l = class.New(nil, "RWMutex", 1)
-	if l.Use(false, writer, writerSeq, created) != class.Plain || !l.Plain() {
+	if l.Use(false, writer, writerSeq, nil) != class.Plain || !l.Plain() {
 		t.Fatal("a first read is no initialisation")
 	}
 	l = class.New(nil, "RWMutex", 1)

@@ -27,8 +27,8 @@ type Entry struct {
 	// Again is set when the goroutine already held Lock when it asked for
 	// it (a recursive acquisition).
 	Again bool
-	// Init is set on the lock's initialisation write (class.Init): its
-	// release ends the exemption (class.Lock.EndInit).
+	// Init is set on the lock's initialisation write (class.Init), by
+	// MarkInit: its release ends the exemption (class.Lock.EndInit).
 	Init bool
 	// Note is a token the owner registered for this hold elsewhere (in
 	// lockorder's held-locks profile), 0 if none. DropNote is called with
@@ -55,6 +55,9 @@ type G struct {
 	// that a violation caused by the handler itself is not handed back to
 	// it (which would deadlock a handler that holds a lock).
 	InHandler bool
+	// Inits is set by MarkInit, and cleared by the owner once none of
+	// its entries has Init: a nested acquisition looks for them only then.
+	Inits bool
 
 	id     atomic.Int64
 	tag    uint32
@@ -129,7 +132,8 @@ func (g *G) Top() *Entry { return &g.stack[len(g.stack)-1] }
 // It copies e field by field into its slot rather than appending the
 // struct, whose wide copy reads back the narrow stores that built e while
 // they are still in flight: measurably slower per Lock (bench/, cases (a)
-// and (b)).
+// and (b)). It leaves out Init, which MarkInit sets: one more field to
+// copy and Push no longer inlines.
 func (g *G) Push(e Entry) {
 	n := len(g.stack)
 	if n == cap(g.stack) {
@@ -138,7 +142,14 @@ func (g *G) Push(e Entry) {
 	g.stack = g.stack[:n+1]
 	s := &g.stack[n]
 	s.Lock, s.Elem, s.Chain, s.Gen = e.Lock, e.Elem, e.Chain, e.Gen
-	s.Read, s.Try, s.Again, s.Init, s.Note = e.Read, e.Try, e.Again, e.Init, e.Note
+	s.Read, s.Try, s.Again, s.Note = e.Read, e.Try, e.Again, e.Note
+}
+
+// MarkInit marks the entry just pushed as its lock's initialisation write
+// (Init), and sets Inits.
+func (g *G) MarkInit() {
+	g.Top().Init = true
+	g.Inits = true
 }
 
 // grow makes room for one more entry.
