@@ -138,9 +138,6 @@ func enter(gs *held.G, m owner, l *class.Lock, read, init bool) (_ *class.Lock, 
 	if gs.Len() == 0 {
 		e.Chain = chain.Key(l.Chain(read))
 	} else {
-		if gs.Inits {
-			nestedUnderInit(gs)
-		}
 		fresh = prepareNested(gs, m, &e)
 	}
 	if !read && !fresh && e.Lock.Class.Gated() && (gs.Len() == 0 || e.Again || staleWrites(gs)) {
@@ -179,6 +176,9 @@ func staleWrites(gs *held.G) bool {
 func newChain(gs *held.G, st stack.ID) {
 	e := *gs.Top()
 	gs.PopUnnoted()
+	if gs.Inits {
+		nestedUnderInit(gs)
+	}
 	recordEdges(gs, e, st)
 	gs.Push(e)
 }
@@ -358,7 +358,9 @@ func witnessed(l *class.Lock) bool {
 // source of order edges, and a reader of it may wait for it in a cycle
 // ("y, then x" here; "x, then y for reading" elsewhere), so its write is
 // no initialisation to overlook. A constructor that only fills in what the
-// lock guards takes nothing under it. gs.Inits says it has some.
+// lock guards takes nothing under it. gs.Inits says it may have some.
+// newChain calls it: a lock taken under an initialisation write makes a
+// new chain, since that write was the first acquisition of its lock.
 func nestedUnderInit(gs *held.G) {
 	gs.Inits = false
 	ents := gs.Entries()
@@ -382,6 +384,7 @@ func initWaits(gs *held.G, l *class.Lock) {
 	e := *gs.Top()
 	gs.PopUnnoted()
 	initShared(l)
+	e.Init, e.Note = false, 0 // a write that counts, with no token yet
 	gs.Push(e)
 }
 

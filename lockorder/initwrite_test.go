@@ -112,6 +112,24 @@ func TestInitWriteIsNoWrite(t *testing.T) {
 	}
 }
 
+// With the held profile on, an initialisation write's hold is listed as
+// any other while it lasts, its release drops it, and ends the write.
+func TestInitWriteWithHeldProfile(t *testing.T) {
+	if !freshInitRule(t) {
+		return
+	}
+	lockorder.Configure(lockorder.WithHeldProfile(true)) // no change of mode
+	t.Cleanup(func() { lockorder.Configure(lockorder.WithHeldProfile(false)) })
+	require.True(t, lockorder.InitRule())
+	var y lockorder.RWMutex
+	takeAndKeep(&y)
+	require.True(t, lockorder.InitHeld(&y))
+	assert.Equal(t, int64(1), holds(t, "takeAndKeep"))
+	y.Unlock()
+	assert.Zero(t, holds(t, "takeAndKeep"))
+	assert.True(t, lockorder.InitDone(&y))
+}
+
 // inline runs f in the calling goroutine.
 func inline(f func()) { f() }
 

@@ -223,7 +223,7 @@ func (m *Mutex) unlockSlow() {
 		l := m.lock()
 		// The common case, inline: the caller holds m and took it last.
 		if gs := gls.Home(goid.ID()); gs == nil || gs.Len() == 0 || gs.Tag() != w ||
-			deep(gs.Top()) || !popIfTop(gs, l) {
+			gs.Top().Note != 0 || !popIfTop(gs, l) {
 			if !releaseOwn(w, l, false) {
 				if shared := m.unlockOther(l); shared != nil {
 					m.mu.Unlock()

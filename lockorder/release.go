@@ -13,9 +13,9 @@ import (
 // them for AssertHeld.
 
 // popIfTop pops gs's newest entry if it is a valid write hold of l: the
-// common Unlock, inlined. The entry must carry no held-profile note and
-// be no initialisation write (callers check, with deep: those take
-// releaseDeep, which drops the note and ends the write).
+// common Unlock, inlined. The entry must carry no Note: a held-profile
+// token, or held.InitNote on an initialisation write (callers check; those
+// take releaseDeep, which drops the token and ends the write).
 func popIfTop(gs *held.G, l *class.Lock) bool {
 	if top := gs.Top(); top.Lock == l && !top.Read && l.Holder() == gs.ID() {
 		gs.PopUnnoted()
@@ -44,7 +44,7 @@ func releaseOwn(w uint32, l *class.Lock, read bool) bool {
 	if gs.Tag() != w || gs.Len() == 0 {
 		return false
 	}
-	if deep(gs.Top()) {
+	if gs.Top().Note != 0 {
 		return releaseDeep(gs, l, read)
 	}
 	if read {
@@ -52,11 +52,6 @@ func releaseOwn(w uint32, l *class.Lock, read bool) bool {
 	}
 	return popIfTop(gs, l) || releaseDeep(gs, l, false)
 }
-
-// deep reports whether the release of e, gs's newest entry, must take
-// releaseDeep: e carries a held-profile note or is an initialisation
-// write.
-func deep(e *held.Entry) bool { return e.Note != 0 || e.Init }
 
 func releaseDeep(gs *held.G, l *class.Lock, read bool) bool {
 	ents := gs.Entries()

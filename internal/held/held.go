@@ -32,18 +32,25 @@ type Entry struct {
 	Init bool
 	// Note is a token the owner registered for this hold elsewhere (in
 	// lockorder's held-locks profile), 0 if none. DropNote is called with
-	// it when the entry leaves the stack, however it leaves.
+	// it when the entry leaves the stack, however it leaves. It is InitNote
+	// on an entry marked Init that has no token.
 	Note uint64
 }
 
 // DropNote, when set (once, at initialization), is called with the Note of
-// every entry that leaves a stack.
+// every entry that leaves a stack (but InitNote).
 var DropNote func(note uint64)
+
+// InitNote is the Note MarkInit gives an entry: not zero, so that its
+// release, like a noted one's, takes the way that looks at the entry
+// (lockorder's releaseDeep, which ends the initialisation write), and the
+// common release, which pops a plain entry, need not test Init.
+const InitNote = ^uint64(0)
 
 func dropNotes(es []Entry) {
 	for i := range es {
-		if es[i].Note != 0 && DropNote != nil {
-			DropNote(es[i].Note)
+		if n := es[i].Note; n != 0 && n != InitNote && DropNote != nil {
+			DropNote(n)
 		}
 	}
 }
@@ -145,10 +152,11 @@ func (g *G) Push(e Entry) {
 	s.Read, s.Try, s.Again, s.Note = e.Read, e.Try, e.Again, e.Note
 }
 
-// MarkInit marks the entry just pushed as its lock's initialisation write
-// (Init), and sets Inits.
+// MarkInit marks the entry just pushed, which has no Note yet, as its
+// lock's initialisation write (Init, and InitNote), and sets Inits.
 func (g *G) MarkInit() {
-	g.Top().Init = true
+	t := g.Top()
+	t.Init, t.Note = true, InitNote
 	g.Inits = true
 }
 
@@ -163,8 +171,8 @@ func (g *G) Pop() {
 	g.PopUnnoted()
 }
 
-// PopUnnoted removes the most recent entry, which must carry no Note. It
-// is Pop for the hot path: small enough to inline.
+// PopUnnoted removes the most recent entry, which must carry no Note but
+// InitNote. It is Pop for the hot path: small enough to inline.
 func (g *G) PopUnnoted() {
 	n := len(g.stack) - 1
 	g.stack[n].Lock = nil // the only pointer: let the lock be collected
