@@ -191,6 +191,48 @@
 // and the lock sequences cached under them: back in ModeCheck, each gate
 // is learnt afresh from the writes seen, and reports come from those.
 //
+// A lock's first write, when nothing else is held, is often the object's
+// initialisation: a constructor, or a database's Open mapping its file
+// under the mmap lock before the handle is shared. Counted as a write
+// made with nothing held, it empties the writers' gate, and cycles that
+// cannot deadlock are reported. So in a process that has been in
+// ModeCheck since it started (the default under go test, or
+// SYNCWATCH_MODE=check) and never left it, so that every acquisition was
+// seen, a lock's first acquisition, if it is a write made with nothing
+// else held, is taken for its initialisation: it does not count as a
+// write of the lock's class, neither giving the class writers nor
+// narrowing its writers' gate, until something seen shows the lock
+// shared when that write was made. Then it counts, as a write made with
+// nothing held, and the cycles it held back are reported at once. The
+// evidence: while the write holds the lock, another goroutine tries to
+// take it (a failed TryLock included) or releases it, the write itself
+// has to wait, or its goroutine takes another lock under it (then it is a
+// source of order edges: "Y, then X" with "X, then a read of Y" elsewhere
+// is reported); at any time after, a goroutine that was there when the
+// write was made takes the lock, tries to, or releases a hold of it.
+// "There" means it had taken a lock in ModeCheck before the write: a
+// goroutine started before it that first locks after it passes for a
+// later one. The writer itself, and goroutines that first lock after the
+// write (those a test, or the code that opened the database, starts
+// next), are no evidence: they may have been given the lock by the
+// writer once it was written. Reset forgets writes, not that a lock was
+// used: a lock is initialised once. Once the process is configured into
+// ModeCheck from another mode, or leaves it, a lock's first write seen
+// may come long after the lock was shared, its readers unseen: from then
+// on first writes count as any other (a write exempted before that still
+// waits for its evidence).
+//
+// The limit: a lock published before its first write, written first
+// uncontended and with nothing taken under it, whose readers all start
+// after that write and then form a read cycle (a lazily filled cache read
+// in two orders, say), is not predicted to deadlock: in another
+// interleaving that write could have queued behind one reader with the
+// other queued behind it. A deadlock that happens is still caught, by the
+// wait-for graph, when it happens (and a write that waits in it counts
+// then). Linux's lockdep has no such rule (init
+// paths are annotated there); this one goes by evidence, and counts the
+// write once the lock shows itself shared.
+//
 // # Lock classes
 //
 // Edges are recorded between lock classes, as Linux's lockdep does. All

@@ -442,7 +442,8 @@ func forgetWriters() {
 func writtenHolds(gs *held.G) {
 	ents := gs.Entries()
 	for i := range ents {
-		if h := &ents[i]; !h.Read && !h.Lock.Class.Written() {
+		if h := &ents[i]; !h.Read && !h.Lock.Class.Written() && !(h.Init && h.Lock.InitHeld()) {
+			// (An initialisation write held uncontended is no write.)
 			firstWrite(nil, h.Lock) // written, with no writers' gate
 		}
 	}

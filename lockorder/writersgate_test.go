@@ -24,8 +24,13 @@ import (
 // gatedCycle takes, one goroutine after another: Y for writing under G;
 // X under Y read-held, under G; Y for reading under X, without G.
 func gatedCycle(g *lockorder.Mutex, x *lockorder.Mutex, y *lockorder.RWMutex) {
-	run(func() { g.Lock(); y.Lock(); y.Unlock(); g.Unlock() })
-	run(func() {
+	gatedCycleIn(run, g, x, y)
+}
+
+// gatedCycleIn is gatedCycle with each step run by in.
+func gatedCycleIn(in func(func()), g *lockorder.Mutex, x *lockorder.Mutex, y *lockorder.RWMutex) {
+	in(func() { g.Lock(); y.Lock(); y.Unlock(); g.Unlock() })
+	in(func() {
 		g.Lock()
 		y.RLock()
 		x.Lock()
@@ -33,7 +38,18 @@ func gatedCycle(g *lockorder.Mutex, x *lockorder.Mutex, y *lockorder.RWMutex) {
 		y.RUnlock()
 		g.Unlock()
 	})
-	run(func() { x.Lock(); y.RLock(); y.RUnlock(); x.Unlock() })
+	in(func() { x.Lock(); y.RLock(); y.RUnlock(); x.Unlock() })
+}
+
+// readOrders takes, one goroutine after another, x under y read-held, and
+// y for reading under x: a read cycle, which a writer of y queued between
+// the two readers would close.
+func readOrders(x *lockorder.Mutex, y *lockorder.RWMutex) { readOrdersIn(run, x, y) }
+
+// readOrdersIn is readOrders with each step run by in.
+func readOrdersIn(in func(func()), x *lockorder.Mutex, y *lockorder.RWMutex) {
+	in(func() { y.RLock(); x.Lock(); x.Unlock(); y.RUnlock() })
+	in(func() { x.Lock(); y.RLock(); y.RUnlock(); x.Unlock() })
 }
 
 func TestWritersGateHoldsBackReadCycle(t *testing.T) {
@@ -271,20 +287,36 @@ func TestWritersGateDroppedWhenCheckStops(t *testing.T) {
 	assert.Len(t, only(lockorder.KindCycle), 1, "a write without G opens the gate")
 }
 
-// A lazily filled cache: its first write comes with nothing held, then
-// the two read orders. A writer queued between the readers deadlocks
-// them: reported, whatever acquisition of y came first. (A rule that took
-// a lock's first write for its initialisation missed this.)
-func TestFirstWriteWithNothingHeldCounts(t *testing.T) {
-	fresh(t)
+// A lazily filled cache, as the run shows it: y's first write comes with
+// nothing held, and the goroutines that then take y in the two read
+// orders all start after that write, or are the writer itself. A writer
+// queued between the readers would deadlock them, but no writer of y is
+// seen that could queue: the first write is taken for y's initialisation
+// (see initwrite_test.go), as bbolt's Open maps its file before the DB is
+// shared, and nothing seen shows y shared while it was written. The
+// cycle is held back. This is the initialisation rule's limit: a lock
+// published before its first write, which is made uncontended, and whose
+// readers all start after it, is not predicted to deadlock; a deadlock
+// that happens is still reported by the wait-for graph. (Without the
+// rule this test asserted the cycle reported.) It is reported as soon as
+// a goroutine that was there at the write (it had taken a lockorder lock)
+// takes y: the cache was shared when it was written. The tests in
+// initwrite_test.go show the other evidence.
+func TestFirstWriteBeforeItsReadersHeldBack(t *testing.T) {
+	if !freshInitRule(t) {
+		return
+	}
 	var x lockorder.Mutex
 	var y lockorder.RWMutex
+	w := startWorker(t, true)            // there before the write
 	run(func() { y.Lock(); y.Unlock() }) // the first acquisition of y
-	run(func() { y.RLock(); x.Lock(); x.Unlock(); y.RUnlock() })
-	run(func() { x.Lock(); y.RLock(); y.RUnlock(); x.Unlock() })
-	assert.Len(t, only(lockorder.KindCycle), 1)
+	readOrders(&x, &y)
+	require.Empty(t, only(lockorder.KindCycle), "readers started after the write")
+	w.run(func() { y.RLock(); y.RUnlock() })
+	assert.Len(t, only(lockorder.KindCycle), 1, "a reader there before the write")
 
-	// The same, in one goroutine: the orders are predicted, not run at once.
+	// The same, in one goroutine, the writer: the orders are predicted,
+	// not run at once.
 	fresh(t)
 	var a lockorder.Mutex
 	var b lockorder.RWMutex
@@ -298,7 +330,7 @@ func TestFirstWriteWithNothingHeldCounts(t *testing.T) {
 	b.RLock()
 	b.RUnlock()
 	a.Unlock()
-	assert.Len(t, only(lockorder.KindCycle), 1)
+	assert.Empty(t, only(lockorder.KindCycle), "the writer alone")
 }
 
 // The ∃ rule: one edge of the cycle holding a lock of Y's writers' gate

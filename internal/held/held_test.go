@@ -207,3 +207,14 @@ func TestWaitSameEdgesMerge(t *testing.T) {
 		t.Fatal("a source that no longer stands merges nothing")
 	}
 }
+
+// States are numbered as they are created: a state whose Seq is at most
+// Created() at some moment existed then.
+func TestSeqNumbersStatesAsCreated(t *testing.T) {
+	a := held.New(1)
+	before := held.Created()
+	b := held.New(2)
+	if a.Seq() == 0 || a.Seq() > before || b.Seq() <= before || b.Seq() > held.Created() {
+		t.Fatalf("a.Seq %d, Created %d, then b.Seq %d, Created %d", a.Seq(), before, b.Seq(), held.Created())
+	}
+}
