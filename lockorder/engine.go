@@ -365,7 +365,11 @@ func useSlow(gs *held.G, l *class.Lock, read bool) bool {
 	if l.Quiet(gs.Seq()) {
 		return false
 	}
-	init := !read && gs.Len() == 0 && initRule.Load()
+	// Only a class that can be read-locked has a writers' gate for an
+	// initialisation write to spare: an RWMutex's, or a named class,
+	// which an RWMutex may share. A Mutex of its own class is Plain from
+	// its first acquisition, and pays nothing after it.
+	init := !read && gs.Len() == 0 && initRule.Load() && (l.Kind == "RWMutex" || l.Class.Named)
 	switch l.Use(init, gs.ID(), gs.Seq(), held.Created) {
 	case class.Init:
 		return true
