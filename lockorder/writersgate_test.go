@@ -575,3 +575,40 @@ func TestTwoEdgesHoldingOneLockCannotBothWait(t *testing.T) {
 	cycles = only(lockorder.KindCycle)
 	assert.Len(t, cycles, 1)
 }
+
+// A report shows, for each edge, a sighting that can take part in the
+// deadlock: X -> Y first seen under G, then without it, is shown as seen
+// without it (the sighting under G could not deadlock with the other
+// order taken under G too).
+func TestReportShowsTheSightingThatMadeTheCycle(t *testing.T) {
+	fresh(t)
+	g, x, y := lockorder.NewMutex("shown-G"), lockorder.NewMutex("shown-X"), lockorder.NewMutex("shown-Y")
+	run(func() { takeXYUnderG(g, x, y) })
+	run(func() { takeXY(x, y) })
+	run(func() { y.Lock(); x.Lock(); x.Unlock(); y.Unlock() })
+	cycles := only(lockorder.KindCycle)
+	require.Len(t, cycles, 1)
+	var shown string
+	for _, e := range cycles[0].Cycle {
+		if e.From == "shown-X" {
+			shown = e.Stack.String()
+		}
+	}
+	assert.Contains(t, shown, "takeXY")
+	assert.NotContains(t, shown, "takeXYUnderG")
+}
+
+//go:noinline
+func takeXYUnderG(g, x, y *lockorder.Mutex) {
+	g.Lock()
+	takeXY(x, y)
+	g.Unlock()
+}
+
+//go:noinline
+func takeXY(x, y *lockorder.Mutex) {
+	x.Lock()
+	y.Lock()
+	y.Unlock()
+	x.Unlock()
+}

@@ -55,8 +55,11 @@ type Observation struct {
 // sighting did: a cycle is one way to take each of its edges.)
 type Edge struct {
 	From, To NodeID
-	// First is the first observation of the edge, less its gate, which
-	// Gate holds.
+	// First is the observation of the edge that reports show, less its
+	// gate, which Gate holds: the first, or the latest that made the edge
+	// able to block where it could not before (it narrowed the gate, or
+	// was taken from a write hold, or from another lock), the one a
+	// deadlock along the edge looks like.
 	First Observation
 	// Gate is the intersection of the gates of every observation.
 	Gate Gate
@@ -268,6 +271,11 @@ func (g *Graph) merge(e *Edge, o Observation) bool {
 	}
 	if kept := g.intersect(e.Gate, o.Gate); kept.Len() < e.Gate.Len() {
 		e.Gate, changed = kept, true
+	}
+	if changed {
+		// o is what makes a cycle through e possible now: show it.
+		e.First = o
+		e.First.Gate = Gate{}
 	}
 	return changed
 }
