@@ -181,12 +181,20 @@
 // forms: it would be that edge's goroutine, which waits for another lock.
 // An edge that may write Y itself does not count. Where the shortest cycle
 // is held back so, longer ones are looked for within a bound; past it, the
-// shortest is reported. Where the cycle goes on from a write hold of Y,
+// shortest is reported. Likewise a cycle two of whose edges were taken
+// holding one lock for writing (around them, or as the lock they were
+// taken from) cannot deadlock: two goroutines cannot both hold it, so
+// bbolt's Close, holding the writer lock around the meta and mmap locks,
+// forms no cycle with transactions that take the writer lock first.
+// Where the cycle goes on from a write hold of Y,
 // the reader may wait for that holder, and the gate does not count. A
 // later write of Y without G opens the gate, and the cycles it held back
 // are reported then. A lock released by another goroutine than its
 // holder (a Mutex handed off) is no longer held by its taker, in the
-// gates of what that goroutine takes next as elsewhere. Writes are not
+// gates of what that goroutine takes next as elsewhere; the limits: one
+// handed off while its taker waits for another lock counts as held during
+// that wait, and a copy of a lock made after its first use is the same
+// lock to these rules (go vet's copylocks check reports such copies). Writes are not
 // seen outside ModeCheck, so leaving it forgets the gates, as Reset does,
 // and the lock sequences cached under them: back in ModeCheck, each gate
 // is learnt afresh from the writes seen, and reports come from those.

@@ -302,34 +302,6 @@ func tryAcquired(gs *held.G, l *class.Lock, read, init bool) {
 	}
 }
 
-// afterWait runs after gs waited for its newest entry's lock. A write
-// hold handed off to another goroutine meanwhile (see handedOff) did not
-// cover the wait, though the acquisition was recorded under it: a writer
-// gated by it could have queued. So it drops such holds and records the
-// acquisition again under the holds left: its edges, or for a write with
-// nothing left held, the write of a class with a writers' gate. Only the
-// contended path pays, one load when nothing was handed off.
-func afterWait(gs *held.G) {
-	n := handoffs.n.Load()
-	if n == gs.Handoffs || gs.Len() == 0 {
-		return
-	}
-	e := *gs.Top()
-	gs.PopUnnoted()
-	gs.Handoffs = n
-	if gs.Prune() {
-		e.Chain = chainAfter(gs, e.Elem)
-		if gs.Len() == 0 {
-			if !e.Read && e.Lock.Class.Gated() {
-				writeUnder(gs, e.Lock)
-			}
-		} else if !chains.Contains(e.Chain) {
-			recordEdges(gs, e, stack.Capture())
-		}
-	}
-	gs.Push(e)
-}
-
 // Initialisation writes. A lock's first acquisition in check mode, when it
 // is a write made with nothing else held, is taken for the object's
 // initialisation (a constructor, or bbolt's Open mapping its file under

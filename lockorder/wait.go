@@ -68,7 +68,6 @@ func checkWait(gs *held.G, l *class.Lock, read bool, lk locker) {
 	}
 	waitfor.End(w)
 	observeWait(context.Background(), l, start, holder)
-	afterWait(gs)
 }
 
 // traceWait blocks on lk and traces the wait if it was long. The wait is

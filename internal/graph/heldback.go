@@ -135,8 +135,10 @@ type exists struct {
 type pathSets struct{ held, wg, all Gate }
 
 // newExists returns the sets of a search under the rule of heldBack for
-// a cycle through e, visiting nodes of rank up to bound, and how many
-// nodes it visited to find the locks worth keeping in held. Those are
+// a cycle through e, visiting nodes of rank up to bound, how many nodes
+// the search can go through (region: those e.To reaches that reach
+// e.From), and how many it visited to find them and the locks worth
+// keeping in held. Those are
 // the locks of the writers' gates that wg can take in: of the To of e
 // and of the read-only edges the search can take (from a node e.To
 // reaches, by edges that can block, e.From left out as the search leaves
@@ -144,10 +146,16 @@ type pathSets struct{ held, wg, all Gate }
 // only tell apart states the rule does not: the paths under different
 // locks that a layered graph multiplies. Should that look visit more
 // than budget nodes, held keeps every lock of g.gated.
-func (g *Graph) newExists(e *Edge, canBlock func(*Edge) bool, bound, budget int) (*exists, int) {
-	x := &exists{sets: []pathSets{{}}, index: map[[3]string]uint32{{}: 0}, among: g.gated}
+func (g *Graph) newExists(e *Edge, canBlock func(*Edge) bool, bound, budget int) (x *exists, region, visited int) {
+	x = &exists{sets: []pathSets{{}}, index: map[[3]string]uint32{{}: 0}, among: g.gated}
 	among := make(map[NodeID]int)
-	held := make(map[NodeID]int) // how many edges hold each lock
+	// holders keeps, for each lock, a few of the edges that hold it; a
+	// lock goes into x.pair once two of them differ in From and in To.
+	// Two edges out of one node, or into one, are never both in a simple
+	// cycle: a lock they alone share (every edge out of a lock held for
+	// writing has it as Src) would only tell apart paths the rule does not.
+	holders := make(map[NodeID][]*Edge)
+	x.pair = make(map[NodeID]int)
 	add := func(e *Edge) {
 		if w := e.to.writers; !e.ToWrite {
 			for i, id := range w.ids {
@@ -157,7 +165,19 @@ func (g *Graph) newExists(e *Edge, canBlock func(*Edge) bool, bound, budget int)
 			}
 		}
 		for _, id := range holdsOf(e, nil, false).IDs() {
-			held[id]++
+			if _, ok := x.pair[id]; ok {
+				continue
+			}
+			hs := holders[id]
+			for _, h := range hs {
+				if h.From != e.From && h.To != e.To {
+					x.pair[id] = 1
+					break
+				}
+			}
+			if len(hs) < 4 {
+				holders[id] = append(hs, e)
+			}
 		}
 	}
 	add(e)
@@ -165,10 +185,10 @@ func (g *Graph) newExists(e *Edge, canBlock func(*Edge) bool, bound, budget int)
 	// through e.
 	back := map[*Node]bool{e.from: true}
 	queue := []*Node{e.from}
-	visited := 0
+	visited = 0
 	for ; len(queue) > 0; queue = queue[1:] {
 		if visited++; visited > budget {
-			return x, visited
+			return x, visited, visited
 		}
 		for _, in := range queue[0].in {
 			if m := in.from; !back[m] && m.rank <= bound && (canBlock == nil || canBlock(in)) {
@@ -181,9 +201,10 @@ func (g *Graph) newExists(e *Edge, canBlock func(*Edge) bool, bound, budget int)
 	mark := g.epoch
 	e.to.mark = mark
 	queue = append(queue[:0], e.to)
+	region = 0
 	for ; len(queue) > 0; queue = queue[1:] {
-		if visited++; visited > budget {
-			return x, visited
+		if region++; region > budget {
+			return x, region, visited + region
 		}
 		for _, next := range queue[0].out {
 			if next.to.rank > bound || !back[next.to] || (canBlock != nil && !canBlock(next)) {
@@ -198,13 +219,7 @@ func (g *Graph) newExists(e *Edge, canBlock func(*Edge) bool, bound, budget int)
 	}
 	x.back = back
 	x.among = among
-	x.pair = make(map[NodeID]int)
-	for id, n := range held {
-		if n > 1 {
-			x.pair[id] = n
-		}
-	}
-	return x, visited
+	return x, region, visited + region
 }
 
 // intern returns the index of the sets held and wg.

@@ -183,11 +183,13 @@ func TestHeldBackBudget(t *testing.T) {
 		g.SetWritersGate(mmap, gateOf(rw))
 		g.Add(mmap, rw, fromRead(obs()), nil)
 		g.Add(rw, meta, fromLock(obs(), rw), nil)
-		// Dead ends after rw, taken from no lock known: the first search
-		// does not look at them (it finds the cycle first), the second
-		// must, one state each.
+		// Ways from rw back to meta, taken from no lock known, held back
+		// too (rw around the last edge): the first search does not look
+		// at them (it finds the cycle first), the second must, one state
+		// each.
 		for d := graph.NodeID(10); d < 20; d++ {
 			g.Add(rw, d, obs(), nil)
+			g.Add(d, meta, obs(rw), nil)
 		}
 		return g
 	}

@@ -190,8 +190,8 @@ func (g *Graph) searchCounted(e *Edge, canBlock func(*Edge) bool, bound int) (Cy
 	if c == nil || !g.heldBack(c) {
 		return c, n
 	}
-	x, m := g.newExists(e, canBlock, bound, g.maxSearch())
-	budget := min(g.maxSearch(), max(existsMin, existsFactor*max(n, m)))
+	x, region, m := g.newExists(e, canBlock, bound, g.maxSearch())
+	budget := min(g.maxSearch(), max(existsMin, existsFactor*max(n, region)))
 	d, done, k := g.searchStates(e, canBlock, bound, x, budget)
 	if done {
 		return d, n + m + k
