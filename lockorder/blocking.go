@@ -23,7 +23,7 @@ import (
 // as a Lock would, and pushes an entry for l that the caller drops with
 // leaveBlocking (or turns into a hold, for a Once's runner).
 func enterBlocking(gs *held.G, l *class.Lock) {
-	if _, _, fresh := enter(gs, notCopied{}, l, false); fresh {
+	if _, _, fresh := enter(gs, notCopied{}, l, false, false); fresh {
 		newChain(gs, stack.Capture())
 	}
 }

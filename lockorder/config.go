@@ -29,6 +29,12 @@ var (
 	configMu   sync.Mutex // serializes Configure
 	modeWord   atomic.Uint32
 	defaultCfg = config{waitThreshold: 10 * time.Millisecond}
+	// initRule is set while the process has been in check mode since
+	// lockorder's init, so that every acquisition was seen: only then is
+	// a lock's first write taken for its initialisation (see use). init
+	// sets it if it chose check mode; updateMode clears it for good when
+	// the mode changes. It is read only at a lock's first acquisition.
+	initRule atomic.Bool
 )
 
 // modeWord packs the mode (bits 0-1) and whether the held-locks profiles
@@ -70,6 +76,11 @@ func updateMode(f func(uint32) uint32) {
 		}
 		if modeWord.CompareAndSwap(old, (old>>epochShift+1)<<epochShift|bits) {
 			syncFastPaths()
+			if (old^bits)&modeMask != 0 {
+				// Acquisitions in another mode go unseen: from here on
+				// no first write is taken for an initialisation.
+				initRule.Store(false)
+			}
 			if Mode(old&modeMask) == ModeCheck && Mode(bits&modeMask) != ModeCheck {
 				forgetWriters()
 			}
@@ -85,6 +96,8 @@ func init() {
 	}
 	cfg.Store(&c)
 	setMode(defaultMode(os.Getenv("SYNCWATCH_MODE"), underTest()))
+	// Every acquisition is seen from here, if the mode is check.
+	initRule.Store(loadMode() == ModeCheck)
 	syncFastPaths() // even if the mode stayed ModeOff, which changes nothing above
 	applyMonitor(&c, modeWord.Load())
 }

@@ -113,6 +113,7 @@ func rebind(p *atomic.Pointer[class.Lock], old *class.Lock, kind string, addr un
 		l = keyed(class.NewAt(old.Site, kind, uintptr(addr)))
 	}
 	l.SetOwner(addr)
+	l.MarkUsed() // a copy made after first use: not fresh
 	if p.CompareAndSwap(old, l) {
 		return l
 	}

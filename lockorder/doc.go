@@ -12,10 +12,12 @@
 //
 // In [ModeCheck] lockorder records, for every goroutine, which locks it holds
 // when it takes another. Each "B taken while A is held" is an edge of a
-// process-wide lock-order graph. A cycle in that graph is a possible
-// deadlock, and it is reported the first time its closing edge is seen,
-// before the goroutine blocks, even if the two orders never overlapped in
-// time and nothing ever deadlocked. Cycles of any length are found.
+// process-wide lock-order graph, B taken for reading and B taken for
+// writing two edges, each with what was seen of its own acquisitions. A
+// cycle in that graph is a possible deadlock, and it is reported the first
+// time its closing edge is seen, before the goroutine blocks, even if the
+// two orders never overlapped in time and nothing ever deadlocked. Cycles
+// of any length are found.
 //
 // An edge from a read hold, "Y taken while X is read-held", is the
 // exception. sync lets one goroutine RUnlock what another RLocked, so the
@@ -173,14 +175,71 @@
 // edge taken while Y was read-held (never write-held), no writer holds Y,
 // so the read edge into Y counts as taken under Y's writers' gate too: the
 // locks held for writing at every write of Y so far that could wait (a
-// TryLock never waits, and is left out). If every writer of Y holds G,
-// and the cycle's other edges were taken holding G, no writer of Y can
-// wait while the cycle forms. Where the cycle goes on from a write hold of
-// Y, the reader may wait for that holder, and the gate does not count. A
+// TryLock never waits, and is left out). If every writer of Y holds G, and
+// any one edge of the cycle was taken holding G for writing (around it, or
+// as the lock it was taken from), no writer of Y can wait while the cycle
+// forms: it would be that edge's goroutine, which waits for another lock.
+// An edge that may write Y itself does not count. Where the shortest cycle
+// is held back so, longer ones are looked for within a bound; past it, the
+// shortest is reported. Likewise a cycle two of whose edges were taken
+// holding one lock for writing (around them, or as the lock they were
+// taken from) cannot deadlock: two goroutines cannot both hold it, so
+// bbolt's Close, holding the writer lock around the meta and mmap locks,
+// forms no cycle with transactions that take the writer lock first.
+// Where the cycle goes on from a write hold of Y,
+// the reader may wait for that holder, and the gate does not count. A
 // later write of Y without G opens the gate, and the cycles it held back
-// are reported then. Writes are not seen outside ModeCheck, so leaving it
-// forgets the gates, as Reset does: back in ModeCheck, each gate is
-// learnt afresh from the writes seen, and reports come from those.
+// are reported then. A lock released by another goroutine than its
+// holder (a Mutex handed off) is no longer held by its taker, in the
+// gates of what that goroutine takes next as elsewhere; the limits: one
+// handed off while its taker waits for another lock counts as held during
+// that wait, and a copy of a lock made after its first use is the same
+// lock to these rules (go vet's copylocks check reports such copies). Writes are not
+// seen outside ModeCheck, so leaving it forgets the gates, as Reset does,
+// and the lock sequences cached under them: back in ModeCheck, each gate
+// is learnt afresh from the writes seen, and reports come from those.
+//
+// A lock's first write, when nothing else is held, is often the object's
+// initialisation: a constructor, or a database's Open mapping its file
+// under the mmap lock before the handle is shared. Counted as a write
+// made with nothing held, it empties the writers' gate, and cycles that
+// cannot deadlock are reported. So in a process that has been in
+// ModeCheck since it started (the default under go test, or
+// SYNCWATCH_MODE=check) and never left it, so that every acquisition was
+// seen, a lock's first acquisition, if it is a write made with nothing
+// else held, is taken for its initialisation: it does not count as a
+// write of the lock's class, neither giving the class writers nor
+// narrowing its writers' gate, until something seen shows the lock
+// shared when that write was made. Then it counts, as a write made with
+// nothing held, and the cycles it held back are reported at once. The
+// evidence: while the write holds the lock, another goroutine tries to
+// take it (a failed TryLock included) or releases it, the write itself
+// has to wait, or its goroutine takes another lock under it (then it is a
+// source of order edges: "Y, then X" with "X, then a read of Y" elsewhere
+// is reported); at any time after, a goroutine that was there when the
+// write was made takes the lock, tries to, or releases a hold of it.
+// "There" means it had taken a lock in ModeCheck before the write: a
+// goroutine started before it that first locks after it passes for a
+// later one. The writer itself, and goroutines that first lock after the
+// write (those a test, or the code that opened the database, starts
+// next), are no evidence: they may have been given the lock by the
+// writer once it was written. Reset forgets writes, not that a lock was
+// used: a lock is initialised once. Once the process is configured into
+// ModeCheck from another mode, or leaves it, a lock's first write seen
+// may come long after the lock was shared, its readers unseen: from then
+// on first writes count as any other (a write exempted before that still
+// waits for its evidence).
+//
+// The limit: a lock published before its first write, written first
+// uncontended and with nothing taken under it, whose readers all start
+// after that write and then form a read cycle (a lazily filled cache read
+// in two orders, say), is not predicted to deadlock: in another
+// interleaving that write could have queued behind one reader with the
+// other queued behind it. A deadlock that happens is still caught, by the
+// wait-for graph, when it happens (and a write that waits in it counts
+// then). Linux's lockdep has no such rule (init
+// paths are annotated there); this one goes by evidence, and counts the
+// write once the lock shows itself shared.
 //
 // # Lock classes
 //
@@ -289,8 +348,11 @@
 //     switch and an epoch, loaded once per Lock);
 //   - fastpath.go: fastOff, layoutOK and readSlow, which let the inlined
 //     fast paths run;
-//   - engine.go: chains (the lock-free cache of lock sequences seen) and
-//     eng (the order graph and its nodes, under eng.mu);
+//   - engine.go: chains (the lock-free cache of lock sequences seen),
+//     eng (the order graph and its nodes, under eng.mu) and handoffs (a
+//     count of the write holds released by another goroutine, after
+//     which a goroutine drops the holds no longer its own before it looks
+//     up a chain);
 //   - edges.go: readEpoch (bumped by Reset, so that the edges from read
 //     holds waiting on goroutines, kept with their lock stacks, are
 //     forgotten with the graph);

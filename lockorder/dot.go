@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/syncwatch/syncwatch/internal/graph"
 	"github.com/syncwatch/syncwatch/internal/stack"
@@ -20,6 +21,7 @@ import (
 type dotEdge struct {
 	from, to string
 	stack    stack.ID
+	first    time.Time
 	label    string
 	cycle    bool
 }
@@ -30,11 +32,12 @@ type dotEdge struct {
 //
 // Nodes are the graph's nodes, named by their names: lock classes, or lock
 // instances where two locks of one class were taken together ("store#1",
-// "store#2"). An edge A -> B says B was acquired while A was held; its label
-// is the place where that was first seen, as "function file:line" (the
-// package path and directory left out). Edges of the cycles reported so far
-// (the lock-order-cycle violations of [Violations]) are drawn in red, with
-// pen width 2. The graph is what ModeCheck has recorded since the program
+// "store#2"). An edge A -> B says B was acquired while A was held, for
+// reading or for writing (the graph keeps the two apart; the drawing has
+// one edge); its label is the place where that was first seen, as
+// "function file:line" (the package path and directory left out). Edges of
+// the cycles reported so far (the lock-order-cycle violations of
+// [Violations]) are drawn in red, with pen width 2. The graph is what ModeCheck has recorded since the program
 // started or [Reset] was called; nodes and edges are sorted by name, so the
 // output depends only on the graph.
 func WriteDOT(w io.Writer) error {
@@ -57,12 +60,18 @@ func WriteDOT(w io.Writer) error {
 		nodes = append(nodes, n.ref().Name)
 	}
 	eng.graph.Each(func(e *graph.Edge) {
-		edges = append(edges, dotEdge{from: dotName(e.From), to: dotName(e.To), stack: stack.ID(e.First.Stack)})
+		edges = append(edges, dotEdge{from: dotName(e.From), to: dotName(e.To), stack: stack.ID(e.First.Stack), first: e.First.Time})
 	})
 	eng.mu.Unlock()
 
 	slices.Sort(nodes)
 	nodes = slices.Compact(nodes)
+	// A -> B for reading and for writing are one edge drawn, labeled with
+	// the sighting seen first.
+	slices.SortFunc(edges, func(a, b dotEdge) int {
+		return cmp.Or(strings.Compare(a.from, b.from), strings.Compare(a.to, b.to), a.first.Compare(b.first), cmp.Compare(a.stack, b.stack))
+	})
+	edges = slices.CompactFunc(edges, func(a, b dotEdge) bool { return a.from == b.from && a.to == b.to })
 	for i := range edges {
 		e := &edges[i]
 		e.cycle = onCycle[[2]string{e.from, e.to}]
@@ -70,9 +79,6 @@ func WriteDOT(w io.Writer) error {
 			e.label = fmt.Sprintf("%s %s:%d", path.Base(f.Function), filepath.Base(f.File), f.Line)
 		}
 	}
-	slices.SortFunc(edges, func(a, b dotEdge) int {
-		return cmp.Or(strings.Compare(a.from, b.from), strings.Compare(a.to, b.to))
-	})
 
 	bw := bufio.NewWriter(w)
 	bw.WriteString("digraph lockorder {\n\tnode [shape=box];\n")

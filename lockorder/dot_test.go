@@ -106,3 +106,17 @@ func TestWriteDOTRendersWithGraphviz(t *testing.T) {
 	assert.Contains(t, string(out), "dotSvgA")
 	assert.Contains(t, string(out), `stroke="red"`, "the cycle is drawn in red")
 }
+
+// The graph keeps A -> B for reading and for writing apart; the drawing
+// has one edge, labeled with the sighting seen first.
+func TestWriteDOTOneEdgePerPair(t *testing.T) {
+	fresh(t)
+	a, b := lockorder.NewMutex("dotPairA"), lockorder.NewRWMutex("dotPairB")
+	run(func() { a.Lock(); b.RLock(); b.RUnlock(); a.Unlock() })
+	run(func() { lockAB(a, b) })
+	_, edges := lockorder.GraphSize()
+	require.Equal(t, 2, edges, "one edge per way of taking dotPairB")
+	dot := dotOf(t)
+	assert.Equal(t, 1, strings.Count(dot, "\t\"dotPairA\" -> \"dotPairB\" ["), dot)
+	assert.Regexp(t, `label="lockorder_test\.TestWriteDOTOneEdgePerPair\.func1 dot_test\.go:\d+"`, dotEdge(dot, "dotPairA", "dotPairB"))
+}

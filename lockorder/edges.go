@@ -43,6 +43,7 @@ func recordEdges(gs *held.G, e held.Entry, st stack.ID) {
 		o := graph.Observation{
 			Gate:      writers.Without(graph.NodeID(h.Lock.ID)),
 			FromRead:  h.Read,
+			FromLock:  graph.NodeID(h.Lock.ID),
 			ToRead:    e.Read,
 			Goroutine: gs.ID(),
 			Stack:     uint32(st),
@@ -191,7 +192,9 @@ func readsHeld(gs *held.G, l *class.Lock) bool {
 // form while it waits. So the graph counts a read-only edge into Y, where
 // the cycle's next edge is from a read hold of Y, as taken under its own
 // gate and Y's writers' gate (graph.Graph.SetWritersGate, which proves
-// it). The gate is kept from the first write on, narrowed at each write
+// it); and one edge of the cycle holding G, in its gate or as the lock
+// it is taken from (Observation.FromLock), is enough (the graph's ∃
+// rule, heldBack). The gate is kept from the first write on, narrowed at each write
 // made under fewer locks (TryLock's writes do not wait, and are left
 // out), and when it narrows the read edges into Y are checked again, as
 // firstWrite does when Y gets writers at all. eng.wgates holds it by
@@ -291,7 +294,7 @@ func narrowWriters(c *class.Class, wg graph.Gate) []Violation {
 }
 
 // recheckInto searches again for cycles through the edges into c's nodes,
-// only those never taken for writing if readOnly, and returns their
+// only those that take c for reading if readOnly, and returns their
 // reports. Called with eng.mu held.
 func recheckInto(c *class.Class, readOnly bool) []Violation {
 	if !eng.graph.Cyclic() {
@@ -411,15 +414,24 @@ func forgetClass(c *class.Class) {
 // classes are unwritten again (class.Unwrite, as Reset does), so that the
 // next write seen in check mode learns the gate afresh and reports then,
 // through firstWrite's recheck, the cycles the new gate does not hold
-// back.
+// back. The chain cache goes too, if a gate did: a chain cached before
+// stands for a write that narrowed the gate then, and a write along it
+// in check mode again must narrow the gate learnt afresh
+// (narrowWriters), as the chain's first sighting did. The edges the
+// chains stood for stay in the graph, and are only merged again.
 func forgetWriters() {
 	eng.mu.Lock()
 	defer eng.mu.Unlock()
+	forgot := false
 	for _, n := range eng.nodes {
 		if c := n.cls; c.Gated() {
 			setWritersGate(c, graph.Gate{})
 			c.Unwrite()
+			forgot = true
 		}
+	}
+	if forgot {
+		chains.Clear()
 	}
 }
 
@@ -430,7 +442,8 @@ func forgetWriters() {
 func writtenHolds(gs *held.G) {
 	ents := gs.Entries()
 	for i := range ents {
-		if h := &ents[i]; !h.Read && !h.Lock.Class.Written() {
+		if h := &ents[i]; !h.Read && !h.Lock.Class.Written() && !(h.Init && h.Lock.InitHeld()) {
+			// (An initialisation write held uncontended is no write.)
 			firstWrite(nil, h.Lock) // written, with no writers' gate
 		}
 	}

@@ -5,6 +5,7 @@ package lockorder
 import (
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/syncwatch/syncwatch/internal/chain"
 	"github.com/syncwatch/syncwatch/internal/class"
@@ -119,7 +120,17 @@ func current(w uint32) *held.G {
 //
 // The callers inline the common case themselves: nothing held and l's class
 // already known to have writers.
-func enter(gs *held.G, m owner, l *class.Lock, read bool) (_ *class.Lock, again, fresh bool) {
+//
+// init says the acquisition is l's initialisation write (see use): it
+// does not count as a write of l's class, so it neither marks the class
+// written nor narrows its writers' gate; nothing is held, so there is no
+// edge or recursion to see to either, and l is pushed marked Init.
+func enter(gs *held.G, m owner, l *class.Lock, read, init bool) (_ *class.Lock, again, fresh bool) {
+	if init {
+		gs.Push(held.Entry{Lock: l, Elem: l.Elem(false), Chain: chain.Key(l.Chain(false))})
+		gs.MarkInit()
+		return l, false, false
+	}
 	if !read && !l.Class.Written() {
 		firstWrite(gs, l)
 	}
@@ -129,12 +140,12 @@ func enter(gs *held.G, m owner, l *class.Lock, read bool) (_ *class.Lock, again,
 	} else {
 		fresh = prepareNested(gs, m, &e)
 	}
-	if !read && !fresh && e.Lock.Class.Gated() && (gs.Len() == 0 || e.Again || staleWrites(gs)) {
-		// A write the chain cache does not stand for (nothing held, a
-		// write over a read hold, or one whose chain counts a write hold
-		// another goroutine has released since): it narrows its class's
-		// writers' gate here, to the holds still valid. Every other write
-		// does in recordEdges, after dropping stale holds.
+	if !read && !fresh && e.Lock.Class.Gated() && (gs.Len() == 0 || e.Again) {
+		// A write the chain cache does not stand for (nothing held, or a
+		// write over a read hold): it narrows its class's writers' gate
+		// here, to the holds still valid. Every other write does in
+		// recordEdges. (prepareNested has dropped the holds another
+		// goroutine released: the chain counts none.)
 		writeUnder(gs, e.Lock)
 	}
 	if read {
@@ -142,19 +153,6 @@ func enter(gs *held.G, m owner, l *class.Lock, read bool) (_ *class.Lock, again,
 	}
 	gs.Push(e)
 	return e.Lock, e.Again, fresh
-}
-
-// staleWrites reports whether some write hold gs has pushed is no longer
-// its own: another goroutine released the lock. A cached chain stands for
-// the locks pushed, so a write under it may be under fewer.
-func staleWrites(gs *held.G) bool {
-	ents := gs.Entries()
-	for i := range ents {
-		if h := &ents[i]; !h.Read && !gs.Valid(h) {
-			return true
-		}
-	}
-	return false
 }
 
 // newChain records the order edges into gs's newest entry, which enter
@@ -165,6 +163,9 @@ func staleWrites(gs *held.G) bool {
 func newChain(gs *held.G, st stack.ID) {
 	e := *gs.Top()
 	gs.PopUnnoted()
+	if gs.Inits {
+		nestedUnderInit(gs)
+	}
 	recordEdges(gs, e, st)
 	gs.Push(e)
 }
@@ -189,10 +190,41 @@ func holds(gs *held.G, l *class.Lock) {
 	}
 }
 
+// handoffs counts the write holds released by another goroutine than
+// their holder (unlockOther, after it clears the holder). Every nested
+// acquisition in check mode reads it, and it moves rarely: it has a cache
+// line of its own.
+var handoffs struct {
+	_ [64]byte
+	n atomic.Uint32
+	_ [60]byte
+}
+
+// handedOff counts a write hold of l released by another goroutine than
+// its holder, once l's holder is cleared.
+func handedOff(l *class.Lock) {
+	l.ClearHolder()
+	handoffs.n.Add(1)
+}
+
 // prepareNested computes e's chain key after gs's held locks and reports a
 // recursive acquisition of the mutex m. It reports whether the chain is
 // new, with edges to record.
+//
+// The chain key is that of the holds still gs's own. A cached chain
+// stands for edges recorded with the gates of its holds; were a hold
+// another goroutine has released (a Mutex handed off) still counted, the
+// acquisition would be cached as one made under it, the edges' gates
+// would keep the lock, and so would the writers' gate of a write: a
+// deadlock that lock does not hold back could be held back. So when
+// handoffs has moved since gs last looked, gs drops its holds no longer
+// valid first: one load of a word that rarely changes on the common
+// path.
 func prepareNested(gs *held.G, m owner, e *held.Entry) bool {
+	if n := handoffs.n.Load(); n != gs.Handoffs {
+		gs.Handoffs = n
+		gs.Prune()
+	}
 	l := e.Lock
 	var again *held.Entry
 	stale := false
@@ -243,8 +275,10 @@ func chainAfter(gs *held.G, elem uint64) chain.Key {
 // tryAcquired pushes a lock taken by a successful TryLock or TryRLock. It
 // adds no edge into the lock (a try cannot block), but the lock is a
 // predecessor of what is taken while it is held.
-func tryAcquired(gs *held.G, l *class.Lock, read bool) {
-	if !read && !l.Class.Written() {
+//
+// init says it is l's initialisation write (see use).
+func tryAcquired(gs *held.G, l *class.Lock, read, init bool) {
+	if !read && !init && !l.Class.Written() {
 		// Written, with no writers' gate: a try does not queue, so it is
 		// left out of the gate, and this keeps the class out of it too.
 		firstWrite(nil, l)
@@ -260,7 +294,148 @@ func tryAcquired(gs *held.G, l *class.Lock, read bool) {
 		holds(gs, l)
 	}
 	gs.Push(e)
+	if init {
+		gs.MarkInit()
+	}
 	if read && gs.HasPending() {
 		gs.TookRead(l) // one more own hold to release (see held.Pending)
 	}
+}
+
+// Initialisation writes. A lock's first acquisition in check mode, when it
+// is a write made with nothing else held, is taken for the object's
+// initialisation (a constructor, or bbolt's Open mapping its file under
+// the mmap lock before the DB is shared): it does not count as a write of
+// the lock's class while nothing seen shows the lock shared at that
+// write. It counts, as a write made with nothing held, as soon as
+// something does: while it is held, another goroutine tries to acquire
+// the lock (a failed TryLock included) or releases it, or the write
+// itself has to wait, or its goroutine takes another lock under it; at
+// any time after, a goroutine that was there when it was made acquires
+// the lock, tries to, or releases a hold of it. "There" is approximated
+// by the goroutine's lockorder state (held.G.Seq): created, at its first
+// check-mode lock, before the write. Goroutines that first lock after the
+// write, and the writer, are no evidence. class.Lock keeps the state.
+//
+// The rule holds only while every acquisition has been seen: in a process
+// in check mode since lockorder's init and never out of it (initRule).
+// A lock's first check-mode acquisition after a switch into check mode is
+// no first acquisition at all, and is never taken for an initialisation.
+
+// use records gs's check-mode acquisition of l, for reading if read, and
+// reports whether it is l's initialisation write. An acquisition that
+// shows l shared at its initialisation write makes that write count
+// first. Once l is Plain it costs one atomic load, inlined; while l's
+// initialisation write waits for a witness, a call and one more load for
+// an acquisition that is none (class.Lock.Quiet).
+func use(gs *held.G, l *class.Lock, read bool) bool {
+	return !l.Plain() && useSlow(gs, l, read)
+}
+
+// useSlow is use for a lock that is not Plain.
+func useSlow(gs *held.G, l *class.Lock, read bool) bool {
+	if l.Quiet(gs.Seq()) {
+		return false
+	}
+	// Only a class that can be read-locked has a writers' gate for an
+	// initialisation write to spare: an RWMutex's, or a named class,
+	// which an RWMutex may share. A Mutex of its own class is Plain from
+	// its first acquisition, and pays nothing after it.
+	init := !read && gs.Len() == 0 && initRule.Load() && (l.Kind == "RWMutex" || l.Class.Named)
+	switch l.Use(init, gs.ID(), gs.Seq(), held.Created) {
+	case class.Init:
+		return true
+	case class.Shared:
+		initShared(l)
+	}
+	return false
+}
+
+// initShared counts l's initialisation write, which something showed
+// shared, as a write of its class made with nothing held: the class has
+// writers now, and no writers' gate, and the cycles held back for want of
+// either are reported.
+func initShared(l *class.Lock) {
+	if !l.Class.Settled() {
+		firstWrite(nil, l)
+	}
+}
+
+// witnessed reports whether the calling goroutine, acquiring l (or trying
+// to) or releasing a hold another goroutine took, shows l shared at its
+// initialisation write (class.Lock.Witness), l not being Plain: the
+// caller then passes l to initShared, once l is released if it releases
+// it.
+func witnessed(l *class.Lock) bool {
+	id := goid.ID()
+	var seq uint64
+	if gs := gls.Find(id); gs != nil {
+		seq = gs.Seq()
+	}
+	return l.Witness(id, seq)
+}
+
+// nestedUnderInit counts the initialisation writes gs holds, now that it
+// takes another lock under them: a lock held while another is taken is a
+// source of order edges, and a reader of it may wait for it in a cycle
+// ("y, then x" here; "x, then y for reading" elsewhere), so its write is
+// no initialisation to overlook. A constructor that only fills in what the
+// lock guards takes nothing under it. gs.Inits says it may have some.
+// newChain calls it: a lock taken under an initialisation write makes a
+// new chain, since that write was the first acquisition of its lock.
+func nestedUnderInit(gs *held.G) {
+	gs.Inits = false
+	ents := gs.Entries()
+	for i := range ents {
+		if e := &ents[i]; e.Init {
+			e.Init = false
+			if e.Lock.CountInit() {
+				initShared(e.Lock)
+			}
+		}
+	}
+}
+
+// initWaits is called when l's initialisation write, gs's newest entry,
+// cannot take l at once: l is held by another goroutine, so shared, and
+// the write counts. The entry is off the stack meanwhile, as in newChain.
+func initWaits(gs *held.G, l *class.Lock) {
+	if !l.CountInit() {
+		return
+	}
+	e := *gs.Top()
+	gs.PopUnnoted()
+	initShared(l)
+	e.Init, e.Note = false, 0 // a write that counts, with no token yet
+	gs.Push(e)
+}
+
+// tryFailed is called when a TryLock or TryRLock of the lock whose
+// identity is at p fails: in check mode, the try may show l shared at its
+// initialisation write (see witnessed).
+func tryFailed(p *atomic.Pointer[class.Lock]) {
+	if Mode(modeWord.Load()&modeMask) != ModeCheck {
+		return
+	}
+	if l := p.Load(); l != nil && !l.Plain() && witnessed(l) {
+		initShared(l)
+	}
+}
+
+// releasedInit is called when l, write-held, is released by a goroutine
+// that does not hold it, before l is released: if the release shows l
+// shared at its initialisation write (the hold released is that write, or
+// the releaser was there when it was made), it returns l, which the
+// caller passes to initShared once l is released. If the holder of the
+// initialisation write released it itself (its records were dropped by a
+// mode switch), that write ends as its holder's release ends it.
+func releasedInit(l *class.Lock) *class.Lock {
+	if l.Plain() {
+		return nil
+	}
+	if witnessed(l) {
+		return l
+	}
+	l.EndInit()
+	return nil
 }

@@ -55,3 +55,21 @@ func WaitingReadEdges() int {
 
 // MaxWaitingReadEdges bounds WaitingReadEdges.
 const MaxWaitingReadEdges = held.MaxWaiting
+
+// InitHeld reports whether m's initialisation write is held, uncontended
+// so far (see use).
+func InitHeld(m *RWMutex) bool {
+	l := m.l.Load()
+	return l != nil && l.InitHeld()
+}
+
+// InitDone reports whether m's initialisation write was released, nothing
+// having shown m shared so far: it does not count (see use).
+func InitDone(m *RWMutex) bool {
+	l := m.l.Load()
+	return l != nil && l.InitDone()
+}
+
+// InitRule reports whether a lock's first write may be taken for its
+// initialisation: the process has been in check mode since init.
+func InitRule() bool { return initRule.Load() }

@@ -92,6 +92,8 @@ func TestHandlerPanicDuringRLockLeavesNothingHeld(t *testing.T) {
 	fresh(t)
 	a, rw := lockorder.NewMutex("revPA"), lockorder.NewRWMutex("revPRW")
 	lockorder.Configure(lockorder.WithHandler(func(v lockorder.Violation) { panic("boom") }))
+	rw.RLock() // rw in use: its write below is no initialisation write
+	rw.RUnlock()
 	run(func() { rw.Lock(); a.Lock(); a.Unlock(); rw.Unlock() })
 	var rec any
 	var held []lockorder.LockRef

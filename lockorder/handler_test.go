@@ -133,6 +133,8 @@ func TestHandlerRunsWithoutTheReadLockBeingTaken(t *testing.T) {
 			rw.Unlock()
 		}
 	}))
+	rw.RLock() // rw in use: its write below is no initialisation write
+	rw.RUnlock()
 	run(func() { lockAB(rw, m) }) // rw (write) then m
 	done := make(chan struct{})
 	go func() { // m then rw (read): closes the cycle

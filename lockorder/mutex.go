@@ -151,20 +151,32 @@ func (m *Mutex) lockSlow() {
 		gs = gls.Get(id)
 	}
 	gs.Retag(w)
-	again, locked := false, false
+	again, locked, init := false, false, false
 	if gs.Len() == 0 && l.Class.Settled() {
 		// Nothing held: no order edge and no recursion to check, and no
 		// writers' gate to open, so m may be tried before it is recorded.
+		// (Whether it is m's initialisation write changes nothing here,
+		// but it is recorded: see use.)
+		if !l.Plain() && !l.Quiet(gs.Seq()) {
+			init = useSlow(gs, l, false)
+		}
 		locked = m.mu.TryLock()
 		gs.Push(held.Entry{Lock: l, Elem: l.Elem(false), Chain: chain.Key(l.Chain(false))})
+		if init {
+			gs.MarkInit()
+		}
 	} else {
 		var fresh bool
-		if l, again, fresh = enter(gs, m, l, false); fresh {
+		init = use(gs, l, false)
+		if l, again, fresh = enter(gs, m, l, false, init); fresh {
 			newChain(gs, stack.Capture())
 		}
 		locked = m.mu.TryLock()
 	}
 	if !locked {
+		if init {
+			initWaits(gs, l)
+		}
 		checkWait(gs, l, false, &m.mu)
 	}
 	if again {
@@ -181,11 +193,12 @@ func (m *Mutex) lockSlow() {
 // for what is locked after it.
 func (m *Mutex) TryLock() bool {
 	if !m.mu.TryLock() {
+		tryFailed(&m.l)
 		return false
 	}
 	if w := modeWord.Load(); Mode(w&modeMask) == ModeCheck {
 		gs, l := current(w), m.lock()
-		tryAcquired(gs, l, false)
+		tryAcquired(gs, l, false, use(gs, l, false))
 		if w&profileBit != 0 {
 			noteHold(gs, l, skipFromMethod)
 		}
@@ -212,23 +225,31 @@ func (m *Mutex) unlockSlow() {
 		if gs := gls.Home(goid.ID()); gs == nil || gs.Len() == 0 || gs.Tag() != w ||
 			gs.Top().Note != 0 || !popIfTop(gs, l) {
 			if !releaseOwn(w, l, false) {
-				m.unlockOther(l)
+				if shared := m.unlockOther(l); shared != nil {
+					m.mu.Unlock()
+					initShared(shared)
+					return
+				}
 			}
 		}
 	}
 	m.mu.Unlock()
 }
 
-// unlockOther handles an Unlock by a goroutine that does not hold m.
-func (m *Mutex) unlockOther(l *class.Lock) {
+// unlockOther handles an Unlock by a goroutine that does not hold m. It
+// returns m's identity if the release makes m's initialisation write
+// count (see releasedInit), for the caller to count once m is unlocked.
+func (m *Mutex) unlockOther(l *class.Lock) *class.Lock {
 	if m.mu.TryLock() {
 		m.mu.Unlock()
 		reportBadUnlock(goid.ID(), l, "Unlock of unlocked")
-		return
+		return nil
 	}
 	// Locked by another goroutine, released on its behalf: legal.
-	l.ClearHolder()
+	shared := releasedInit(l)
+	handedOff(l)
 	releasedByOther(l)
+	return shared
 }
 
 // LockContext locks m, waiting at most until ctx is done. If it gives up it
@@ -255,11 +276,16 @@ func (m *Mutex) LockContext(ctx context.Context) error {
 		return waitContext(ctx, nil, m.lock(), false, &m.mu, m.mu.Unlock)
 	}
 	gs := current(w)
-	l, again, fresh := enter(gs, m, m.lock(), false)
+	l := m.lock()
+	init := use(gs, l, false)
+	l, again, fresh := enter(gs, m, l, false, init)
 	if fresh {
 		newChain(gs, stack.Capture())
 	}
 	if !m.mu.TryLock() {
+		if init {
+			initWaits(gs, l)
+		}
 		if err := waitContext(ctx, gs, l, false, &m.mu, m.mu.Unlock); err != nil {
 			return err
 		}

@@ -13,8 +13,9 @@ import (
 // them for AssertHeld.
 
 // popIfTop pops gs's newest entry if it is a valid write hold of l: the
-// common Unlock, inlined. The entry must carry no held-profile note
-// (callers check; a noted one takes releaseDeep, which drops the note).
+// common Unlock, inlined. The entry must carry no Note: a held-profile
+// token, or held.InitNote on an initialisation write (callers check; those
+// take releaseDeep, which drops the token and ends the write).
 func popIfTop(gs *held.G, l *class.Lock) bool {
 	if top := gs.Top(); top.Lock == l && !top.Read && l.Holder() == gs.ID() {
 		gs.PopUnnoted()
@@ -56,6 +57,9 @@ func releaseDeep(gs *held.G, l *class.Lock, read bool) bool {
 	ents := gs.Entries()
 	for i := len(ents) - 1; i >= 0; i-- {
 		if h := &ents[i]; h.Lock == l && h.Read == read {
+			if h.Init {
+				l.EndInit() // released, nothing showing l shared yet
+			}
 			valid := gs.Valid(h)
 			gs.Remove(i)
 			return valid

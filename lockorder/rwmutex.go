@@ -79,11 +79,16 @@ func (m *RWMutex) Lock() {
 		return
 	}
 	gs := current(w)
-	l, again, fresh := enter(gs, m, m.lock(), false)
+	l := m.lock()
+	init := use(gs, l, false)
+	l, again, fresh := enter(gs, m, l, false, init)
 	if fresh {
 		newChain(gs, stack.Capture())
 	}
 	if !m.mu.TryLock() {
+		if init {
+			initWaits(gs, l)
+		}
 		checkWait(gs, l, false, (*rwlock.Writer)(&m.mu))
 	}
 	if again {
@@ -139,7 +144,8 @@ func (m *RWMutex) rlockSlow(r int64) {
 		gs = gls.Get(id)
 	}
 	gs.Retag(w)
-	if gs.Len() == 0 {
+	shared := !l.Plain() && !l.Quiet(gs.Seq()) && l.Use(false, id, gs.Seq(), nil) == class.Shared
+	if gs.Len() == 0 && !shared {
 		// Nothing held: nothing to check or report.
 		gs.Push(held.Entry{Lock: l, Read: true, Gen: l.ReadGen(), Elem: l.Elem(true), Chain: chain.Key(l.Chain(true))})
 		if r < 0 && m.mu.Enqueue(r) {
@@ -151,14 +157,19 @@ func (m *RWMutex) rlockSlow(r int64) {
 		// waiting for it (a handler that write-locks m would wait for this
 		// goroutine; one that panics would leave a reader counted). So
 		// the read is handed back (if a writer keeps it waiting, its
-		// count is taken back); RLock then takes m anew.
+		// count is taken back); RLock then takes m anew. (So too when
+		// this RLock contends m's initialisation write, which then counts
+		// as a write: see use.)
 		if r >= 0 {
 			m.mu.RUnlock()
 		} else {
 			m.mu.CancelReader(r)
 		}
+		if shared {
+			initShared(l)
+		}
 		var fresh bool
-		if l, _, fresh = enter(gs, m, l, true); fresh {
+		if l, _, fresh = enter(gs, m, l, true, false); fresh {
 			newChain(gs, stack.Capture())
 		}
 		if !m.mu.TryRLock() {
@@ -176,11 +187,12 @@ func (m *RWMutex) rlockSlow(r int64) {
 // TryLock tries to lock m for writing and reports whether it succeeded.
 func (m *RWMutex) TryLock() bool {
 	if !m.mu.TryLock() {
+		tryFailed(&m.l)
 		return false
 	}
 	if w := modeWord.Load(); Mode(w&modeMask) == ModeCheck {
 		gs, l := current(w), m.lock()
-		tryAcquired(gs, l, false)
+		tryAcquired(gs, l, false, use(gs, l, false))
 		if w&profileBit != 0 {
 			noteHold(gs, l, skipFromMethod)
 		}
@@ -191,11 +203,12 @@ func (m *RWMutex) TryLock() bool {
 // TryRLock tries to lock m for reading and reports whether it succeeded.
 func (m *RWMutex) TryRLock() bool {
 	if !m.mu.TryRLock() {
+		tryFailed(&m.l)
 		return false
 	}
 	if w := modeWord.Load(); Mode(w&modeMask) == ModeCheck {
 		gs, l := current(w), m.lock()
-		tryAcquired(gs, l, true)
+		tryAcquired(gs, l, true, use(gs, l, true))
 		if w&profileBit != 0 {
 			noteHold(gs, l, skipFromMethod)
 		}
@@ -206,10 +219,11 @@ func (m *RWMutex) TryRLock() bool {
 // Unlock unlocks m for writing. It is a run-time error, reported first in
 // ModeCheck, if m is not locked for writing on entry.
 func (m *RWMutex) Unlock() {
+	var shared *class.Lock
 	if w := modeWord.Load(); Mode(w&modeMask) == ModeCheck {
 		l := m.lock()
 		if !releaseOwn(w, l, false) {
-			m.unlockOther(l)
+			shared = m.unlockOther(l)
 		}
 		// Readers are not tracked by holder: forget the writer so that a
 		// waiter blocked by readers is not told a stale writer holds m.
@@ -218,21 +232,29 @@ func (m *RWMutex) Unlock() {
 	if !m.mu.Unlock() {
 		fatal("lockorder: Unlock of unlocked RWMutex")
 	}
+	if shared != nil {
+		initShared(shared)
+	}
 }
 
-func (m *RWMutex) unlockOther(l *class.Lock) {
+// unlockOther handles an Unlock by a goroutine that does not hold m; see
+// Mutex.unlockOther.
+func (m *RWMutex) unlockOther(l *class.Lock) *class.Lock {
 	if m.mu.TryLock() {
 		m.mu.Unlock()
 		reportBadUnlock(goid.ID(), l, "Unlock of unlocked")
-		return
+		return nil
 	}
 	if m.mu.TryRLock() {
 		m.mu.RUnlock()
 		reportBadUnlock(goid.ID(), l, "Unlock of read-locked (not write-locked)")
-		return
+		return nil
 	}
 	// Write-locked by another goroutine, released on its behalf: legal.
+	shared := releasedInit(l)
+	handedOff(l)
 	releasedByOther(l)
+	return shared
 }
 
 // RUnlock undoes a single RLock. It is a fatal error, reported first in
@@ -260,6 +282,7 @@ func (m *RWMutex) runlockSlow(r int64) {
 		gs     *held.G     // the caller's state, if it released a hold of its own
 		me     *held.G     // the caller's state, if it has held-back reports
 		proved []held.Pending
+		shared bool // the release shows m shared at its initialisation write
 	)
 	if w := modeWord.Load(); w&modeMask == uint32(ModeCheck) {
 		l = m.lock()
@@ -276,6 +299,7 @@ func (m *RWMutex) runlockSlow(r int64) {
 				// Read-held by others; one of their holds ends here.
 				l.BumpReadGen()
 				gs = nil
+				shared = !l.Plain() && witnessed(l)
 			} else if gs == nil {
 				gs = gls.Find(goid.ID())
 			}
@@ -295,6 +319,9 @@ func (m *RWMutex) runlockSlow(r int64) {
 	}
 	if r < 0 && !m.mu.ReaderLeft(r) {
 		fatal("lockorder: RUnlock of unlocked RWMutex")
+	}
+	if shared {
+		initShared(l)
 	}
 	if len(proved) > 0 {
 		publishProved(me, l, proved)
@@ -348,11 +375,16 @@ func (m *RWMutex) lockContext(ctx context.Context, read bool) error {
 		return waitContext(ctx, nil, m.lock(), read, lk, lk.Unlock)
 	}
 	gs := current(w)
-	l, again, fresh := enter(gs, m, m.lock(), read)
+	l := m.lock()
+	init := use(gs, l, read)
+	l, again, fresh := enter(gs, m, l, read, init)
 	if fresh {
 		newChain(gs, stack.Capture())
 	}
 	if !try() {
+		if init {
+			initWaits(gs, l)
+		}
 		if err := waitContext(ctx, gs, l, read, lk, lk.Unlock); err != nil {
 			if again && !read {
 				gaveUpOverRead(gs, l)

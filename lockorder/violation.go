@@ -108,8 +108,9 @@ type Edge struct {
 	// FromRead and ToRead are set when From was held, or To acquired,
 	// for reading.
 	FromRead, ToRead bool
-	// Goroutine is the goroutine that first took To while holding From, at
-	// Stack, at Time.
+	// Goroutine is the goroutine that first took To this way (for reading
+	// or for writing, as ToRead says) while holding From, at Stack, at
+	// Time.
 	Goroutine int64
 	Stack     Stack
 	Time      time.Time

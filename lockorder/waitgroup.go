@@ -126,7 +126,7 @@ func (wg *WaitGroup) Go(f func()) {
 			// needs every reader gone, so locks f takes are ordered after
 			// the group, and a Wait under one of them closes a cycle.
 			gs, l := current(w), wg.lock()
-			tryAcquired(gs, l, true)
+			tryAcquired(gs, l, true, false)
 			defer leaveBlocking(gs, l)
 		}
 		f()

@@ -100,3 +100,51 @@ func TestHolderAndReadGen(t *testing.T) {
 		t.Fatal("after Unwrite the next write is the first again, and may gate the class")
 	}
 }
+
+// A lock's first write, an initialisation: goroutine 10, whose state is
+// the 5th, writes it first when 7 states exist. While it holds, any other
+// goroutine shows the lock shared; once released, only a goroutine whose
+// state existed at the write (at most the 7th), other than the writer's.
+func TestInitialisationWriteWitnesses(t *testing.T) {
+	const writer, writerSeq, created = 10, 5, 7
+	first := func() *class.Lock {
+		l := class.New(nil, "RWMutex", 1)
+		if l.Plain() || l.Use(true, writer, writerSeq, func() uint64 { return created }) != class.Init || !l.InitHeld() {
+			t.Fatal("a first write with nothing held is no initialisation")
+		}
+		l.SetHolder(writer)
+		return l
+	}
+	l := first()
+	if l.Witness(writer, writerSeq) || !l.Witness(11, 0) || !l.Plain() {
+		t.Fatal("held: its holder is no witness, another goroutine is")
+	}
+	l = first()
+	l.EndInit()
+	if !l.InitDone() {
+		t.Fatal("released: the write does not count")
+	}
+	for _, seq := range []uint64{0, writerSeq, created + 1} {
+		if seq != 0 && !l.Quiet(seq) {
+			t.Fatalf("state %d: an acquisition that witnesses nothing is Quiet", seq)
+		}
+		if l.Use(false, 11, seq, nil) != class.Plain || !l.InitDone() {
+			t.Fatalf("state %d: no witness (none, the writer's, later)", seq)
+		}
+	}
+	if l.Quiet(created) || l.Use(false, 11, created, nil) != class.Shared || !l.Plain() || !l.Quiet(1) || l.Witness(12, 1) {
+		t.Fatal("a state there at the write witnesses, once")
+	}
+	l = first()
+	if !l.CountInit() || !l.Plain() || l.CountInit() {
+		t.Fatal("CountInit ends the exemption, once")
+	}
+	l = class.New(nil, "RWMutex", 1)
+	if l.Use(false, writer, writerSeq, nil) != class.Plain || !l.Plain() {
+		t.Fatal("a first read is no initialisation")
+	}
+	l = class.New(nil, "RWMutex", 1)
+	if l.MarkUsed(); !l.Plain() {
+		t.Fatal("MarkUsed")
+	}
+}

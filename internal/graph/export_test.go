@@ -1,7 +1,18 @@
 package graph
 
+import "math"
+
 // SharesList reports whether gates a and b are kept in one list.
 func SharesList(a, b Gate) bool { return sameList(a, b) }
 
 // Key is Gate.key.
 func (g Gate) Key() string { return g.key() }
+
+// Gated returns the number of locks some node's writers' gate holds.
+func (g *Graph) Gated() int { return len(g.gated) }
+
+// SearchCounted is Recheck's search over the whole graph, returning also
+// how many states (or nodes) its searches visited.
+func (g *Graph) SearchCounted(e *Edge, canBlock func(*Edge) bool) (Cycle, int) {
+	return g.searchCounted(e, canBlock, math.MaxInt)
+}

@@ -143,6 +143,38 @@ func (g Gate) Union(o Gate) Gate {
 	return NewGate(append(g.IDs(), o.IDs()...))
 }
 
+// With returns the ids in g or in o: g itself when it holds every id of
+// o, which along a search path is the common case.
+func (g Gate) With(o Gate) Gate {
+	if o.Len() == 0 || o.within(g) {
+		return g
+	}
+	return g.Union(o)
+}
+
+// within reports whether every id of g is in o.
+func (g Gate) within(o Gate) bool {
+	for i, id := range g.ids {
+		if i+1 != g.skip && !o.Has(id) {
+			return false
+		}
+	}
+	return true
+}
+
+// Meets reports whether g and o have an id in common.
+func (g Gate) Meets(o Gate) bool {
+	if g.Len() > o.Len() {
+		g, o = o, g
+	}
+	for i, id := range g.ids {
+		if i+1 != g.skip && o.Has(id) {
+			return true
+		}
+	}
+	return false
+}
+
 // listMemo remembers the intersection of two gate lists.
 type listMemo struct{ a, b, both []NodeID }
 

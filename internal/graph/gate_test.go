@@ -83,7 +83,7 @@ func TestMergedGatesShareOneList(t *testing.T) {
 	sight(true)
 	var first graph.Gate
 	for from := graph.NodeID(1); from <= k; from++ {
-		e := g.Edge(from, to)
+		e := g.Edge(from, to, false)
 		want := k - 2 // the others of the k, less gone...
 		if from == gone {
 			want = k - 1 // ...except on the edge from gone, seen once

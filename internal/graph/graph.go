@@ -1,6 +1,8 @@
 // Package graph is the lock-order graph: nodes are lock classes, an edge
 // A->B says "B was acquired while A was held". A cycle is a possible
-// deadlock.
+// deadlock. A pair of nodes has up to two edges A->B, one per way of
+// acquiring B (for reading, for writing), each with what is known of its
+// own sightings: a cycle is one way to take each of its edges.
 //
 // Cycle search runs only when an edge is new (or when what is known about an
 // existing edge changes). While the graph is acyclic it keeps an incremental
@@ -22,7 +24,8 @@ import (
 // NodeID identifies a node: a lock class, or a single lock instance.
 type NodeID uint64
 
-// Observation describes one sighting of an edge From->To.
+// Observation describes one sighting of From->To: of the edge From->To
+// for reading if ToRead, for writing if not.
 type Observation struct {
 	// Gate holds the nodes held for writing, other than From and To, when
 	// the edge was seen. A cycle whose every edge was always seen under one
@@ -32,26 +35,45 @@ type Observation struct {
 	FromRead bool
 	// ToRead is set when To was being acquired for reading.
 	ToRead bool
-	// Goroutine, Stack and Time say where the edge was seen.
-	Goroutine int64
+	// Goroutine, Stack and Time say where the edge was seen. (Stack sits
+	// by the flags, in one word: an Edge keeps an Observation.)
 	Stack     uint32
+	Goroutine int64
 	Time      time.Time
+	// FromLock is the lock (an id of the space gates use) that held From,
+	// or 0 if unknown: an edge taken always from a write hold of one lock
+	// knows its goroutine holds that lock (see Edge.Src).
+	FromLock NodeID
 }
 
-// Edge is an order edge with what is known about it.
+// Edge is an order edge with what is known about it: the sightings of
+// From->To that acquired To one way, for writing if ToWrite, for reading
+// if not. The sightings that acquired it the other way are another Edge,
+// with a gate, a Src and a first sighting of their own. (Merged, a read
+// sighting with no lock around it and a write sighting under a lock made
+// an edge that could block as a writer with no lock around it, which no
+// sighting did: a cycle is one way to take each of its edges.)
 type Edge struct {
 	From, To NodeID
-	// First is the first observation of the edge, less its gate, which
-	// Gate holds.
+	// First is the observation of the edge that reports show, less its
+	// gate, which Gate holds: the first, or the latest that made the edge
+	// able to block where it could not before (it narrowed the gate, or
+	// was taken from a write hold, or from another lock), the one a
+	// deadlock along the edge looks like.
 	First Observation
 	// Gate is the intersection of the gates of every observation.
 	Gate Gate
-	// ToWrite is set if To was ever acquired for writing along this edge;
-	// ToReadSeen if it was ever acquired for reading.
-	ToWrite, ToReadSeen bool
+	// ToWrite is set if To is acquired for writing along this edge, and
+	// for reading if not (Observation.ToRead); it never changes.
+	ToWrite bool
 	// FromWrite is set if From was ever held for writing along this edge.
 	FromWrite bool
 	cyclic    bool
+	// Src is the lock every observation held From by, held for writing
+	// at each (Observation.FromLock), or 0 if there is no such lock: the
+	// edge's goroutine holds Src for writing, as it holds its Gate (see
+	// heldBack).
+	Src NodeID
 
 	from, to      *Node
 	outIdx, inIdx int // positions in from.out and to.in
@@ -75,7 +97,7 @@ type Node struct {
 // Graph is a lock-order graph. The zero Graph is empty and ready to use.
 type Graph struct {
 	nodes      map[NodeID]*Node
-	edges      map[[2]NodeID]*Edge
+	edges      map[edgeKey]*Edge
 	nextRank   int
 	cyclic     int  // edges inserted while closing a cycle
 	ranksValid bool // ranks form a topological order of all edges
@@ -87,7 +109,20 @@ type Graph struct {
 	nextList int
 	// MaxSearch bounds the nodes one search may visit; 0 means 1<<20.
 	MaxSearch int
+	// gated counts, for each lock, the nodes whose writers' gate holds
+	// it: the locks the rule of heldBack can find held. Empty, the rule
+	// costs nothing.
+	gated map[NodeID]int
 }
+
+// edgeKey is an edge's key in Graph.edges: its nodes, and whether To is
+// acquired for reading.
+type edgeKey struct {
+	from, to NodeID
+	toRead   bool
+}
+
+func (e *Edge) key() edgeKey { return edgeKey{e.From, e.To, !e.ToWrite} }
 
 // Cycle is a list of edges e[0], e[1], ... with e[i].To == e[i+1].From and
 // the last edge's To equal to the first edge's From.
@@ -109,14 +144,14 @@ func (c Cycle) Key() []NodeID {
 // Len returns the number of nodes.
 func (g *Graph) Len() int { return len(g.nodes) }
 
-// Edges returns the number of edges.
+// Edges returns the number of edges (up to two per pair of nodes).
 func (g *Graph) Edges() int { return len(g.edges) }
 
 // Node returns the node id, creating it with name if it does not exist.
 func (g *Graph) Node(id NodeID, name string) *Node {
 	if g.nodes == nil {
 		g.nodes = make(map[NodeID]*Node)
-		g.edges = make(map[[2]NodeID]*Edge)
+		g.edges = make(map[edgeKey]*Edge)
 		g.ranksValid = true
 	}
 	n := g.nodes[id]
@@ -132,8 +167,11 @@ func (g *Graph) Node(id NodeID, name string) *Node {
 // Lookup returns node id, or nil.
 func (g *Graph) Lookup(id NodeID) *Node { return g.nodes[id] }
 
-// Edge returns the edge from->to, or nil.
-func (g *Graph) Edge(from, to NodeID) *Edge { return g.edges[[2]NodeID{from, to}] }
+// Edge returns the edge from->to that acquires to for reading if toRead,
+// for writing if not, or nil.
+func (g *Graph) Edge(from, to NodeID, toRead bool) *Edge {
+	return g.edges[edgeKey{from, to, toRead}]
+}
 
 // Each calls f for every edge, in no particular order.
 func (g *Graph) Each(f func(*Edge)) {
@@ -143,27 +181,33 @@ func (g *Graph) Each(f func(*Edge)) {
 }
 
 // Add records an observation of from->to, creating nodes (named by the
-// caller beforehand with Node, or unnamed) and the edge as needed. It returns
+// caller beforehand with Node, or unnamed) and the edge as needed: the
+// edge of o's way of acquiring to (o.ToRead). It returns
 // the edge, whether it is new, and a cycle through it that can deadlock, if
 // the observation closed one: every edge of the cycle can block (canBlock)
 // and the edges' gates (a read-only edge's counted with its To's writers'
-// gate where the rule of SetWritersGate allows) have no lock in common. canBlock may be nil.
+// gate where the rule of SetWritersGate allows) have no lock in common,
+// and no read edge of it is held back by the rule of heldBack. canBlock
+// may be nil.
 func (g *Graph) Add(from, to NodeID, o Observation, canBlock func(*Edge) bool) (e *Edge, isNew bool, c Cycle) {
 	if from == to {
 		return nil, false, nil
 	}
 	fn, tn := g.Node(from, ""), g.Node(to, "")
-	if e = g.edges[[2]NodeID{from, to}]; e != nil {
+	if e = g.edges[edgeKey{from, to, o.ToRead}]; e != nil {
 		if !g.merge(e, o) || g.cyclic == 0 {
 			return e, false, nil
 		}
-		// What we know about the edge weakened (a gate was lost, or a new
-		// way to block appeared) while the graph holds cycles: look again.
+		// What we know about the edge weakened (a gate or its Src was
+		// lost, or it was taken from a write hold) while the graph holds
+		// cycles: look again.
 		return e, false, g.search(e, canBlock)
 	}
-	e = &Edge{From: from, To: to, First: o, Gate: o.Gate}
+	e = &Edge{From: from, To: to, First: o, Gate: o.Gate, ToWrite: !o.ToRead, FromWrite: !o.FromRead}
+	if !o.FromRead {
+		e.Src = o.FromLock
+	}
 	e.First.Gate = Gate{} // a narrower Gate must not keep this one's list
-	g.mergeModes(e, o)
 	bound := math.MaxInt
 	if g.ranksValid && g.cyclic == 0 {
 		if fn.rank > tn.rank && !g.reorder(fn, tn) {
@@ -188,7 +232,7 @@ func (g *Graph) link(e *Edge, fn, tn *Node) {
 	e.outIdx, e.inIdx = len(fn.out), len(tn.in)
 	fn.out = append(fn.out, e)
 	tn.in = append(tn.in, e)
-	g.edges[[2]NodeID{fn.ID, tn.ID}] = e
+	g.edges[e.key()] = e
 }
 
 // unlink removes e from its nodes' adjacency and the edge map.
@@ -207,32 +251,31 @@ func (g *Graph) unlink(e *Edge) {
 	in[last] = nil
 	e.to.in = in[:last]
 
-	delete(g.edges, [2]NodeID{e.From, e.To})
+	delete(g.edges, e.key())
 	if e.cyclic {
 		g.cyclic--
 	}
 }
 
-// merge folds o into e and reports whether e can now take part in a cycle
-// it could not before.
+// merge folds o, a sighting of e's way of acquiring To, into e and
+// reports whether e can now take part in a cycle it could not before.
 func (g *Graph) merge(e *Edge, o Observation) bool {
-	changed := g.mergeModes(e, o)
+	changed := false
+	if !o.FromRead && !e.FromWrite {
+		e.FromWrite, changed = true, true
+	}
+	if e.Src != 0 && (o.FromRead || o.FromLock != e.Src) {
+		// heldBack looks at Src (the pair rule, and the ∃ rule for the
+		// locks of g.gated).
+		e.Src, changed = 0, true
+	}
 	if kept := g.intersect(e.Gate, o.Gate); kept.Len() < e.Gate.Len() {
 		e.Gate, changed = kept, true
 	}
-	return changed
-}
-
-func (g *Graph) mergeModes(e *Edge, o Observation) bool {
-	changed := false
-	if !o.ToRead && !e.ToWrite {
-		e.ToWrite, changed = true, true
-	}
-	if o.ToRead && !e.ToReadSeen {
-		e.ToReadSeen, changed = true, true
-	}
-	if !o.FromRead && !e.FromWrite {
-		e.FromWrite, changed = true, true
+	if changed {
+		// o is what makes a cycle through e possible now: show it.
+		e.First = o
+		e.First.Gate = Gate{}
 	}
 	return changed
 }
@@ -276,6 +319,7 @@ func (g *Graph) Remove(id NodeID) {
 		hadCyclic = hadCyclic || e.cyclic
 		g.unlink(e)
 	}
+	g.countWriters(n.writers, -1)
 	delete(g.nodes, id)
 	g.shrink()
 	if hadCyclic {
@@ -296,7 +340,7 @@ func (g *Graph) shrink() {
 		n.out = slices.Clip(n.out)
 		n.in = slices.Clip(n.in)
 	}
-	edges := make(map[[2]NodeID]*Edge, len(g.edges))
+	edges := make(map[edgeKey]*Edge, len(g.edges))
 	for k, e := range g.edges {
 		edges[k] = e
 	}
@@ -309,7 +353,8 @@ func (g *Graph) Reset() { *g = Graph{MaxSearch: g.MaxSearch} }
 // SetWritersGate sets the writers' gate of node id, if it exists: locks
 // held for writing at every acquisition of id for writing that could
 // have queued (empty: none known). The owner keeps it up to date, and
-// rechecks the edges into id when it narrows.
+// rechecks the edges into id when it narrows. Two rules use it: the one
+// below, and the ∃ rule of heldBack.
 //
 // The rule. A search counts a read-only edge p = X->Y (!ToWrite) as taken
 // under p.Gate and Y's writers' gate W when the cycle's next edge q = Y->Z
@@ -336,6 +381,26 @@ func (g *Graph) Reset() { *g = Graph{MaxSearch: g.MaxSearch} }
 // limit is the gate's: writes made where the owner does not see them.
 func (g *Graph) SetWritersGate(id NodeID, w Gate) {
 	if n := g.nodes[id]; n != nil {
+		g.countWriters(n.writers, -1)
 		n.writers = w
+		g.countWriters(w, +1)
+	}
+}
+
+// countWriters adds d to the count in g.gated of each lock of w.
+func (g *Graph) countWriters(w Gate, d int) {
+	if w.Len() == 0 {
+		return
+	}
+	if g.gated == nil {
+		g.gated = make(map[NodeID]int)
+	}
+	for i, id := range w.ids {
+		if i+1 == w.skip {
+			continue
+		}
+		if g.gated[id] += d; g.gated[id] <= 0 {
+			delete(g.gated, id)
+		}
 	}
 }

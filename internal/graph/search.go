@@ -90,6 +90,10 @@ type state struct {
 	id   NodeID
 	gate string
 	next uint8
+	// sets is, in the search of the rule of heldBack, the index in
+	// exists.sets of the path's sets held and wg; 0 in the other. It
+	// fits in next's padding: the other's states are no larger for it.
+	sets uint32
 }
 
 // The values of state.next.
@@ -136,9 +140,10 @@ type step struct {
 }
 
 // search looks for a path e.To ->* e.From that, with e, forms a cycle that
-// can deadlock: every edge can block and no gate is common to all edges
+// can deadlock: every edge can block, no gate is common to all edges
 // (a read-only edge's counted with its To's writers' gate where the next
-// edge allows it: see SetWritersGate).
+// edge allows it: see SetWritersGate), and no read edge is held back by
+// the rule of heldBack.
 // It returns the shortest such cycle, starting with e, or nil.
 func (g *Graph) search(e *Edge, canBlock func(*Edge) bool) Cycle {
 	return g.searchWithin(e, canBlock, math.MaxInt)
@@ -146,49 +151,110 @@ func (g *Graph) search(e *Edge, canBlock func(*Edge) bool) Cycle {
 
 // searchWithin is search visiting only nodes of rank up to bound.
 //
-// It searches breadth first over states (node, gate, next): the gate is
-// what the path's edges have in common, each counted as the rule says
-// given the edge after it, and next says what the edge after the last
-// must be. A read-only edge into a node with a writers' gate that would
-// narrow the gate differently either way leads to two states, one per
-// way, and each admits only the edges after it that make it the way the
-// rule counts it; the path closes on e, whose own way was fixed at the
-// start, the same way. So the search finds exactly the cycles whose gate,
-// counted by the rule, is empty.
+// It looks first for the shortest cycle the gates allow (searchStates),
+// and only if the rule of heldBack holds that one back, again, with the
+// rule's sets in the states. Where the rule does not hold the first
+// cycle back, that costs one pass over it (heldBack), and nothing where
+// no writers' gate holds a lock (g.gated is empty).
+//
+// The sets can make the second search visit many more states than the
+// first: exponentially many, paths that hold different locks reaching
+// one node apart. So it runs on a budget of its own, proportional to
+// what the first visited (existsMin, existsFactor), and keeps in the
+// sets only the locks that can count (newExists); should the budget run
+// out before it finds a cycle or rules every one out, the cycle found
+// first is reported: maybe falsely, rather than a cycle missed.
 func (g *Graph) searchWithin(e *Edge, canBlock func(*Edge) bool, bound int) Cycle {
+	c, _ := g.searchCounted(e, canBlock, bound)
+	return c
+}
+
+// existsMin and existsFactor make the budget of the search under the
+// rule of heldBack: existsFactor times the states the first search
+// visited, existsMin at least, g.maxSearch() at most. The first search
+// visits few states when it finds a short cycle at once, however large
+// the graph; existsMin leaves the second room for a few thousand paths
+// around it, a few milliseconds at most.
+const (
+	existsMin    = 4096
+	existsFactor = 8
+)
+
+// searchCounted is searchWithin, returning also how many states (nodes
+// in a search over nodes) its searches visited.
+func (g *Graph) searchCounted(e *Edge, canBlock func(*Edge) bool, bound int) (Cycle, int) {
 	if canBlock != nil && !canBlock(e) {
-		return nil
+		return nil, 0
 	}
-	starts := []state{{id: e.To, gate: e.Gate.key()}}
+	c, _, n := g.searchStates(e, canBlock, bound, nil, g.maxSearch())
+	if c == nil || !g.heldBack(c) {
+		return c, n
+	}
+	x, region, m := g.newExists(e, canBlock, bound, g.maxSearch())
+	budget := min(g.maxSearch(), max(existsMin, existsFactor*max(n, region)))
+	d, done, k := g.searchStates(e, canBlock, bound, x, budget)
+	if done {
+		return d, n + m + k
+	}
+	return c, n + m + k
+}
+
+// searchStates searches breadth first over states (node, gate, next): the
+// gate is what the path's edges have in common, each counted as the rule
+// of SetWritersGate says given the edge after it, and next says what the
+// edge after the last must be. A read-only edge into a node with a
+// writers' gate that would narrow the gate differently either way leads
+// to two states, one per way, and each admits only the edges after it
+// that make it the way the rule counts it; the path closes on e, whose
+// own way was fixed at the start, the same way. So the search finds
+// exactly the cycles whose gate, counted by the rule, is empty.
+//
+// With x, the states carry the sets of heldBack's rule too (see
+// exists.follow): both only grow along a path, so a path whose sets meet
+// is dropped with everything after it, and the search finds exactly the
+// cycles whose gate is empty and that heldBack does not hold back.
+//
+// It returns the shortest cycle found, or nil, whether the search came
+// to its end (false if budget states were visited first), and how many
+// states it visited.
+func (g *Graph) searchStates(e *Edge, canBlock func(*Edge) bool, bound int, x *exists, budget int) (Cycle, bool, int) {
+	starts := [2]state{{id: e.To, gate: e.Gate.key()}}
 	gates := map[string]Gate{starts[0].gate: e.Gate}
+	split := false
 	if !e.ToWrite && e.to.writers.Len() > 0 {
 		if with := e.Gate.Union(e.to.writers); with.Len() != e.Gate.Len() {
 			starts[0].next = writeNext
-			s := state{id: e.To, gate: with.key(), next: readNext}
-			gates[s.gate] = with
-			starts = append(starts, s)
+			starts[1] = state{id: e.To, gate: with.key(), next: readNext}
+			gates[starts[1].gate] = with
+			split = true
 		}
 	}
-	if len(starts) == 1 && e.Gate.Len() == 0 {
-		return g.searchPlain(e, canBlock, bound)
+	n := 1 + btoi(split)
+	if x != nil {
+		starts, n = x.follow(0, e, starts, split)
+	} else if !split && e.Gate.Len() == 0 {
+		c, n := g.searchPlain(e, canBlock, bound)
+		return c, true, n
 	}
 	parent := make(map[state]step, 16)
-	for _, s := range starts {
+	queue := make([]state, 0, 16)
+	for _, s := range starts[:n] {
 		parent[s] = step{}
+		queue = append(queue, s)
 	}
-	queue := starts
-	budget := g.maxSearch()
-	for len(queue) > 0 && budget > 0 {
+	visited := 0
+	for len(queue) > 0 && visited < budget {
 		cur := queue[0]
 		queue = queue[1:]
-		budget--
+		visited++
 		n := g.nodes[cur.id]
 		if n == nil {
 			continue
 		}
 		curGate := gates[cur.gate]
 		for _, next := range n.out {
-			if !allows(cur.next, next) || next.to.rank > bound || (canBlock != nil && !canBlock(next)) {
+			if !allows(cur.next, next) || next.to.rank > bound || (canBlock != nil && !canBlock(next)) ||
+				(x != nil && x.back != nil && !x.back[next.to]) {
 				continue
 			}
 			plain, with, split := counted(curGate, next)
@@ -199,7 +265,11 @@ func (g *Graph) searchWithin(e *Edge, canBlock func(*Edge) bool, bound int) Cycl
 				gates[ways[1].gate] = with
 			}
 			gates[ways[0].gate] = plain
-			for _, ns := range ways[:1+btoi(split)] {
+			k := 1 + btoi(split)
+			if x != nil {
+				ways, k = x.follow(cur.sets, next, ways, split)
+			}
+			for _, ns := range ways[:k] {
 				if _, seen := parent[ns]; seen {
 					continue
 				}
@@ -207,12 +277,12 @@ func (g *Graph) searchWithin(e *Edge, canBlock func(*Edge) bool, bound int) Cycl
 				if ns.id != e.From {
 					queue = append(queue, ns)
 				} else if ns.gate == "" && allows(ns.next, e) {
-					return buildCycle(e, parent, ns)
+					return buildCycle(e, parent, ns), true, visited
 				}
 			}
 		}
 	}
-	return nil
+	return nil, len(queue) == 0, visited
 }
 
 func btoi(b bool) int {
@@ -224,18 +294,19 @@ func btoi(b bool) int {
 
 // searchPlain is search for an edge with no gate: any path back closes
 // a cycle, so a breadth-first search over nodes (not gate states) with
-// marks on the nodes finds the shortest.
-func (g *Graph) searchPlain(e *Edge, canBlock func(*Edge) bool, bound int) Cycle {
+// marks on the nodes finds the shortest. It returns it, or nil, and how
+// many nodes it visited.
+func (g *Graph) searchPlain(e *Edge, canBlock func(*Edge) bool, bound int) (Cycle, int) {
 	g.epoch++
 	mark := g.epoch
 	start := e.to
 	start.mark, start.via = mark, nil
 	queue := []*Node{start}
-	budget := g.maxSearch()
-	for len(queue) > 0 && budget > 0 {
+	budget, visited := g.maxSearch(), 0
+	for len(queue) > 0 && visited < budget {
 		n := queue[0]
 		queue = queue[1:]
-		budget--
+		visited++
 		for _, next := range n.out {
 			m := next.to
 			if m.mark == mark || m.rank > bound || (canBlock != nil && !canBlock(next)) {
@@ -248,12 +319,12 @@ func (g *Graph) searchPlain(e *Edge, canBlock func(*Edge) bool, bound int) Cycle
 					path = append(path, x.via)
 				}
 				slices.Reverse(path)
-				return append(Cycle{e}, path...)
+				return append(Cycle{e}, path...), visited
 			}
 			queue = append(queue, m)
 		}
 	}
-	return nil
+	return nil, visited
 }
 
 // buildCycle returns e followed by the path to end, back from end through

@@ -27,20 +27,30 @@ type Entry struct {
 	// Again is set when the goroutine already held Lock when it asked for
 	// it (a recursive acquisition).
 	Again bool
+	// Init is set on the lock's initialisation write (class.Init), by
+	// MarkInit: its release ends the exemption (class.Lock.EndInit).
+	Init bool
 	// Note is a token the owner registered for this hold elsewhere (in
 	// lockorder's held-locks profile), 0 if none. DropNote is called with
-	// it when the entry leaves the stack, however it leaves.
+	// it when the entry leaves the stack, however it leaves. It is InitNote
+	// on an entry marked Init that has no token.
 	Note uint64
 }
 
 // DropNote, when set (once, at initialization), is called with the Note of
-// every entry that leaves a stack.
+// every entry that leaves a stack (but InitNote).
 var DropNote func(note uint64)
+
+// InitNote is the Note MarkInit gives an entry: not zero, so that its
+// release, like a noted one's, takes the way that looks at the entry
+// (lockorder's releaseDeep, which ends the initialisation write), and the
+// common release, which pops a plain entry, need not test Init.
+const InitNote = ^uint64(0)
 
 func dropNotes(es []Entry) {
 	for i := range es {
-		if es[i].Note != 0 && DropNote != nil {
-			DropNote(es[i].Note)
+		if n := es[i].Note; n != 0 && n != InitNote && DropNote != nil {
+			DropNote(n)
 		}
 	}
 }
@@ -52,11 +62,21 @@ type G struct {
 	// that a violation caused by the handler itself is not handed back to
 	// it (which would deadlock a handler that holds a lock).
 	InHandler bool
+	// Inits is set by MarkInit, and cleared by the owner once none of
+	// its entries has Init: a nested acquisition looks for them only then.
+	Inits bool
 
-	id     atomic.Int64
-	tag    uint32
-	stack  []Entry
-	inline [8]Entry
+	id  atomic.Int64
+	tag uint32
+	// Handoffs is, for the owner's use, what a global count of write
+	// holds released by other goroutines than their holders (lockorder's
+	// handoffs) was when the owner last dropped its entries no longer
+	// valid (Prune): while the count stays so, none can have become
+	// invalid since. It sits in tag's padding.
+	Handoffs uint32
+	seq      uint64 // see Seq
+	stack    []Entry
+	inline   [8]Entry
 	// pend are reports held back until the goroutine proves that the
 	// read holds they rest on are its own; see Pending.
 	pend []Pending
@@ -96,6 +116,20 @@ func (g *G) Tag() uint32 { return g.tag }
 // ID returns the goroutine id that owns g.
 func (g *G) ID() int64 { return g.id.Load() }
 
+// Seq returns g's creation number: states are numbered from 1 as New
+// creates them, so a state whose Seq is at most Created() at some moment
+// existed at that moment. A goroutine's state is created when it first
+// needs one (in lockorder, its first check-mode lock) and kept while it
+// lives, so Seq orders goroutines by when they first took part.
+func (g *G) Seq() uint64 { return g.seq }
+
+// created counts the states New has created.
+var created atomic.Uint64
+
+// Created returns how many states have been created so far: the Seq of
+// the newest.
+func Created() uint64 { return created.Load() }
+
 // Len returns the number of held entries.
 func (g *G) Len() int { return len(g.stack) }
 
@@ -111,7 +145,8 @@ func (g *G) Top() *Entry { return &g.stack[len(g.stack)-1] }
 // It copies e field by field into its slot rather than appending the
 // struct, whose wide copy reads back the narrow stores that built e while
 // they are still in flight: measurably slower per Lock (bench/, cases (a)
-// and (b)).
+// and (b)). It leaves out Init, which MarkInit sets: one more field to
+// copy and Push no longer inlines.
 func (g *G) Push(e Entry) {
 	n := len(g.stack)
 	if n == cap(g.stack) {
@@ -121,6 +156,14 @@ func (g *G) Push(e Entry) {
 	s := &g.stack[n]
 	s.Lock, s.Elem, s.Chain, s.Gen = e.Lock, e.Elem, e.Chain, e.Gen
 	s.Read, s.Try, s.Again, s.Note = e.Read, e.Try, e.Again, e.Note
+}
+
+// MarkInit marks the entry just pushed, which has no Note yet, as its
+// lock's initialisation write (Init, and InitNote), and sets Inits.
+func (g *G) MarkInit() {
+	t := g.Top()
+	t.Init, t.Note = true, InitNote
+	g.Inits = true
 }
 
 // grow makes room for one more entry.
@@ -134,8 +177,8 @@ func (g *G) Pop() {
 	g.PopUnnoted()
 }
 
-// PopUnnoted removes the most recent entry, which must carry no Note. It
-// is Pop for the hot path: small enough to inline.
+// PopUnnoted removes the most recent entry, which must carry no Note but
+// InitNote. It is Pop for the hot path: small enough to inline.
 func (g *G) PopUnnoted() {
 	n := len(g.stack) - 1
 	g.stack[n].Lock = nil // the only pointer: let the lock be collected
@@ -209,6 +252,7 @@ func New(id int64) *G {
 	g := new(G)
 	g.stack = g.inline[:0]
 	g.id.Store(id)
+	g.seq = created.Add(1)
 	return g
 }
 

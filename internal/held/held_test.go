@@ -194,7 +194,10 @@ func TestWaitSameEdgesMerge(t *testing.T) {
 	}
 	g.Hold(held.Wait{Key: 42, To: y1, Srcs: slices.Clone(src), Gate: graph.NewGate([]graph.NodeID{4, 9}), Stack: 3}) // 42 seen anew
 	ps := g.Settle(x, 0)
-	if len(ps) != 2 || !ps[0].Complete || ps[0].Stack != 1 || !slices.Equal(ps[0].Keys(), []chain.Key{43, 42}) {
+	// The stack shown is that of the sighting that narrowed the gate
+	// (Key 43's, stack 2), not the first one's, nor a later one's that
+	// narrowed nothing.
+	if len(ps) != 2 || !ps[0].Complete || ps[0].Stack != 2 || !slices.Equal(ps[0].Keys(), []chain.Key{43, 42}) {
 		t.Fatalf("Settle = %+v", ps)
 	}
 	if ids := ps[0].Gate.IDs(); !slices.Equal(ids, []graph.NodeID{4}) {
@@ -205,5 +208,16 @@ func TestWaitSameEdgesMerge(t *testing.T) {
 	g.Hold(held.Wait{Key: 46, To: y1, Srcs: []held.Src{{Lock: x, Gen: x.ReadGen()}}})
 	if g.Waiting(45, 0) || !g.Waiting(46, 0) {
 		t.Fatal("a source that no longer stands merges nothing")
+	}
+}
+
+// States are numbered as they are created: a state whose Seq is at most
+// Created() at some moment existed then.
+func TestSeqNumbersStatesAsCreated(t *testing.T) {
+	a := held.New(1)
+	before := held.Created()
+	b := held.New(2)
+	if a.Seq() == 0 || a.Seq() > before || b.Seq() <= before || b.Seq() > held.Created() {
+		t.Fatalf("a.Seq %d, Created %d, then b.Seq %d, Created %d", a.Seq(), before, b.Seq(), held.Created())
 	}
 }

@@ -155,8 +155,8 @@ func (g *G) waiting(key chain.Key, epoch uint32) bool {
 // stand and w.Key from the other Waits (w sees its edges anew). A Wait
 // with the same edges already waiting takes w in: w.Key is added to its
 // chains, its gate narrowed to the locks both were taken under (as the
-// graph merges two sightings of an edge), and the first one's stack and
-// time kept. Otherwise w is added, after the oldest Waits are dropped if g
+// graph merges two sightings of an edge), and the stack and time kept of
+// the first, or of w if it narrowed the gate. Otherwise w is added, after the oldest Waits are dropped if g
 // would have more than MaxWaiting edges waiting. It reports false, adding
 // nothing, if w alone has more sources than that.
 func (g *G) Hold(w Wait) bool {
@@ -166,7 +166,12 @@ func (g *G) Hold(w Wait) bool {
 	}
 	for i := range g.waits {
 		if v := &g.waits[i]; v.sameEdges(&w) {
-			v.Gate = v.Gate.Intersect(w.Gate)
+			if gate := v.Gate.Intersect(w.Gate); gate.Len() < v.Gate.Len() {
+				// w is what makes the edges able to block where v could
+				// not: reports show w (as the graph shows the sighting
+				// that narrowed an edge's gate).
+				v.Gate, v.Stack, v.Time = gate, w.Stack, w.Time
+			}
 			if len(v.more) < maxKeys-1 {
 				v.more = append(v.more, w.Key)
 			}

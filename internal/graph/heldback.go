@@ -1,0 +1,273 @@
+package graph
+
+// heldBack reports whether cycle c cannot deadlock by the rule below, the
+// ∃ rule. searchWithin applies it to the cycle its first search finds,
+// and its second search (searchStates with an exists) to the paths it
+// explores.
+//
+// The rule. Let r = X->Y be a read-only edge of c (!ToWrite) whose next
+// edge q = Y->Z was only ever taken from read holds of Y (!q.FromWrite),
+// and G a lock of Y's writers' gate W(Y). If some edge e of c holds G for
+// writing (G in e.Gate, or G is e.Src: e is always taken holding G as
+// its From), other than an edge that may write Y itself, then r cannot
+// block in a deadlock along c, and c cannot deadlock.
+//
+// Why. In a deadlock along c (its goroutines each blocked on a lock held
+// by the next, as SetWritersGate has it), r's goroutine waits to
+// read-lock the instance y of Y that q's goroutine read-holds. A writer
+// of y does not hold it, then: a read acquisition blocks only behind a
+// queued writer w of y, blocked in its write acquisition of y, which
+// holds every lock of W(Y), G among them (the writes that could queue
+// all did). e's goroutine holds G for writing too, and G is exclusive:
+// it is w. But e's goroutine is blocked on e's own acquisition, which is
+// not a write of Y (a goroutine waits for one lock at a time). If e is r
+// itself, r's goroutine is blocked in a read acquisition of y, not in
+// w's write. So no such w, and r does not block. Where every edge holds
+// G, this is the gate rule of SetWritersGate for the read edges; here
+// one edge is enough, but it must be in the cycle, and the cycle must
+// leave Y from a read hold (else the reader may wait for a writer that
+// holds y, and held G only while it took y). The limit is the writers'
+// gate's: writes of Y the owner does not see.
+//
+// Which edges may write Y. The graph does not know which of its nodes
+// stand for one lock (a class's node, and the nodes of its instances
+// when they nest, all share the class's writers' gate), so an edge taken
+// for writing counts as maybe writing Y whenever its To's writers' gate
+// holds G: holds leaves W(e.To) out of a writing edge's locks, for every
+// read edge of the cycle alike. That misses no deadlock; it can only
+// hold back less.
+//
+// The sets. The rule holds c back exactly when held, the union over c's
+// edges of holds(e), meets wg, the union of W(Y) over the read edges
+// X->Y of c whose next edge is from read holds only. Only the locks of
+// g.gated can be in both, so holds keeps only those: where no writers'
+// gate holds a lock, heldBack costs nothing.
+func (g *Graph) heldBack(c Cycle) bool {
+	if exclusive(c) {
+		return true
+	}
+	if len(g.gated) == 0 {
+		return false
+	}
+	var held, wg Gate
+	for i, e := range c {
+		held = held.With(g.holds(e))
+		if !e.ToWrite && e.to.writers.Len() > 0 && !c[(i+1)%len(c)].FromWrite {
+			wg = wg.With(e.to.writers)
+		}
+	}
+	return held.Meets(wg)
+}
+
+// exclusive reports whether two edges of c hold one lock for writing (in
+// their gates, or as their From, always write-held: Src): then c cannot
+// deadlock, the pair rule. In a deadlock along c each edge is a goroutine
+// of its own, blocked while it holds its edge's locks, and a lock held
+// for writing has one holder. Where every edge holds the lock in its
+// gate, this is the rule of the gates, which the search applies itself;
+// the pair rule needs two, and counts Src: a cycle through a lock's
+// holder, taken again under it elsewhere (a database's Close holding the
+// writer lock that its transactions take first), cannot close.
+func exclusive(c Cycle) bool {
+	for i, e := range c {
+		h := holdsOf(e, nil, false)
+		for _, f := range c[i+1:] {
+			if h.Meets(holdsOf(f, nil, false)) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// holds returns the locks of g.gated (those some writers' gate holds)
+// that e's goroutine holds for writing, e.Gate and e.Src, less e.To's
+// writers' gate if e may write To (see heldBack).
+func (g *Graph) holds(e *Edge) Gate { return holdsOf(e, g.gated, true) }
+
+// holdsOf returns the locks e's goroutine holds for writing, e.Gate and
+// e.Src: those of among (all if among is nil), less e.To's writers' gate
+// if e may write To and maybeY is set (holds).
+func holdsOf(e *Edge, among map[NodeID]int, maybeY bool) Gate {
+	var ids []NodeID
+	keep := func(id NodeID) {
+		if among != nil {
+			if _, ok := among[id]; !ok {
+				return
+			}
+		}
+		if !(maybeY && e.ToWrite && e.to.writers.Has(id)) {
+			ids = append(ids, id)
+		}
+	}
+	for i, id := range e.Gate.ids {
+		if i+1 != e.Gate.skip {
+			keep(id)
+		}
+	}
+	if e.Src != 0 {
+		keep(e.Src)
+	}
+	if len(ids) == 0 {
+		return Gate{}
+	}
+	return NewGate(ids)
+}
+
+// exists is what a search under the rule of heldBack adds to its states:
+// the sets held and wg of the paths searched, interned, so that a state
+// carries them as an index (state.sets). Index 0 is two empty sets.
+// held keeps only the locks of among: those wg can come to hold.
+type exists struct {
+	sets  []pathSets
+	index map[[3]string]uint32
+	among map[NodeID]int
+	// pair keeps, for the pair rule (exclusive), the locks that two edges
+	// the search can take, e among them, hold; all of them if nil.
+	pair map[NodeID]int
+	// back holds the nodes that reach e.From, the only ones a path of the
+	// search can go through; nil if not known (any node).
+	back map[*Node]bool
+}
+
+// pathSets are a path's sets: held and wg of the rule of heldBack, and
+// all, the locks of x.pair its edges hold (exclusive).
+type pathSets struct{ held, wg, all Gate }
+
+// newExists returns the sets of a search under the rule of heldBack for
+// a cycle through e, visiting nodes of rank up to bound, how many nodes
+// the search can go through (region: those e.To reaches that reach
+// e.From), and how many it visited to find them and the locks worth
+// keeping in held. Those are
+// the locks of the writers' gates that wg can take in: of the To of e
+// and of the read-only edges the search can take (from a node e.To
+// reaches, by edges that can block, e.From left out as the search leaves
+// it out). A held lock no such gate holds is in no wg, and kept it would
+// only tell apart states the rule does not: the paths under different
+// locks that a layered graph multiplies. Should that look visit more
+// than budget nodes, held keeps every lock of g.gated.
+func (g *Graph) newExists(e *Edge, canBlock func(*Edge) bool, bound, budget int) (x *exists, region, visited int) {
+	x = &exists{sets: []pathSets{{}}, index: map[[3]string]uint32{{}: 0}, among: g.gated}
+	among := make(map[NodeID]int)
+	// holders keeps, for each lock, a few of the edges that hold it; a
+	// lock goes into x.pair once two of them differ in From and in To.
+	// Two edges out of one node, or into one, are never both in a simple
+	// cycle: a lock they alone share (every edge out of a lock held for
+	// writing has it as Src) would only tell apart paths the rule does not.
+	holders := make(map[NodeID][]*Edge)
+	x.pair = make(map[NodeID]int)
+	add := func(e *Edge) {
+		if w := e.to.writers; !e.ToWrite {
+			for i, id := range w.ids {
+				if i+1 != w.skip {
+					among[id] = 1
+				}
+			}
+		}
+		for _, id := range holdsOf(e, nil, false).IDs() {
+			if _, ok := x.pair[id]; ok {
+				continue
+			}
+			hs := holders[id]
+			for _, h := range hs {
+				if h.From != e.From && h.To != e.To {
+					x.pair[id] = 1
+					break
+				}
+			}
+			if len(hs) < 4 {
+				holders[id] = append(hs, e)
+			}
+		}
+	}
+	add(e)
+	// The nodes that reach e.From: only their edges can be on a cycle
+	// through e.
+	back := map[*Node]bool{e.from: true}
+	queue := []*Node{e.from}
+	visited = 0
+	for ; len(queue) > 0; queue = queue[1:] {
+		if visited++; visited > budget {
+			return x, visited, visited
+		}
+		for _, in := range queue[0].in {
+			if m := in.from; !back[m] && m.rank <= bound && (canBlock == nil || canBlock(in)) {
+				back[m] = true
+				queue = append(queue, m)
+			}
+		}
+	}
+	g.epoch++
+	mark := g.epoch
+	e.to.mark = mark
+	queue = append(queue[:0], e.to)
+	region = 0
+	for ; len(queue) > 0; queue = queue[1:] {
+		if region++; region > budget {
+			return x, region, visited + region
+		}
+		for _, next := range queue[0].out {
+			if next.to.rank > bound || !back[next.to] || (canBlock != nil && !canBlock(next)) {
+				continue
+			}
+			add(next)
+			if m := next.to; m.mark != mark && m != e.from {
+				m.mark = mark
+				queue = append(queue, m)
+			}
+		}
+	}
+	x.back = back
+	x.among = among
+	return x, region, visited + region
+}
+
+// intern returns the index of the sets held and wg.
+func (x *exists) intern(held, wg, all Gate) uint32 {
+	k := [3]string{held.key(), wg.key(), all.key()}
+	i, ok := x.index[k]
+	if !ok {
+		i = uint32(len(x.sets))
+		x.sets = append(x.sets, pathSets{held, wg, all})
+		x.index[k] = i
+	}
+	return i
+}
+
+// follow gives the states ways, which follow over edge e a state whose
+// sets are x.sets[from], their sets: held with e's locks (holds), and wg
+// with e.To's writers' gate in a state whose next edge must be from read
+// holds (readNext), where e is read-only. ways are as the gates alone
+// make them: two if split (e counted with e.To's writers' gate narrows
+// the gate less than without it), else one. Where counting e with the
+// writers' gate changes wg but not the gate, follow splits the state
+// itself, the gate the same in both. It leaves out the states whose sets
+// meet: heldBack holds back every cycle they begin. It returns the
+// states kept, and how many.
+func (x *exists) follow(from uint32, e *Edge, ways [2]state, split bool) ([2]state, int) {
+	s := x.sets[from]
+	mine := holdsOf(e, x.pair, false)
+	if mine.Meets(s.all) {
+		return ways, 0 // the pair rule (exclusive)
+	}
+	all := s.all.With(mine)
+	held := s.held.With(holdsOf(e, x.among, true))
+	if held.Meets(s.wg) {
+		return ways, 0
+	}
+	wg := s.wg
+	if !e.ToWrite {
+		wg = wg.With(e.to.writers)
+	}
+	if !split && wg.Len() != s.wg.Len() {
+		ways[0].next = writeNext
+		ways[1] = state{id: ways[0].id, gate: ways[0].gate, next: readNext}
+		split = true
+	}
+	ways[0].sets = x.intern(held, s.wg, all)
+	if !split || held.Meets(wg) {
+		return ways, 1
+	}
+	ways[1].sets = x.intern(held, wg, all)
+	return ways, 2
+}
