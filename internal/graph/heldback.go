@@ -271,3 +271,21 @@ func (x *exists) follow(from uint32, e *Edge, ways [2]state, split bool) ([2]sta
 	ways[1].sets = x.intern(held, wg, all)
 	return ways, 2
 }
+
+// addPairs adds to x.pair the locks two edges of d hold that it lacks (d
+// revisits a node), and reports whether it added any.
+func (x *exists) addPairs(d Cycle) bool {
+	added := false
+	for i, a := range d {
+		h := holdsOf(a, nil, false)
+		for _, b := range d[i+1:] {
+			for _, id := range h.Intersect(holdsOf(b, nil, false)).IDs() {
+				if _, ok := x.pair[id]; !ok {
+					x.pair[id] = 1
+					added = true
+				}
+			}
+		}
+	}
+	return added
+}

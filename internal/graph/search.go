@@ -192,11 +192,17 @@ func (g *Graph) searchCounted(e *Edge, canBlock func(*Edge) bool, bound int) (Cy
 	}
 	x, region, m := g.newExists(e, canBlock, bound, g.maxSearch())
 	budget := min(g.maxSearch(), max(existsMin, existsFactor*max(n, region)))
-	d, done, k := g.searchStates(e, canBlock, bound, x, budget)
-	if done {
-		return d, n + m + k
+	used := 0
+	for {
+		d, done, k := g.searchStates(e, canBlock, bound, x, budget-used)
+		used += k
+		if !done {
+			return c, n + m + used
+		}
+		if d == nil || !x.addPairs(d) {
+			return d, n + m + used
+		}
 	}
-	return c, n + m + k
 }
 
 // searchStates searches breadth first over states (node, gate, next): the
