@@ -54,7 +54,8 @@
 // A [Violation] has a [Kind]:
 //
 //   - lock-order-cycle: the cycle's edges, each with the goroutine and
-//     the stack where it was first seen, and a table showing how
+//     the stack where it was seen (the first time, or the time it could
+//     first block: with fewer locks around it), and a table showing how
 //     goroutines following the edges at once deadlock.
 //   - recursive-lock: a goroutine locks what it already holds (it blocks
 //     forever, as sync would; the report comes first). A write Lock of an

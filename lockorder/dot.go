@@ -34,7 +34,9 @@ type dotEdge struct {
 // instances where two locks of one class were taken together ("store#1",
 // "store#2"). An edge A -> B says B was acquired while A was held, for
 // reading or for writing (the graph keeps the two apart; the drawing has
-// one edge); its label is the place where that was first seen, as
+// one edge); its label is the place where that was seen (as reports
+// show it: the first sighting, or the one that made the edge able to
+// block), as
 // "function file:line" (the package path and directory left out). Edges of
 // the cycles reported so far (the lock-order-cycle violations of
 // [Violations]) are drawn in red, with pen width 2. The graph is what ModeCheck has recorded since the program
@@ -67,7 +69,7 @@ func WriteDOT(w io.Writer) error {
 	slices.Sort(nodes)
 	nodes = slices.Compact(nodes)
 	// A -> B for reading and for writing are one edge drawn, labeled with
-	// the sighting seen first.
+	// the earlier of their shown sightings.
 	slices.SortFunc(edges, func(a, b dotEdge) int {
 		return cmp.Or(strings.Compare(a.from, b.from), strings.Compare(a.to, b.to), a.first.Compare(b.first), cmp.Compare(a.stack, b.stack))
 	})

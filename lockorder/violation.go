@@ -108,9 +108,11 @@ type Edge struct {
 	// FromRead and ToRead are set when From was held, or To acquired,
 	// for reading.
 	FromRead, ToRead bool
-	// Goroutine is the goroutine that first took To this way (for reading
-	// or for writing, as ToRead says) while holding From, at Stack, at
-	// Time.
+	// Goroutine is a goroutine that took To this way (for reading or for
+	// writing, as ToRead says) while holding From, at Stack, at Time: the
+	// first, or the latest that made the edge able to block where it could
+	// not before (it held fewer locks around it), the one a deadlock along
+	// the cycle looks like.
 	Goroutine int64
 	Stack     Stack
 	Time      time.Time

@@ -49,7 +49,7 @@ type Observation struct {
 // Edge is an order edge with what is known about it: the sightings of
 // From->To that acquired To one way, for writing if ToWrite, for reading
 // if not. The sightings that acquired it the other way are another Edge,
-// with a gate, a Src and a first sighting of their own. (Merged, a read
+// with a gate, a Src and a shown sighting of their own. (Merged, a read
 // sighting with no lock around it and a write sighting under a lock made
 // an edge that could block as a writer with no lock around it, which no
 // sighting did: a cycle is one way to take each of its edges.)
