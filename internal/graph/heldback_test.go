@@ -208,16 +208,7 @@ func TestHeldBackBudget(t *testing.T) {
 func TestHeldBackAgainstBruteForce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	const nodes, maxLen = 5, 7
-	locks := []graph.NodeID{1, 2, 3, 4, 5, 11, 12}
-	subset := func(not ...graph.NodeID) graph.Gate {
-		var ids []graph.NodeID
-		for _, l := range locks {
-			if !slices.Contains(not, l) && rng.IntN(3) == 0 {
-				ids = append(ids, l)
-			}
-		}
-		return graph.NewGate(ids)
-	}
+	subset := func(not ...graph.NodeID) graph.Gate { return randomGate(rng, not...) }
 	var heldBack, longer int
 	for range 4000 {
 		var g graph.Graph
@@ -332,7 +323,7 @@ func (w *walker) deadlocks(c graph.Cycle, exists bool) bool {
 			return false
 		}
 	}
-	for _, l := range []graph.NodeID{1, 2, 3, 4, 5, 11, 12} {
+	for _, l := range walkLocks {
 		common := true
 		for i, e := range c {
 			if !e.Gate.Has(l) && !(w.readCounted(c, i) && w.writers[e.To].Has(l)) {
@@ -361,7 +352,7 @@ func (w *walker) heldBack(c graph.Cycle) bool {
 	holds := func(e *graph.Edge, l graph.NodeID) bool { return e.Gate.Has(l) || e.Src == l }
 	for i, e := range c {
 		for _, f := range c[i+1:] {
-			for _, l := range []graph.NodeID{1, 2, 3, 4, 5, 11, 12} {
+			for _, l := range walkLocks {
 				if holds(e, l) && holds(f, l) {
 					return true
 				}
@@ -418,4 +409,19 @@ func btoi(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// walkLocks are the locks of the brute-force tests' gates: nodes (1-5)
+// and locks that are no node (11, 12).
+var walkLocks = []graph.NodeID{1, 2, 3, 4, 5, 11, 12}
+
+// randomGate returns a random subset of walkLocks, less not.
+func randomGate(rng *rand.Rand, not ...graph.NodeID) graph.Gate {
+	var ids []graph.NodeID
+	for _, l := range walkLocks {
+		if !slices.Contains(not, l) && rng.IntN(3) == 0 {
+			ids = append(ids, l)
+		}
+	}
+	return graph.NewGate(ids)
 }
