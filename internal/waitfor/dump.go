@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/syncwatch/syncwatch/internal/goid"
+	"github.com/syncwatch/syncwatch/internal/leak"
 	"github.com/syncwatch/syncwatch/internal/mono"
 	"github.com/syncwatch/syncwatch/internal/stack"
 )
@@ -39,6 +40,18 @@ func (d *Dump) Alive(gid int64) bool {
 // was taken, had exited by then. (Ids are never reused; the runtime hands
 // them out in batches, so an id says nothing of when its goroutine began.)
 func (d *Dump) Exited(gid int64) bool { return !d.Alive(gid) }
+
+// Leaked reports whether the runtime had found goroutine gid blocked for
+// good when d was taken (see internal/leak: the mark is made by
+// leak.Detect, and kept).
+func (d *Dump) Leaked(gid int64) bool {
+	r, ok := d.Routine(gid)
+	if !ok {
+		return false
+	}
+	_, leaked := leak.Marked(r.State)
+	return leaked
+}
 
 // Routine returns goroutine gid as d shows it.
 func (d *Dump) Routine(gid int64) (Routine, bool) {
