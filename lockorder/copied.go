@@ -56,12 +56,13 @@ type owner interface {
 // stale hold is dropped. e's chain key is then computed anew.
 func recursive(gs *held.G, m owner, e *held.Entry, h held.Entry) bool {
 	if !m.free() {
-		switch {
-		case !h.Read:
-			reportRecursive(gs, e.Lock, h.Read, e.Read, stack.Capture())
-		case e.Read:
+		if h.Read && e.Read {
 			holdBackRecursiveRead(gs, e.Lock, stack.Capture())
 		}
+		// Over a write hold the goroutine now blocks, unless another
+		// goroutine unlocks m (legal: a hand-off). The wait-for graph sees
+		// it waiting for itself, and the monitor reports it, as a
+		// recursive lock, once there is evidence that nobody can (rule W1).
 		return true
 	}
 	if gs.Valid(&h) {

@@ -61,13 +61,13 @@ func TestCopiedMutexIsReportedNotRecursive(t *testing.T) {
 
 // A copy locked twice is a recursive lock like any other.
 func TestCopiedMutexLockedTwiceIsRecursive(t *testing.T) {
-	fresh(t)
+	reportDeadlocks(t)
 	cp := copyOf(lockorder.NewMutex("copiedrec"))
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		cp.Lock()
-		cp.Lock() // reported, then blocks
+		cp.Lock() // blocks; reported on evidence
 		cp.Unlock()
 	}()
 	waitFor(t, func() bool { return len(only(lockorder.KindRecursiveLock)) == 1 }, "the recursive-lock report")

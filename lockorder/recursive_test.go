@@ -12,27 +12,34 @@ import (
 	"github.com/syncwatch/syncwatch/lockorder"
 )
 
-// waitFor polls cond for up to 5s; the tests use it to wait for a report
-// that is made before a goroutine blocks.
+// waitFor polls cond for up to 20s, waiting in a select between polls (a
+// wait the monitor sees as blocked: the tests wait for reports that need
+// every goroutine blocked as their evidence).
 func waitFor(t *testing.T, cond func() bool, what string) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	deadline := time.After(20 * time.Second)
 	for !cond() {
-		if time.Now().After(deadline) {
+		select {
+		case <-tick.C:
+		case <-deadline:
 			t.Fatalf("timed out waiting for %s", what)
 		}
-		time.Sleep(time.Millisecond)
 	}
 }
 
-func TestRecursiveLockReportedBeforeBlocking(t *testing.T) {
-	fresh(t)
+// A recursive Lock is reported once it is proven blocked for good: here
+// every goroutine of the test binary is blocked. Any goroutine could still
+// unlock the mutex before that (see TestLockUsedAsACompletionSignal).
+func TestRecursiveLockReportedOnceBlockedForGood(t *testing.T) {
+	reportDeadlocks(t)
 	m := lockorder.NewMutex("rec")
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		m.Lock()
-		m.Lock() // reported, then blocks as sync.Mutex would
+		m.Lock() // blocks as sync.Mutex would; reported on evidence
 		m.Unlock()
 	}()
 	waitFor(t, func() bool { return len(only(lockorder.KindRecursiveLock)) == 1 }, "the recursive-lock report")
@@ -47,7 +54,7 @@ func TestRecursiveLockReportedBeforeBlocking(t *testing.T) {
 	assert.Contains(t, v.Message, "locks rec#")
 	assert.Contains(t, v.Message, "which it already holds for writing")
 	require.NotEmpty(t, v.Stack)
-	assert.Contains(t, v.Stack[0].Function, "TestRecursiveLockReportedBeforeBlocking")
+	assert.Contains(t, v.Stack[0].Function, "TestRecursiveLockReportedOnceBlockedForGood")
 	assert.Len(t, lockorder.Violations(), 1, "nothing else: the re-acquired lock is released cleanly")
 }
 
@@ -68,7 +75,7 @@ func TestRecursiveRLock(t *testing.T) {
 }
 
 func TestRLockWhileHoldingWriteIsRecursiveLock(t *testing.T) {
-	fresh(t)
+	reportDeadlocks(t)
 	m := lockorder.NewRWMutex("wr")
 	done := make(chan struct{})
 	go func() {
@@ -81,6 +88,25 @@ func TestRLockWhileHoldingWriteIsRecursiveLock(t *testing.T) {
 	m.Unlock()
 	<-done
 	assert.Contains(t, only(lockorder.KindRecursiveLock)[0].Message, "read-locks wr#")
+}
+
+// A Mutex used as a completion signal: locked, handed to a worker that
+// unlocks it when done, and locked again to wait for the worker. sync
+// allows it; the second Lock waits for a worker that is busy (here
+// sleeping, then running), which could unlock it at any time: no report.
+func TestLockUsedAsACompletionSignal(t *testing.T) {
+	fresh(t)
+	lockorder.Configure(lockorder.WithLongWait(time.Minute))
+	t.Cleanup(func() { lockorder.Configure(lockorder.WithLongWait(5 * time.Second)) })
+	m := lockorder.NewMutex("done-signal")
+	m.Lock()
+	go func() {
+		time.Sleep(2500 * time.Millisecond) // the work: longer than the grace period
+		m.Unlock()
+	}()
+	m.Lock() // waits for the worker
+	m.Unlock()
+	assert.Empty(t, lockorder.Violations())
 }
 
 func TestTryLockOnHeldLockIsNotAViolation(t *testing.T) {

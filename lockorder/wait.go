@@ -96,7 +96,12 @@ func waitContext(ctx context.Context, gs *held.G, l *class.Lock, read bool, lk s
 	if gs != nil {
 		holder = l.Holder()
 	}
-	w := beginLockWait(gs, gid, l, read, ctx.Done() != nil, start)
+	// Only a deadline bounds the wait by itself: a context that can be
+	// cancelled but has none ends the wait only if some goroutine cancels
+	// it, as any goroutine could unlock the lock, so a cycle through it
+	// is judged on evidence like any other (rule W1).
+	_, bounded := ctx.Deadline()
+	w := beginLockWait(gs, gid, l, read, bounded, start)
 	defer waitfor.End(w)
 
 	if lockWithContext(ctx, lk, unlock) {

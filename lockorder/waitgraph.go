@@ -3,6 +3,7 @@
 package lockorder
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"slices"
@@ -27,12 +28,14 @@ const (
 	deadlockGrace   = 2 * time.Second
 	exitedAfter     = time.Second
 	dumpEvery       = time.Second
+	recheckEvery    = 10 * time.Second
 	defaultLongWait = 5 * time.Second
 )
 
 // applyMonitor sets the monitor's settings from c under mode word w.
 func applyMonitor(c *config, w uint32) {
-	s := waitfor.Settings{Tick: monitorTick, Grace: deadlockGrace, DumpEvery: dumpEvery, Report: reportFinding}
+	s := waitfor.Settings{Tick: monitorTick, Grace: deadlockGrace, DumpEvery: dumpEvery, Recheck: recheckEvery,
+		KeepLooking: testAlarm, Report: reportFinding}
 	switch Mode(w & modeMask) {
 	case ModeOff:
 		s.Report = nil
@@ -44,6 +47,18 @@ func applyMonitor(c *config, w uint32) {
 		s.LongWait = c.longWait
 	}
 	waitfor.Configure(s)
+}
+
+// testAlarm reports whether the program is a test binary whose tests have
+// a timeout: its alarm is a timer, which keeps the runtime from ever
+// finding every goroutine asleep, so the monitor looks on (see
+// waitfor.Settings.KeepLooking).
+func testAlarm() bool {
+	if !underTest() {
+		return false
+	}
+	f := flag.Lookup("test.timeout")
+	return f == nil || f.Value.String() != "0s"
 }
 
 // beginLockWait registers gs's goroutine (nil: the caller, untracked) as
@@ -95,9 +110,12 @@ func reportFinding(f waitfor.Finding) {
 	switch f.Kind {
 	case waitfor.Deadlock:
 		v = deadlockViolation(f)
+	case waitfor.Blocked:
+		v = blockedViolation(f)
 	case waitfor.LongWait:
 		w := f.Waits[0]
 		v = waitViolation(KindLongWait, f, fmt.Sprintf("has waited %v for %s", w.Age().Round(time.Millisecond), waitfor.Describe(w)))
+		v.Detail += suspicion(f)
 	case waitfor.HeldByExited:
 		w := f.Waits[0]
 		v = waitViolation(KindHeldByExited, f, fmt.Sprintf("waits for %s, held by goroutine %d, which has exited without unlocking it", waitfor.Describe(w), f.Holder))
@@ -106,9 +124,64 @@ func reportFinding(f waitfor.Finding) {
 		return
 	}
 	publishFromMonitor(v)
-	if v.Kind == KindDeadlock {
+	if f.Evidence != nil && (v.Kind == KindDeadlock || v.Kind == KindRecursiveLock) {
 		actOnDeadlock(c, v)
 	}
+}
+
+// suspicion says, for a long wait f, what the monitor suspects and could
+// not prove: a cycle of waits (any goroutine outside it may still Unlock
+// one of its locks), or a holder that exited (any goroutine may still
+// Unlock the lock it left).
+func suspicion(f waitfor.Finding) string {
+	var b strings.Builder
+	if c := f.Cycle; len(c) > 0 {
+		b.WriteString("\nlikely deadlock, not proven: ")
+		for i, w := range c {
+			next := c[(i+1)%len(c)]
+			if i > 0 {
+				b.WriteString("; ")
+			}
+			fmt.Fprintf(&b, "goroutine %d waits for %s %s goroutine %d", w.Goroutine, waitfor.Describe(w), waitfor.Relation(w), next.Goroutine)
+		}
+		b.WriteString(" (a goroutine outside the cycle could still unlock one of its locks)")
+	}
+	if f.Holder != 0 {
+		fmt.Fprintf(&b, "\nthe lock is held by goroutine %d, which has exited without unlocking it (another goroutine could still unlock it)", f.Holder)
+	}
+	return b.String()
+}
+
+// blockedViolation reports a wait the runtime proved blocked for good,
+// outside any cycle of waits: f.Waits[0], then what it waits behind.
+func blockedViolation(f waitfor.Finding) Violation {
+	w := f.Waits[0]
+	v := Violation{
+		Kind:      KindDeadlock,
+		Time:      time.Now(),
+		Goroutine: w.Goroutine,
+		Waited:    w.Age(),
+		Holder:    w.Holder(),
+	}
+	var key []string
+	for _, x := range f.Waits {
+		if x.Lock != nil {
+			v.Locks = append(v.Locks, ref(x.Lock))
+		}
+		key = append(key, fmt.Sprintf("%s/%d/%d", x.Kind, x.ObjectID, x.Goroutine))
+	}
+	v.Stack, _ = routine(f.Dump, w.Goroutine)
+	if v.Holder != 0 {
+		v.HolderStack, _ = routine(f.Dump, v.Holder)
+	}
+	v.Message = fmt.Sprintf("goroutine %d is blocked for good waiting for %s", w.Goroutine, waitfor.Describe(w))
+	v.Detail = fmt.Sprintf("goroutine %d is %s", w.Goroutine, f.Graph.Explain(w, f.Dump))
+	if hs := holdNames(w); hs != "" {
+		v.Detail += "\nit holds " + hs
+	}
+	v.Detail += "\nproof: " + f.Proof()
+	v.Key = string(KindDeadlock) + ":blocked:" + strings.Join(key, ",")
+	return v
 }
 
 // actOnDeadlock carries out the deadlock action of c, the configuration
@@ -184,6 +257,20 @@ func deadlockViolation(f waitfor.Finding) Violation {
 	}
 	v.Message = fmt.Sprintf("cycle of %d %s blocked for good: %s", len(c), n, strings.Join(parts, "; "))
 	v.Detail = strings.TrimRight(detail.String(), "\n")
+	if p := f.Proof(); p != "" {
+		v.Detail += "\nproof: " + p
+	}
+	if len(c) == 1 && first.IsLock() && first.Holder() == first.Goroutine {
+		// A goroutine waiting for a lock it holds for writing.
+		v.Kind = KindRecursiveLock
+		what := "locks"
+		if first.Kind == waitfor.KindRLock {
+			what = "read-locks"
+		}
+		v.Message = fmt.Sprintf("goroutine %d %s %s, which it already holds for writing, and is blocked for good", first.Goroutine, what, first.Lock.Name())
+		v.Key = string(KindRecursiveLock) + ":" + strings.Join(key, ",")
+		v.Stack, _ = routine(f.Dump, first.Goroutine)
+	}
 	return v
 }
 

@@ -118,7 +118,7 @@ func TestBlockingHandlerDoesNotStopTheMonitor(t *testing.T) {
 		self.Unlock()
 	}()
 	<-locked
-	v := awaitKind(t, lockorder.KindDeadlock, 10*time.Second)
+	v := awaitKind(t, lockorder.KindRecursiveLock, 10*time.Second)
 	assert.True(t, strings.Contains(v.Message, "self-after#"), v.Message)
 	self.Unlock()
 	slow.Unlock()

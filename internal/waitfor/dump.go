@@ -53,6 +53,15 @@ func (d *Dump) Leaked(gid int64) bool {
 	return leaked
 }
 
+// text returns goroutine gid's text in d, or "".
+func (d *Dump) text(gid int64) string {
+	span, ok := d.index[gid]
+	if !ok {
+		return ""
+	}
+	return string(d.buf[span[0]:span[1]])
+}
+
 // Routine returns goroutine gid as d shows it.
 func (d *Dump) Routine(gid int64) (Routine, bool) {
 	span, ok := d.index[gid]

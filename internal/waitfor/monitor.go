@@ -8,28 +8,43 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/syncwatch/syncwatch/internal/leak"
 	"github.com/syncwatch/syncwatch/internal/mono"
 )
 
 // Settings configure the monitor, which looks at the registered waits
-// every Tick while there are any, and exits while there are none (so it
-// is no goroutine of the program's while nothing waits).
+// every Tick while a report may still come of them, and arms no timer
+// otherwise (so it is no goroutine and no timer of the program's while
+// nothing can change: rule W5 of RULES.md).
 type Settings struct {
 	// Tick is how often the monitor looks.
 	Tick time.Duration
-	// Grace is how long a cycle of waits must last before it is reported:
-	// any goroutine may unlock a Mutex, so a goroutine outside the cycle
-	// could still break it.
+	// Grace is how long a cycle of waits must last before the monitor
+	// looks for evidence that it is a deadlock.
 	Grace time.Duration
 	// LongWait, if positive, reports each wait that lasts longer without
 	// progress: a wait for a lock whose holder is tracked counts from
-	// when the monitor last saw the lock change hands.
+	// when the monitor last saw the lock change hands. Cond waits are
+	// idle, never long by themselves. It is also when the monitor first
+	// asks the runtime whether a wait is blocked for good.
 	LongWait time.Duration
 	// ExitedAfter, if positive, checks once whether the holder of a lock
 	// waited on that long has exited.
 	ExitedAfter time.Duration
-	// DumpEvery rate-limits the goroutine dumps the monitor takes.
+	// DumpEvery rate-limits the evidence the monitor gathers (a goroutine
+	// dump, and the runtime's leak detection where it has one).
 	DumpEvery time.Duration
+	// Recheck caps the time between two looks for evidence about one
+	// suspicion that is not proven yet: they back off from Grace,
+	// doubling, up to Recheck.
+	Recheck time.Duration
+	// KeepLooking keeps the monitor looking when every goroutine is
+	// blocked. Without it the monitor then reports what it can and arms
+	// no timer, so that the runtime's own deadlock detection ends the
+	// program as it would with sync; under go test the test's timeout
+	// alarm keeps that detection from ever firing, and looking on is
+	// better.
+	KeepLooking func() bool
 	// Report is called with each finding, with no lock of this package
 	// held, on a goroutine of its own for each look that found something:
 	// a Report that blocks holds up no later finding. Nil turns the
@@ -42,33 +57,46 @@ type FindingKind int
 
 // The findings of the monitor.
 const (
-	// Deadlock: Waits form a cycle, each needing the next one's goroutine.
+	// Deadlock: Waits form a cycle, each needing the next one's goroutine,
+	// and Evidence proves every one of them blocked for good.
 	Deadlock FindingKind = iota + 1
-	// LongWait: Waits[0] has lasted longer than Settings.LongWait.
+	// LongWait: Waits[0] has lasted longer than Settings.LongWait. Cycle,
+	// if not nil, is a cycle of waits it is in, not proven a deadlock.
 	LongWait
-	// HeldByExited: Waits[0] is for a lock whose holder has exited.
+	// HeldByExited: Waits[0] is for a lock whose holder has exited, and
+	// Evidence proves the wait blocked for good.
 	HeldByExited
+	// Blocked: the runtime proved Waits[0] blocked for good, outside any
+	// cycle of waits; Waits follows what it waits for, as far as other
+	// registered waits go.
+	Blocked
 )
 
 // Finding is one thing the monitor found.
 type Finding struct {
 	Kind  FindingKind
 	Waits []*Wait
+	// Cycle is, for a LongWait, a cycle of waits that the wait is in, not
+	// proven a deadlock.
+	Cycle []*Wait
 	// Graph is the snapshot it was found in, and Dump the goroutines'
 	// states (nil if none could be had).
 	Graph *Graph
 	Dump  *Dump
-	// Holder is, for HeldByExited, the exited goroutine holding the lock.
+	// Evidence is what proved a Deadlock, HeldByExited or Blocked.
+	Evidence *Evidence
+	// Holder is, for HeldByExited, the exited goroutine holding the lock;
+	// for a LongWait, the holder of the lock waited for if it had exited.
 	Holder int64
 }
 
-// Standing reports whether what f found still stands: for a deadlock,
-// every wait of the cycle is still its goroutine's current wait; for a
-// lock held by an exited goroutine, that goroutine still holds it; a long
-// wait, once long, stays found. The monitor delivers findings on a
-// goroutine of their own, so a cycle broken from outside (any goroutine
-// may Unlock a Mutex) between the look and the delivery is no deadlock: a
-// caller acting on f checks it last.
+// Standing reports whether what f found still stands: for a deadlock or a
+// wait blocked for good, every wait named is still its goroutine's
+// current wait; for a lock held by an exited goroutine, that goroutine
+// still holds it; a long wait, once long, stays found. The monitor
+// delivers findings on a goroutine of their own, so a cycle broken from
+// outside (any goroutine may Unlock a Mutex) between the look and the
+// delivery is no deadlock: a caller acting on f checks it last.
 func (f Finding) Standing() bool {
 	switch f.Kind {
 	case Deadlock:
@@ -77,10 +105,24 @@ func (f Finding) Standing() bool {
 				return false
 			}
 		}
+	case Blocked:
+		return Lookup(f.Waits[0].Goroutine) == f.Waits[0]
 	case HeldByExited:
 		return f.Waits[0].Holder() == f.Holder
 	}
 	return true
+}
+
+// Proof says in words what proved f, or "" for a finding that needs none.
+func (f Finding) Proof() string {
+	e := f.Evidence
+	switch {
+	case e == nil:
+		return ""
+	case e.AllBlocked:
+		return "every goroutine of the program is blocked, none running, sleeping, in a system call or in I/O"
+	}
+	return "the runtime's leak detection found it blocked for good: nothing running can reach what it waits on"
 }
 
 // The bits of Wait.seen.
@@ -90,14 +132,34 @@ const (
 	seenExited
 )
 
+// A suspect is a cycle of waits not yet proven a deadlock.
+type suspect struct {
+	first int64         // when it was first seen (mono)
+	at    int64         // when to look for evidence next
+	gap   time.Duration // how long the last look waited for the next
+}
+
 var (
 	settings atomic.Pointer[Settings]
 	running  atomic.Bool
-	// cands maps a cycle's key to when it was first seen; only the
-	// monitor's goroutine touches it.
-	candMu sync.Mutex
-	cands  = map[string]int64{}
+	// timer runs tick. It is made when the package is initialised, outside
+	// any testing/synctest bubble, and only ever reset: a timer made by a
+	// goroutine in a bubble would run on the bubble's fake clock, inside
+	// it, and keep the bubble from ever looking idle.
+	timer *time.Timer
+	// candMu guards suspects and the monitor's fields of the waits; only
+	// the monitor's goroutine takes it.
+	candMu   sync.Mutex
+	suspects = map[string]*suspect{}
+	// blockedSince is when the monitor's looks first found every
+	// goroutine blocked, through the latest look (0: the latest did not).
+	blockedSince int64
 )
+
+func init() {
+	timer = time.AfterFunc(time.Hour, tick)
+	timer.Stop()
+}
 
 // Configure sets the monitor's settings.
 func Configure(s Settings) {
@@ -118,99 +180,233 @@ func wake() {
 		return
 	}
 	if running.CompareAndSwap(false, true) {
-		time.AfterFunc(s.Tick, tick)
+		timer.Reset(s.Tick)
 	}
 }
 
-// tick is one look at the waits; it schedules the next while waits remain.
+// tick is one look at the waits; it schedules the next while a report may
+// still come of them.
 func tick() {
+	pending := false
 	if s := settings.Load(); s != nil && s.Report != nil {
-		scan(s)
+		pending = scan(s)
 	}
 	s := settings.Load()
-	if Len() > 0 && s != nil && s.Report != nil && s.Tick > 0 {
-		time.AfterFunc(s.Tick, tick)
+	if pending && Len() > 0 && s != nil && s.Report != nil && s.Tick > 0 {
+		timer.Reset(s.Tick)
 		return
 	}
 	running.Store(false)
-	if Len() > 0 {
-		wake() // a wait registered after the count was read
+	if pending && Len() > 0 {
+		wake() // the settings changed meanwhile
 	}
 }
 
 // scan looks at the waits once and reports what it finds, with no lock
-// held.
-func scan(s *Settings) {
+// held. It reports whether a report may still come of the waits.
+func scan(s *Settings) bool {
 	candMu.Lock()
-	found, next := scanWith(s, Snapshot(), cands)
-	cands = next
+	found, pending := look(s, Snapshot(), mono.Now())
 	candMu.Unlock()
 	if len(found) > 0 {
-		go func() {
-			for _, f := range found {
-				s.Report(f)
-			}
-		}()
+		go deliver(s, found)
+	}
+	return pending
+}
+
+// deliver hands found to s.Report. Its name is known to allBlocked: a
+// goroutine printing a report wakes nobody.
+func deliver(s *Settings, found []Finding) {
+	for _, f := range found {
+		s.Report(f)
 	}
 }
 
-// scanWith returns what g shows under s, and the cycles still waiting out
-// their grace period.
-func scanWith(s *Settings, g *Graph, prev map[string]int64) (found []Finding, next map[string]int64) {
-	now := mono.Now()
-	next = map[string]int64{}
-	for _, c := range g.Cycles() {
+// look returns what g shows under s at mono reading now, and whether a
+// report may still come of its waits. Called with candMu held.
+func look(s *Settings, g *Graph, now int64) (found []Finding, pending bool) {
+	// Suspects: cycles of waits, each looked into once its grace is over,
+	// then again, backing off, until proven or broken.
+	cycles := g.Cycles()
+	next := make(map[string]*suspect, len(cycles))
+	inCycle := map[int64][]*Wait{}
+	var due [][]*Wait
+	for _, c := range cycles {
 		key := cycleKey(c)
-		first, ok := prev[key]
-		if !ok {
-			first = now
+		sp := suspects[key]
+		if sp == nil {
+			sp = &suspect{first: now, at: now + int64(s.Grace), gap: s.Grace}
 		}
-		if time.Duration(now-first) < s.Grace {
-			next[key] = first
+		next[key] = sp
+		for _, w := range c {
+			inCycle[w.Goroutine] = c
+		}
+		if allSeen(c, seenDeadlock) {
 			continue
 		}
-		if mark(c, seenDeadlock) {
-			found = append(found, Finding{Kind: Deadlock, Waits: c, Graph: g})
+		pending = true
+		if now >= sp.at {
+			due = append(due, c)
 		}
 	}
-	var dumpFor []*Wait // waits whose report needs the goroutines' states
+	suspects = next
+
+	// Single waits: long ones, ones on a lock whose holder exited, and
+	// (where the runtime can prove it) ones blocked for good.
+	leaks := s.LongWait > 0 && leak.Supported()
+	var longs, exits, asks []*Wait
 	for _, w := range g.Waits() {
-		age := time.Duration(now - w.start)
-		if s.LongWait > 0 && w.stuckFor(now) >= s.LongWait && w.seen.Load()&seenLong == 0 {
-			dumpFor = append(dumpFor, w)
+		seen := w.seen.Load()
+		if seen&seenDeadlock != 0 {
 			continue
 		}
-		if s.ExitedAfter > 0 && age >= s.ExitedAfter && w.seen.Load()&seenExited == 0 && w.IsLock() {
+		if leaks && !w.Bounded {
+			pending = true
+			if w.ask == 0 {
+				w.ask, w.gap = w.start+int64(s.LongWait), s.LongWait
+			}
+			if now >= w.ask {
+				asks = append(asks, w)
+			}
+		}
+		if s.LongWait > 0 && seen&seenLong == 0 && w.Kind != KindCond {
+			pending = true
+			if w.stuckFor(now) >= s.LongWait {
+				longs = append(longs, w)
+			}
+		}
+		if s.ExitedAfter > 0 && seen&seenExited == 0 && w.IsLock() {
 			if h := w.Holder(); h != 0 && g.Wait(h) == nil {
-				dumpFor = append(dumpFor, w)
+				pending = true
+				if time.Duration(now-w.start) >= s.ExitedAfter && now >= w.ask {
+					exits = append(exits, w)
+				}
 			}
 		}
 	}
-	var d *Dump
-	if len(found) > 0 || len(dumpFor) > 0 {
-		if len(found) > 0 {
-			d = Fresh() // a deadlock is rare: its stacks must be those of now
-		} else if d = Cached(s.DumpEvery); d == nil && canDump(s.DumpEvery) {
-			d = Recent(s.DumpEvery)
+	if len(due) == 0 && len(longs) == 0 && len(exits) == 0 && len(asks) == 0 {
+		return nil, pending
+	}
+	if !canDump(s.DumpEvery) {
+		return nil, true // looked into too recently: next tick
+	}
+	e := gather(g)
+	switch {
+	case !e.AllBlocked:
+		blockedSince = 0
+	case blockedSince == 0:
+		blockedSince = now
+	}
+	// Every goroutine blocked is evidence once it has lasted the grace
+	// period across looks: a goroutine that a timer was about to wake,
+	// to unlock a lock it was handed, has had that long (rule W1).
+	stable := e.AllBlocked && time.Duration(now-blockedSince) >= s.Grace
+	proven := func(w *Wait) bool { return stable || e.Leaked(w.Goroutine) }
+
+	for _, c := range due {
+		if !all(c, proven) {
+			sp := suspects[cycleKey(c)]
+			switch {
+			case e.AllBlocked:
+				sp.at = blockedSince + int64(s.Grace) // look again when it is evidence
+			case e.Busy:
+				sp.at = now + int64(s.DumpEvery) // caught running: soon
+			default:
+				sp.gap = min(2*sp.gap, max(s.Recheck, s.Grace))
+				sp.at = now + int64(sp.gap)
+			}
+			continue
+		}
+		if settle(c) {
+			found = append(found, Finding{Kind: Deadlock, Waits: c, Graph: g, Dump: e.Dump, Evidence: e})
 		}
 	}
-	for i := range found {
-		found[i].Dump = d
-	}
-	if d != nil {
-		for _, w := range dumpFor {
-			h := w.Holder()
-			exited := w.IsLock() && h != 0 && g.Wait(h) == nil && d.Exited(h)
-			if exited && mark([]*Wait{w}, seenExited) {
-				found = append(found, Finding{Kind: HeldByExited, Waits: []*Wait{w}, Graph: g, Dump: d, Holder: h})
-			}
-			w.seen.Or(seenExited)
-			if s.LongWait > 0 && w.stuckFor(now) >= s.LongWait && mark([]*Wait{w}, seenLong) {
-				found = append(found, Finding{Kind: LongWait, Waits: []*Wait{w}, Graph: g, Dump: d})
+	for _, w := range asks {
+		if w.seen.Load()&seenDeadlock == 0 && inCycle[w.Goroutine] == nil && e.Leaked(w.Goroutine) {
+			if settle([]*Wait{w}) {
+				found = append(found, Finding{Kind: Blocked, Waits: chain(g, w), Graph: g, Dump: e.Dump, Evidence: e})
 			}
 		}
 	}
-	return found, next
+	exited := map[*Wait]int64{}
+	for _, w := range exits {
+		h := w.Holder()
+		if w.seen.Load()&seenDeadlock != 0 || h == 0 || g.Wait(h) != nil || !e.Dump.Exited(h) {
+			w.seen.Or(seenExited) // checked: the holder was alive
+			continue
+		}
+		exited[w] = h
+		if proven(w) && settle([]*Wait{w}) {
+			found = append(found, Finding{Kind: HeldByExited, Waits: []*Wait{w}, Graph: g, Dump: e.Dump, Evidence: e, Holder: h})
+		}
+	}
+	// Waits looked into and not proven are looked into again, backing
+	// off; soon if every goroutine was blocked (it is evidence once that
+	// has lasted the grace period).
+	for i, ws := range [][]*Wait{asks, exits} {
+		for _, w := range ws {
+			switch {
+			case w.seen.Load()&seenDeadlock != 0:
+			case e.AllBlocked && !stable:
+				w.ask = blockedSince + int64(s.Grace)
+			case e.Busy && i == 1: // an exited holder, caught running: soon
+				w.ask = now + int64(s.DumpEvery)
+			default:
+				w.gap = min(max(2*w.gap, s.Grace), max(s.Recheck, s.Grace))
+				w.ask = now + int64(w.gap)
+			}
+		}
+	}
+	for _, w := range longs {
+		if w.seen.Load()&seenDeadlock != 0 {
+			continue
+		}
+		h := exited[w]
+		if h == 0 {
+			if hh := w.Holder(); hh != 0 && g.Wait(hh) == nil && e.Dump.Exited(hh) {
+				h = hh
+			}
+		}
+		if mark([]*Wait{w}, seenLong) {
+			found = append(found, Finding{Kind: LongWait, Waits: []*Wait{w}, Cycle: inCycle[w.Goroutine], Graph: g, Dump: e.Dump, Holder: h})
+		}
+	}
+	if stable && (s.KeepLooking == nil || !s.KeepLooking()) {
+		// Nothing can wake anyone: what could be proven has been reported,
+		// and the runtime's own detection ends the program, as with sync
+		// (rule W5).
+		pending = false
+	}
+	return found, pending
+}
+
+// chain returns w, then the waits of the goroutines it needs, as far as
+// they go one by one, for a report of what w is stuck behind.
+func chain(g *Graph, w *Wait) []*Wait {
+	out := []*Wait{w}
+	seen := map[int64]bool{w.Goroutine: true}
+	for len(out) < 8 {
+		bs := g.Blockers(out[len(out)-1])
+		if len(bs) != 1 || seen[bs[0]] || g.Wait(bs[0]) == nil {
+			break
+		}
+		seen[bs[0]] = true
+		out = append(out, g.Wait(bs[0]))
+	}
+	return out
+}
+
+func all(ws []*Wait, ok func(*Wait) bool) bool {
+	for _, w := range ws {
+		if !ok(w) {
+			return false
+		}
+	}
+	return true
+}
+
+func allSeen(ws []*Wait, bit uint32) bool {
+	return all(ws, func(w *Wait) bool { return w.seen.Load()&bit != 0 })
 }
 
 // stuckFor returns how long w has waited without progress at mono reading
@@ -242,6 +438,14 @@ func canDump(every time.Duration) bool {
 		return false
 	}
 	return lastDump.CompareAndSwap(last, now)
+}
+
+// settle marks ws proven blocked for good, and reported whatever else
+// could be of them, and reports whether none of them was proven before.
+func settle(ws []*Wait) bool {
+	fresh := mark(ws, seenDeadlock)
+	mark(ws, seenLong|seenExited)
+	return fresh
 }
 
 // mark sets bit in every wait of ws, and reports whether it was clear in

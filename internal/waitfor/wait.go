@@ -92,6 +92,11 @@ type Wait struct {
 	// then; only the monitor touches them, under candMu.
 	quiet int64
 	moves uint64
+	// ask is when the monitor next asks the runtime whether the wait is
+	// blocked for good, and gap how long it waited for this ask since
+	// the last; only the monitor touches them, under candMu.
+	ask int64
+	gap time.Duration
 }
 
 // Since returns when the wait began, on the wall clock.

@@ -1,0 +1,117 @@
+package waitfor
+
+import (
+	"os"
+	"strings"
+
+	"github.com/syncwatch/syncwatch/internal/goid"
+	"github.com/syncwatch/syncwatch/internal/leak"
+)
+
+// Evidence is what the monitor knows, at one moment, of which goroutines
+// are blocked for good. A suspicion (a cycle of waits, a long wait) becomes
+// a verdict only on evidence: any goroutine may Unlock a Mutex, so a cycle
+// of lock waits could still be broken from outside it (rules W1 and W2 of
+// RULES.md).
+type Evidence struct {
+	// Dump is the goroutines' states when the evidence was gathered.
+	Dump *Dump
+	// Leaks says the runtime's leak detection ran just before Dump was
+	// taken: Dump marks the goroutines it proved blocked for good.
+	Leaks bool
+	// AllBlocked says every goroutine of the program but the monitor's
+	// own was blocked in a wait that only another goroutine can end (a
+	// channel, a select, a sync primitive), and no registered wait could
+	// end by itself: nothing was left to wake anyone.
+	AllBlocked bool
+	// Busy says, when not AllBlocked, that the only goroutines that could
+	// act were running or waiting for a processor: a state that passes,
+	// worth a look again soon rather than after a back-off.
+	Busy bool
+}
+
+// Leaked reports whether the runtime proved goroutine gid blocked for good.
+func (e *Evidence) Leaked(gid int64) bool { return e != nil && e.Leaks && e.Dump.Leaked(gid) }
+
+// gather collects evidence about the waits of g: the runtime's leak
+// detection where it has one (a garbage collection cycle), then a goroutine
+// dump (a stop-the-world). Callers rate-limit it.
+func gather(g *Graph) *Evidence {
+	e := &Evidence{Leaks: leak.Detect()}
+	e.Dump = Fresh()
+	e.AllBlocked, e.Busy = allBlocked(e.Dump, g)
+	return e
+}
+
+// blockedStates are the states, as a goroutine dump's header shows them,
+// of a goroutine that only another goroutine, or input from outside the
+// process, can wake: no timer, system call or the scheduler ends them. A
+// goroutine in any other state (running, runnable, sleep, syscall, ...)
+// may still act. (A goroutine in IO wait counts as blocked: a test's
+// servers, clients and output pipes wait for input from goroutines of the
+// process; input from outside is the limit of rule W1.)
+var blockedStates = map[string]bool{
+	"IO wait":                 true,
+	"chan receive":            true,
+	"chan send":               true,
+	"chan receive (nil chan)": true,
+	"chan send (nil chan)":    true,
+	"select":                  true,
+	"select (no cases)":       true,
+	"semacquire":              true,
+	"sync.Cond.Wait":          true,
+	"sync.Mutex.Lock":         true,
+	"sync.RWMutex.RLock":      true,
+	"sync.RWMutex.Lock":       true,
+	"sync.WaitGroup.Wait":     true,
+	"synctest.Run":            true,
+	"synctest.Wait":           true,
+}
+
+// StateBlocked reports whether a goroutine in state (as RoutineState or a
+// dump's header shows it, with or without its duration) can only be woken
+// by another goroutine.
+func StateBlocked(state string) bool {
+	s, _, _ := strings.Cut(state, ", ") // "chan receive, 5 minutes"
+	if _, ok := leak.Marked(s); ok {
+		return true // the runtime proved it: nothing will wake it
+	}
+	s = strings.TrimSuffix(s, " (durable)") // in a synctest bubble
+	return blockedStates[s]
+}
+
+// allBlocked reports whether every goroutine in d, but the caller and the
+// goroutines delivering the monitor's findings, is blocked (see
+// StateBlocked), and no wait of g could end by itself; if not, busy says
+// that only running or runnable goroutines were not blocked.
+func allBlocked(d *Dump, g *Graph) (all, busy bool) {
+	for _, w := range g.waits {
+		if w.Bounded {
+			return false, false
+		}
+	}
+	self := goid.ID()
+	all, busy = true, true
+	for id, state := range d.States() {
+		if id == self || StateBlocked(state) {
+			continue
+		}
+		if strings.Contains(d.text(id), deliverFunc) {
+			continue // printing a report: it ends, and wakes nobody
+		}
+		if debugEvidence {
+			println("waitfor: not all blocked:", id, state)
+		}
+		all = false
+		if s, _, _ := strings.Cut(state, ", "); s != "running" && s != "runnable" && s != "preempted" {
+			busy = false
+		}
+	}
+	return all, all || busy
+}
+
+var debugEvidence = os.Getenv("SYNCWATCH_DEBUG_EVIDENCE") != ""
+
+// deliverFunc names, in a goroutine dump, the function that delivers the
+// monitor's findings.
+const deliverFunc = "internal/waitfor.deliver("
