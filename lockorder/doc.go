@@ -363,7 +363,8 @@
 //   - metrics.go: the wait histogram's instruments;
 //   - ctxwait.go: helpers, the goroutines LockContext left queued;
 //   - flightrecorder.go: flightCur, the running flight recorder (see
-//     WithFlightRecorder), with the last trace file it wrote.
+//     WithFlightRecorder), with the last trace file it wrote and the
+//     files it may prune.
 //
 // Per-goroutine state is internal/gls's (each goroutine's internal/held
 // lock stack, with the reports and the edges from read holds that wait
