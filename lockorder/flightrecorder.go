@@ -47,10 +47,12 @@ type flightRecorder struct {
 }
 
 // flightFiles are the trace files this process wrote to one directory,
-// oldest first: the only files pruning may delete. A recorder restarted
-// on the same directory takes them over, so the bound holds across
-// Configure calls. At most FlightRecorderFiles are kept.
+// oldest first: the only files pruning may delete. A recorder started
+// again on the same directory, after a stop or a change of window, takes
+// them over, so the bound holds across Configure calls. At most
+// FlightRecorderFiles are kept.
 type flightFiles struct {
+	dir   string
 	mu    sync.Mutex // a leaf: taken under flightRecorder.mu
 	paths []string
 }
@@ -83,6 +85,10 @@ func (f *flightFiles) remove(path string) {
 // stops it (under configMu); publishing loads it.
 var flightCur atomic.Pointer[flightRecorder]
 
+// flightLast is the files of the last recorder started, kept when it
+// stops for the next one on its directory. Under configMu.
+var flightLast *flightFiles
+
 // applyFlightRecorder starts, restarts or stops the recorder to match c.
 // Called by Configure, under configMu.
 func applyFlightRecorder(c *config) {
@@ -90,16 +96,15 @@ func applyFlightRecorder(c *config) {
 	if (cur == nil && c.flight.dir == "") || (cur != nil && cur.conf == c.flight) {
 		return
 	}
-	files := new(flightFiles)
 	if cur != nil {
 		flightCur.Store(nil)
 		cur.stop()
-		if cur.conf.dir == c.flight.dir {
-			files = cur.files
-		}
 	}
 	if c.flight.dir == "" {
 		return
+	}
+	if flightLast == nil || flightLast.dir != c.flight.dir {
+		flightLast = &flightFiles{dir: c.flight.dir}
 	}
 	if err := os.MkdirAll(c.flight.dir, 0o755); err != nil {
 		fmt.Fprintf(os.Stderr, "lockorder: flight recorder not started: %v\n", err)
@@ -110,7 +115,7 @@ func applyFlightRecorder(c *config) {
 		fmt.Fprintf(os.Stderr, "lockorder: flight recorder not started: %v\n", err)
 		return
 	}
-	flightCur.Store(&flightRecorder{conf: c.flight, fr: fr, files: files})
+	flightCur.Store(&flightRecorder{conf: c.flight, fr: fr, files: flightLast})
 }
 
 // stop stops the recorder once no write is in progress: the runtime's

@@ -158,7 +158,7 @@ func TestFlightRecorderZeroWindowWritesOneFilePerBurst(t *testing.T) {
 }
 
 // Pruning deletes only the oldest of the files this process wrote, also
-// across a restart of the recorder on the same directory; trace files
+// across restarts of the recorder on the same directory; trace files
 // that other processes wrote to the directory are kept, however old.
 func TestFlightRecorderPrunesOnlyItsOwnFiles(t *testing.T) {
 	defer goleak.VerifyNone(t, traceReader)
@@ -173,6 +173,9 @@ func TestFlightRecorderPrunesOnlyItsOwnFiles(t *testing.T) {
 	flightRecorderIn(t, dir, time.Nanosecond) // every report writes a file
 	own := stalls(t, 0, lockorder.FlightRecorderFiles+2)
 	lockorder.Configure(lockorder.WithFlightRecorder(dir, 2*time.Nanosecond)) // a restart keeps the bound
+	own = append(own, stalls(t, len(own), 1)...)
+	lockorder.Configure(lockorder.WithFlightRecorder("", 0)) // and so does a stop and a start
+	lockorder.Configure(lockorder.WithFlightRecorder(dir, time.Nanosecond))
 	own = append(own, stalls(t, len(own), 1)...)
 
 	files, err := filepath.Glob(filepath.Join(dir, "*"))
