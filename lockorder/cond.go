@@ -1,6 +1,10 @@
 package lockorder
 
-import "sync"
+import (
+	"sync"
+	"sync/atomic"
+	"unsafe"
+)
 
 // Cond is a condition variable, a rendezvous point for goroutines waiting
 // for or announcing an event. It is a drop-in replacement for [sync.Cond]:
@@ -15,11 +19,16 @@ import "sync"
 // part of a deadlock cycle, and a goroutine idle in Wait when the tests end
 // is not reported.
 //
-// A Cond must not be copied after first use.
+// A Cond must not be copied after first use: as with sync, Wait, Signal
+// and Broadcast on a copy panic, and go vet's copylocks check reports the
+// copy where it is made.
 type Cond struct {
+	noCopy noCopy
+
 	// L is held while observing or changing the condition.
 	L sync.Locker
 
+	checker copyChecker
 	mu      sync.Mutex
 	waiters []chan struct{} // oldest first
 	id      condID          // its name in reports, made on first Wait
@@ -33,6 +42,7 @@ func NewCond(l sync.Locker) *Cond { return &Cond{L: l} }
 // Signal or Broadcast, so, as with sync, it is called in a loop that checks
 // the condition.
 func (c *Cond) Wait() {
+	c.checker.check()
 	ch := make(chan struct{})
 	c.mu.Lock()
 	c.waiters = append(c.waiters, ch)
@@ -45,6 +55,7 @@ func (c *Cond) Wait() {
 // Signal wakes one goroutine waiting on c, if there is any: the one that
 // has waited longest. The caller may hold c.L, but need not.
 func (c *Cond) Signal() {
+	c.checker.check()
 	c.mu.Lock()
 	if len(c.waiters) > 0 {
 		close(c.waiters[0])
@@ -57,6 +68,7 @@ func (c *Cond) Signal() {
 // Broadcast wakes every goroutine waiting on c. The caller may hold c.L,
 // but need not.
 func (c *Cond) Broadcast() {
+	c.checker.check()
 	c.mu.Lock()
 	for _, ch := range c.waiters {
 		close(ch)
@@ -64,3 +76,26 @@ func (c *Cond) Broadcast() {
 	c.waiters = nil
 	c.mu.Unlock()
 }
+
+// copyChecker holds its own address from a Cond's first use on, so that
+// a use of a copy, whose checker holds another address, panics, as
+// sync.Cond's does.
+type copyChecker struct{ self atomic.Uintptr }
+
+// check panics if c is not where it was first used.
+func (c *copyChecker) check() {
+	me := uintptr(unsafe.Pointer(c))
+	if c.self.Load() != me && !c.self.CompareAndSwap(0, me) && c.self.Load() != me {
+		panic("lockorder: Cond is copied")
+	}
+}
+
+// noCopy makes go vet's copylocks check report copies of the struct that
+// holds it; see sync's noCopy.
+type noCopy struct{}
+
+// Lock is a no-op used by go vet's copylocks check.
+func (*noCopy) Lock() {}
+
+// Unlock is a no-op used by go vet's copylocks check.
+func (*noCopy) Unlock() {}

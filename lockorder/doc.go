@@ -363,7 +363,9 @@
 //   - metrics.go: the wait histogram's instruments;
 //   - ctxwait.go: helpers, the goroutines LockContext left queued;
 //   - flightrecorder.go: flightCur, the running flight recorder (see
-//     WithFlightRecorder), with the last trace file it wrote.
+//     WithFlightRecorder), with the last trace file it wrote, and
+//     flightLast, the files it may prune, kept for the next recorder on
+//     the same directory.
 //
 // Per-goroutine state is internal/gls's (each goroutine's internal/held
 // lock stack, with the reports and the edges from read holds that wait

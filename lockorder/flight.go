@@ -14,6 +14,12 @@ const (
 	FlightRecorderMaxBytes = 32 << 20
 )
 
+// defaultFlightWindow is the window a zero window asks for: the
+// runtime's own default minimum age for its flight recorder
+// (runtime/trace.NewFlightRecorder), made explicit so that the files
+// can be limited to one per window.
+const defaultFlightWindow = 10 * time.Second
+
 // TraceFileAttribute is the attribute, in a violation's Attrs and on its
 // span, naming the execution trace file written for it (see
 // [WithFlightRecorder]).
@@ -33,24 +39,32 @@ type flightConfig struct {
 // [TraceFileAttribute].
 //
 // At most one file is written per window: a report within a window of the
-// last file refers to that file. The directory keeps at most
-// [FlightRecorderFiles] of them (named syncwatch-TIME-KIND-PID.trace; the
-// oldest are deleted) of at most about [FlightRecorderMaxBytes] each. The
-// file is written on the goroutine that reports, before the handler is
-// called, so a handler can read it.
+// last file refers to that file. Of the files this process wrote to dir
+// (named syncwatch-TIME-KIND-PID.trace, or with -2, -3... before .trace
+// if that name is taken), at most [FlightRecorderFiles]
+// are kept, of at most about [FlightRecorderMaxBytes] each: the oldest
+// are deleted. Files in dir that other processes wrote, or that an
+// earlier run of this one left, are never touched. The file is written
+// on the goroutine that reports, before the handler is called, so a
+// handler can read it.
 //
 // An empty dir stops the recorder. The runtime allows one flight recorder
 // per process: if another is running, or dir cannot be created, the error
 // is printed to standard error and none is started. Recording costs what
 // execution tracing costs, a few percent of CPU in most programs. The
-// syncwatch_off build ignores the option. A negative window panics; zero
-// lets the runtime choose (a few seconds).
+// syncwatch_off build ignores the option. A negative window panics. A zero
+// window is the runtime's default minimum for its flight recorder, 10
+// seconds: the trace covers at least that, and files are at most one per
+// 10 seconds.
 func WithFlightRecorder(dir string, window time.Duration) Option {
 	if window < 0 {
 		panic("lockorder: negative flight recorder window")
 	}
 	if dir != "" {
 		dir = filepath.Clean(dir)
+	}
+	if window == 0 {
+		window = defaultFlightWindow
 	}
 	return optionFunc(func(s *settings) { s.flight = flightConfig{dir: dir, window: window} })
 }

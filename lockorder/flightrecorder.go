@@ -4,7 +4,9 @@ package lockorder
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime/trace"
@@ -35,6 +37,8 @@ type flightRecorder struct {
 	conf flightConfig
 	fr   *trace.FlightRecorder
 
+	files *flightFiles // the files this process wrote to conf.dir
+
 	mu       sync.Mutex // serializes writes and Stop; guards what follows
 	stopped  bool       // fr has been stopped: nothing more is written
 	lastAt   int64      // mono reading of the last file written
@@ -42,9 +46,48 @@ type flightRecorder struct {
 	lastKind Kind
 }
 
+// flightFiles are the trace files this process wrote to one directory,
+// oldest first: the only files pruning may delete. A recorder started
+// again on the same directory, after a stop or a change of window, takes
+// them over, so the bound holds across Configure calls. At most
+// FlightRecorderFiles are kept.
+type flightFiles struct {
+	dir   string
+	mu    sync.Mutex // a leaf: taken under flightRecorder.mu
+	paths []string
+}
+
+// add records path as written and returns the paths beyond the bound,
+// oldest first, which the caller deletes.
+func (f *flightFiles) add(path string) []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.paths = append(f.paths, path)
+	n := len(f.paths) - FlightRecorderFiles
+	if n <= 0 {
+		return nil
+	}
+	old := slices.Clone(f.paths[:n])
+	f.paths = slices.Delete(f.paths, 0, n)
+	return old
+}
+
+// remove forgets path, a file deleted by discard.
+func (f *flightFiles) remove(path string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if i := slices.Index(f.paths, path); i >= 0 {
+		f.paths = slices.Delete(f.paths, i, i+1)
+	}
+}
+
 // flightCur is the running recorder, nil if none. Configure starts and
 // stops it (under configMu); publishing loads it.
 var flightCur atomic.Pointer[flightRecorder]
+
+// flightLast is the files of the last recorder started, kept when it
+// stops for the next one on its directory. Under configMu.
+var flightLast *flightFiles
 
 // applyFlightRecorder starts, restarts or stops the recorder to match c.
 // Called by Configure, under configMu.
@@ -60,6 +103,9 @@ func applyFlightRecorder(c *config) {
 	if c.flight.dir == "" {
 		return
 	}
+	if flightLast == nil || flightLast.dir != c.flight.dir {
+		flightLast = &flightFiles{dir: c.flight.dir}
+	}
 	if err := os.MkdirAll(c.flight.dir, 0o755); err != nil {
 		fmt.Fprintf(os.Stderr, "lockorder: flight recorder not started: %v\n", err)
 		return
@@ -69,7 +115,7 @@ func applyFlightRecorder(c *config) {
 		fmt.Fprintf(os.Stderr, "lockorder: flight recorder not started: %v\n", err)
 		return
 	}
-	flightCur.Store(&flightRecorder{conf: c.flight, fr: fr})
+	flightCur.Store(&flightRecorder{conf: c.flight, fr: fr, files: flightLast})
 }
 
 // stop stops the recorder once no write is in progress: the runtime's
@@ -118,8 +164,10 @@ func recordFlight(v *Violation) flightFile {
 	}
 	f := flightFile{r: r, path: path, prevAt: r.lastAt, prevPath: r.lastPath, prevKind: string(r.lastKind)}
 	r.lastAt, r.lastPath, r.lastKind = now, path, v.Kind
-	annotate(v, path, fmt.Sprintf("execution trace of the %v before this report: %s (go tool trace %s)", r.window(), path, path))
-	r.prune()
+	annotate(v, path, fmt.Sprintf("execution trace of the %v before this report: %s (go tool trace %s)", r.conf.window, path, path))
+	for _, old := range r.files.add(path) {
+		os.Remove(old)
+	}
 	return f
 }
 
@@ -132,17 +180,10 @@ func (f flightFile) discard() {
 	f.r.mu.Lock()
 	defer f.r.mu.Unlock()
 	os.Remove(f.path)
+	f.r.files.remove(f.path)
 	if f.r.lastPath == f.path {
 		f.r.lastAt, f.r.lastPath, f.r.lastKind = f.prevAt, f.prevPath, Kind(f.prevKind)
 	}
-}
-
-// window names the span of time the trace covers.
-func (r *flightRecorder) window() string {
-	if r.conf.window == 0 {
-		return "last seconds"
-	}
-	return r.conf.window.String()
 }
 
 // annotate names the trace file in v's Detail and attributes, without
@@ -158,7 +199,7 @@ func annotate(v *Violation, path, line string) {
 // write writes the recorder's window to a new file in its directory, and
 // returns the file's path. The file appears complete or not at all.
 func (r *flightRecorder) write(kind Kind) (string, error) {
-	name := fmt.Sprintf("syncwatch-%s-%s-%d.trace", time.Now().UTC().Format("20060102T150405.000Z"), kind, os.Getpid())
+	base := fmt.Sprintf("syncwatch-%s-%s-%d", time.Now().UTC().Format("20060102T150405.000Z"), kind, os.Getpid())
 	tmp, err := os.CreateTemp(r.conf.dir, ".syncwatch-*.tmp")
 	if err != nil {
 		return "", err
@@ -171,9 +212,9 @@ func (r *flightRecorder) write(kind Kind) (string, error) {
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}
-	path := filepath.Join(r.conf.dir, name)
+	var path string
 	if err == nil {
-		err = os.Rename(tmp.Name(), path)
+		path, err = place(tmp.Name(), r.conf.dir, base)
 	}
 	if err != nil {
 		os.Remove(tmp.Name())
@@ -182,16 +223,29 @@ func (r *flightRecorder) write(kind Kind) (string, error) {
 	return path, nil
 }
 
-// prune deletes the oldest trace files of the directory beyond
-// FlightRecorderFiles. Names start with the UTC time, so they sort in the
-// order written.
-func (r *flightRecorder) prune() {
-	files, err := filepath.Glob(filepath.Join(r.conf.dir, "syncwatch-*.trace"))
-	if err != nil || len(files) <= FlightRecorderFiles {
-		return
+// maxNameTries bounds the names place tries for one file.
+const maxNameTries = 100
+
+// place gives the complete file tmp its name in dir: base.trace or, if
+// that is taken (two reports within a millisecond, or another process
+// with the same pid), base-2.trace and so on. A hard link fails rather
+// than replace a file; where the file system has no hard links, the file
+// is renamed.
+func place(tmp, dir, base string) (string, error) {
+	for i := 1; i <= maxNameTries; i++ {
+		name := base + ".trace"
+		if i > 1 {
+			name = fmt.Sprintf("%s-%d.trace", base, i)
+		}
+		path := filepath.Join(dir, name)
+		err := os.Link(tmp, path)
+		switch {
+		case err == nil:
+			os.Remove(tmp)
+			return path, nil
+		case !errors.Is(err, fs.ErrExist):
+			return path, os.Rename(tmp, path)
+		}
 	}
-	slices.Sort(files)
-	for _, f := range files[:len(files)-FlightRecorderFiles] {
-		os.Remove(f)
-	}
+	return "", fmt.Errorf("no free name for %s.trace in %s", base, dir)
 }

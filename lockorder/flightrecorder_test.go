@@ -32,9 +32,15 @@ var traceReader = goleak.IgnoreTopFunction("runtime/trace.runtime_readTrace")
 // the duration of t.
 func flightRecorder(t *testing.T, window time.Duration) string {
 	dir := t.TempDir()
+	flightRecorderIn(t, dir, window)
+	return dir
+}
+
+// flightRecorderIn starts a flight recorder writing to dir for the
+// duration of t.
+func flightRecorderIn(t *testing.T, dir string, window time.Duration) {
 	lockorder.Configure(lockorder.WithFlightRecorder(dir, window))
 	t.Cleanup(func() { lockorder.Configure(lockorder.WithFlightRecorder("", 0)) })
-	return dir
 }
 
 // timeOut makes a LockContext give up at its deadline: a wait-timeout.
@@ -103,11 +109,11 @@ func TestFlightRecorderWritesATraceForAWaitTimeout(t *testing.T) {
 }
 
 // Within a window of the last file, a report names that file instead of
-// writing another; the directory keeps a bounded number of files.
-func TestFlightRecorderIsRateLimitedAndBounded(t *testing.T) {
+// writing another.
+func TestFlightRecorderIsRateLimited(t *testing.T) {
 	defer goleak.VerifyNone(t, traceReader)
 	fresh(t)
-	dir := flightRecorder(t, time.Hour)
+	flightRecorder(t, time.Hour)
 	timeOut(t, lockorder.NewMutex("flight-a"))
 	timeOut(t, lockorder.NewMutex("flight-b"))
 	vs := only(lockorder.KindWaitTimeout)
@@ -117,19 +123,70 @@ func TestFlightRecorderIsRateLimitedAndBounded(t *testing.T) {
 	assert.Contains(t, vs[1].Detail, "execution trace written ")
 	assert.Contains(t, vs[1].Detail, "before this report, for a wait-timeout report (at most one per 1h0m0s): "+first)
 
-	// Old files beyond the bound are deleted, newest kept.
-	for i := range lockorder.FlightRecorderFiles + 2 {
-		name := filepath.Join(dir, "syncwatch-20000101T0000"+string(rune('0'+i))+"0.000Z-old-1.trace")
-		require.NoError(t, os.WriteFile(name, nil, 0o600))
+}
+
+// stalls reports n stalled loops at once, as a watchdog does in a burst,
+// and returns the trace files the reports name.
+func stalls(t *testing.T, from, n int) []string {
+	t.Helper()
+	for i := from; i < from+n; i++ {
+		lockorder.Report(lockorder.Violation{Kind: "stalled", Message: fmt.Sprintf("loop %d has stalled", i)})
 	}
-	lockorder.Configure(lockorder.WithFlightRecorder(dir, time.Millisecond)) // a new recorder: a new window
-	timeOut(t, lockorder.NewMutex("flight-c"))
-	files, err := filepath.Glob(filepath.Join(dir, "syncwatch-*.trace"))
+	vs := only("stalled")
+	require.Len(t, vs, from+n)
+	var files []string
+	for _, v := range vs[from:] {
+		files = append(files, traceFile(v))
+	}
+	return files
+}
+
+// A zero window is the runtime's default, 10 seconds: a burst of reports
+// writes one file, which all of them name.
+func TestFlightRecorderZeroWindowWritesOneFilePerBurst(t *testing.T) {
+	defer goleak.VerifyNone(t, traceReader)
+	fresh(t)
+	dir := flightRecorder(t, 0)
+	named := stalls(t, 0, 20)
+	files, err := filepath.Glob(filepath.Join(dir, "*"))
 	require.NoError(t, err)
-	assert.Len(t, files, lockorder.FlightRecorderFiles)
-	assert.Contains(t, files, first)
-	vs = only(lockorder.KindWaitTimeout)
-	assert.Contains(t, files, traceFile(vs[len(vs)-1]))
+	require.Len(t, files, 1, "one file for the burst")
+	for _, f := range named {
+		assert.Equal(t, files[0], f)
+	}
+	assert.Contains(t, only("stalled")[1].Detail, "(at most one per 10s): "+files[0])
+}
+
+// Pruning deletes only the oldest of the files this process wrote, also
+// across restarts of the recorder on the same directory; trace files
+// that other processes wrote to the directory are kept, however old.
+func TestFlightRecorderPrunesOnlyItsOwnFiles(t *testing.T) {
+	defer goleak.VerifyNone(t, traceReader)
+	fresh(t)
+	dir := t.TempDir()
+	var foreign []string
+	for i := range lockorder.FlightRecorderFiles + 2 {
+		name := filepath.Join(dir, fmt.Sprintf("syncwatch-20000101T00000%d.000Z-deadlock-1.trace", i))
+		require.NoError(t, os.WriteFile(name, nil, 0o600))
+		foreign = append(foreign, name)
+	}
+	flightRecorderIn(t, dir, time.Nanosecond) // every report writes a file
+	own := stalls(t, 0, lockorder.FlightRecorderFiles+2)
+	lockorder.Configure(lockorder.WithFlightRecorder(dir, 2*time.Nanosecond)) // a restart keeps the bound
+	own = append(own, stalls(t, len(own), 1)...)
+	lockorder.Configure(lockorder.WithFlightRecorder("", 0)) // and so does a stop and a start
+	lockorder.Configure(lockorder.WithFlightRecorder(dir, time.Nanosecond))
+	own = append(own, stalls(t, len(own), 1)...)
+
+	files, err := filepath.Glob(filepath.Join(dir, "*"))
+	require.NoError(t, err)
+	assert.Subset(t, files, foreign, "other processes' files are kept")
+	kept := own[len(own)-lockorder.FlightRecorderFiles:]
+	assert.Subset(t, files, kept, "this process's newest files are kept")
+	assert.Len(t, files, len(foreign)+lockorder.FlightRecorderFiles, "this process's oldest files are deleted")
+	for _, f := range own[:len(own)-lockorder.FlightRecorderFiles] {
+		assert.NoFileExists(t, f)
+	}
 }
 
 // Kinds that are not hangs write nothing.

@@ -19,7 +19,8 @@ import (
 //
 // A process joins the ranks it runs ([Barrier.Join]), then calls
 // [Barrier.Await] for them; [Barrier.Close] leaves. Every process of a
-// barrier must give the same prefix, parties and options. Use a fresh
+// barrier must give the same prefix, parties and options: the party count
+// and history are checked at Join (see [Settings]). Use a fresh
 // prefix for each run of a job: the prefix is the barrier's identity.
 //
 // A Barrier is safe for use by many goroutines; each rank waits in one
@@ -37,6 +38,7 @@ type Barrier struct {
 // than one party, an empty prefix or a nil client panics.
 func NewBarrier(cli *clientv3.Client, prefix string, parties int, opts ...Option) *Barrier {
 	b := &Barrier{g: newGroup(cli, prefix, parties, barrier.ExternalBarrier, opts)}
+	b.g.settings = Settings{Kind: "barrier", Parties: parties, History: b.g.cfg.history}
 	b.g.needsAnswer = func(m *member, ask string) bool {
 		gen := askPos(ask)
 		return m.arrived < int64(gen) && m.next <= gen
@@ -57,8 +59,11 @@ func (b *Barrier) Parties() int { return b.g.parties }
 // from etcd (for longer than [WithLeaseTTL]). The rank's first Await is
 // for the barrier's current generation: the oldest one not yet decided.
 //
-// Join returns a *[RankTakenError] if another process holds the rank. A
-// rank out of range, or joined twice, panics.
+// Join returns a *[RankTakenError] if another process holds the rank,
+// and a *[SettingsMismatchError] if this handle's [Settings] (its party
+// count, its history) differ from those the barrier's first Join
+// recorded; either way the rank is not joined. A rank out of range, or
+// joined twice, panics.
 func (b *Barrier) Join(ctx context.Context, rank int) error {
 	k := b.g.k
 	init := []clientv3.Op{

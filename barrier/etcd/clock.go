@@ -40,6 +40,7 @@ type Clock struct {
 // than one worker, an empty prefix or a nil client panics.
 func NewClock(cli *clientv3.Client, prefix string, workers int, maxSkew uint64, opts ...Option) *Clock {
 	c := &Clock{g: newGroup(cli, prefix, workers, barrier.ExternalClock, opts), maxSkew: maxSkew}
+	c.g.settings = Settings{Kind: "clock", Parties: workers, MaxSkew: maxSkew}
 	c.g.needsAnswer = func(m *member, ask string) bool { return m.clock < askPos(ask) }
 	c.g.step = func(m *member) int64 { return int64(m.clock) }
 	return c
@@ -53,7 +54,10 @@ func (c *Clock) Workers() int { return c.g.parties }
 
 // Join makes this process worker's holder, with a lease it keeps alive,
 // at clock 0. It returns a *[RankTakenError] if another process holds
-// the worker. A worker out of range, or joined twice, panics.
+// the worker, and a *[SettingsMismatchError] if this handle's [Settings]
+// (its worker count, its maxSkew) differ from those the clock's first
+// Join recorded; either way the worker is not joined. A worker out of
+// range, or joined twice, panics.
 func (c *Clock) Join(ctx context.Context, worker int) error {
 	k := c.g.k
 	init := []clientv3.Op{clientv3.OpTxn([]clientv3.Cmp{clientv3.Compare(clientv3.Version(k.ask()), "=", 0)},

@@ -49,6 +49,23 @@
 // that falls out of the history ([WithHistory]), so the keys of a
 // barrier stay bounded however long it runs.
 //
+// # Settings every rank shares
+//
+// Every process of a barrier must say the same party count: a process
+// that said fewer would see a generation complete while the others still
+// wait for its missing ranks. The first Join under a prefix records the
+// barrier's [Settings] (kind, party count, history; for a clock, its
+// worker count and maxSkew) in one transaction that creates P/settings
+// if no one did; every later Join, in any process, compares its own with
+// that record, and its joining transaction checks that the record is
+// still the one it compared with. A Join that disagrees returns a
+// *[SettingsMismatchError] (matching [ErrSettingsMismatch]) naming each
+// setting that differs and who recorded it, and takes nothing: the ranks
+// that agree go on as if it had not tried. The timeout, lease TTL,
+// decide timeout and name are each process's own and are not compared.
+// The record goes with the barrier's other keys when its last rank
+// closes.
+//
 // # Leases
 //
 // Each rank holds a lease ([WithLeaseTTL]) that its process keeps alive,

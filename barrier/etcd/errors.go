@@ -31,6 +31,10 @@ var ErrLeaseLost = errors.New("barrier/etcd: lease lost")
 // rank.
 var ErrRankTaken = errors.New("barrier/etcd: rank taken")
 
+// ErrSettingsMismatch matches every *[SettingsMismatchError]: a Join
+// whose [Settings] differ from those recorded for the barrier or clock.
+var ErrSettingsMismatch = errors.New("barrier/etcd: settings mismatch")
+
 // UnavailableError is returned by an Await that could not reach etcd
 // within its bound (plus the decide timeout) to arrive or to read its
 // generation's verdict. It is not a verdict: the generation may have
@@ -98,6 +102,43 @@ func (e *RankTakenError) Is(target error) bool { return target == ErrRankTaken }
 
 // ErrorType returns "etcd-rank-taken".
 func (e *RankTakenError) ErrorType() string { return "etcd-rank-taken" }
+
+// SettingsMismatchError is returned by Join when this handle's
+// [Settings] differ from those the first Join under the prefix recorded:
+// the handle would disagree with the other ranks on when a generation is
+// complete, or on what a clock allows. The rank is not joined, and the
+// others go on as if it had not tried.
+type SettingsMismatchError struct {
+	// Barrier is the handle's name, Rank the rank or worker joining.
+	Barrier string
+	Rank    int
+	// Given are this handle's settings, Recorded those in etcd.
+	Given, Recorded Settings
+	// RecordedBy says who recorded them: "rank 0 (pid 4242 on host-a)".
+	RecordedBy string
+}
+
+// Error names each setting that differs.
+func (e *SettingsMismatchError) Error() string {
+	var diff []string
+	add := func(name string, given, recorded any) {
+		if given != recorded {
+			diff = append(diff, fmt.Sprintf("%s %v, recorded %v", name, given, recorded))
+		}
+	}
+	add("kind", e.Given.Kind, e.Recorded.Kind)
+	add("parties", e.Given.Parties, e.Recorded.Parties)
+	add("history", e.Given.History, e.Recorded.History)
+	add("maxSkew", e.Given.MaxSkew, e.Recorded.MaxSkew)
+	return fmt.Sprintf("barrier/etcd: settings mismatch: %s rank %d has %s by %s",
+		e.Barrier, e.Rank, strings.Join(diff, "; "), e.RecordedBy)
+}
+
+// Is reports whether target is ErrSettingsMismatch.
+func (e *SettingsMismatchError) Is(target error) bool { return target == ErrSettingsMismatch }
+
+// ErrorType returns "etcd-settings-mismatch".
+func (e *SettingsMismatchError) ErrorType() string { return "etcd-settings-mismatch" }
 
 // ClockWaitError is returned by [Clock.Advance] when it stops waiting
 // before the slower workers catch up. It wraps the *staleness.WaitError

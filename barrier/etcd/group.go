@@ -29,9 +29,12 @@ type group struct {
 	cfg     config
 	parties int
 	kind    barrier.ExternalKind
-	host    string
-	pid     int
-	handle  string // this handle's own id among those of one process
+	// settings are what every rank must share, checked at Join; set by
+	// NewBarrier and NewClock.
+	settings Settings
+	host     string
+	pid      int
+	handle   string // this handle's own id among those of one process
 	// needsAnswer says whether a local member is one an ask is about
 	// (a rank missing from the generation asked about, a worker behind
 	// the clock asked for). Called with mu held.
@@ -167,6 +170,10 @@ func (g *group) join(ctx context.Context, r int, init []clientv3.Op) (*member, e
 		panic(fmt.Sprintf("barrier/etcd: rank %d already joined, or the handle is closed", r))
 	}
 	g.mu.Unlock()
+	settled, err := g.settle(ctx, r)
+	if err != nil {
+		return nil, err
+	}
 	lease, err := g.cli.Grant(ctx, g.cfg.ttlSeconds())
 	if err != nil {
 		return nil, fmt.Errorf("barrier/etcd: grant lease: %w", err)
@@ -175,8 +182,24 @@ func (g *group) join(ctx context.Context, r int, init []clientv3.Op) (*member, e
 	m.gid.Store(barrier.Goroutine()) // until its first call, the rank is the joiner's
 	key := g.k.member(r)
 	then := append([]clientv3.Op{clientv3.OpPut(key, g.state(m, false), clientv3.WithLease(lease.ID))}, init...)
-	resp, err := g.cli.Txn(ctx).If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).
-		Then(then...).Else(clientv3.OpGet(key)).Commit()
+	var resp *clientv3.TxnResponse
+	for try := 1; ; try++ {
+		// The settings compared are those settle read: if the barrier's
+		// keys were deleted and made anew since, settle again.
+		resp, err = g.cli.Txn(ctx).If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0),
+			clientv3.Compare(clientv3.CreateRevision(g.k.settings()), "=", settled)).
+			Then(then...).Else(clientv3.OpGet(key)).Commit()
+		if err != nil || resp.Succeeded || len(resp.Responses[0].GetResponseRange().Kvs) > 0 {
+			break
+		}
+		if try == maxSettle {
+			err = fmt.Errorf("barrier/etcd: %s: the settings changed %d times while rank %d joined", g.k.settings(), try, r)
+			break
+		}
+		if settled, err = g.settle(ctx, r); err != nil {
+			break
+		}
+	}
 	if err == nil && !resp.Succeeded {
 		holder := "another process"
 		if kvs := resp.Responses[0].GetResponseRange().Kvs; len(kvs) > 0 {

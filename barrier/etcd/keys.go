@@ -15,6 +15,8 @@ import (
 //	P/c/ask           ask: "GEN.ROUND", the latest request for the
 //	                  missing ranks to publish what they are doing
 //	P/c/left/RANK     a clock worker that left (no lease)
+//	P/settings        the Settings every rank must share, recorded by
+//	                  the first Join and never changed
 //	P/floor           the oldest generation still kept
 //	P/g/GEN           generation GEN: pending, then done or broken, once
 //	P/g/GEN/op        the operation label of GEN's first labelled arrival
@@ -51,6 +53,7 @@ func (k keys) ask() string         { return k.prefix + "c/ask" }
 func (k keys) lefts() string       { return k.prefix + "c/left/" }
 func (k keys) left(r int) string   { return k.lefts() + padRank(r) }
 func (k keys) floor() string       { return k.prefix + "floor" }
+func (k keys) settings() string    { return k.prefix + "settings" }
 func (k keys) gens() string        { return k.prefix + "g/" }
 func (k keys) gen(g uint64) string { return k.gens() + padGen(g) }
 func (k keys) op(g uint64) string  { return k.gen(g) + "/op" }

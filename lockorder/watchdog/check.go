@@ -11,6 +11,9 @@ import (
 
 // look is what one look at a loop shows.
 type look struct {
+	// steps is the loop's Step count, read before its latest Step: the
+	// episode a stall belongs to.
+	steps   uint64
 	pending int
 	// since is the mono reading the stall clock runs from: the latest
 	// Step, or when work last became pending if that is later. 0 while
@@ -26,6 +29,10 @@ func (l *Loop) look(now int64) look {
 	if l.cfg.pending != nil {
 		fn = max(l.cfg.pending(), 0)
 	}
+	// steps is read before lastStep: a Step between the two reads can
+	// only delay a report (the stall is seen in the Step's episode at the
+	// next look), never file it under an episode that has not begun.
+	steps := l.steps.Load()
 	count, began, last := l.count.Load(), l.began.Load(), l.lastStep.Load()
 	l.mu.Lock()
 	switch {
@@ -39,7 +46,7 @@ func (l *Loop) look(now int64) look {
 	fnSince := l.fnSince
 	l.mu.Unlock()
 
-	lk := look{pending: int(count) + fn}
+	lk := look{steps: steps, pending: int(count) + fn}
 	if lk.pending <= 0 {
 		return look{}
 	}
@@ -77,16 +84,18 @@ func (l *Loop) tick() {
 }
 
 // check reports a stall the first time a look shows it: once per
-// episode, an episode ending with the next Step (or with the work).
+// episode, an episode ending only with the next Step. Work that is done
+// and comes back while the loop does not step is the same episode: the
+// loop has still not stepped.
 func (l *Loop) check() {
 	lk := l.look(mono.Now())
 	if !lk.stalled {
 		return
 	}
 	l.mu.Lock()
-	fresh := lk.since != l.reported
+	fresh := l.reported != lk.steps+1
 	if fresh {
-		l.reported = lk.since
+		l.reported = lk.steps + 1
 		l.episodes++
 	}
 	episode := l.episodes

@@ -23,8 +23,10 @@
 // [KindStalled] through lockorder.Report, so the handler,
 // lockorder.Violations, lockordertest and a span with status Error all see
 // it; the [MetricStalls] counter counts it and the [MetricStalled] gauge
-// is 1 while it lasts. The episode ends at the next Step; a later stall is
-// a new episode. The report says what the loop's goroutine (the one that
+// is 1 while it lasts. The episode ends at the next Step, and only then:
+// work that is done and comes back while the loop still does not step
+// stays in the same episode, however often. A stall after a Step is a new
+// episode. The report says what the loop's goroutine (the one that
 // last called Step) is blocked on: if it is in a syncwatch wait, the
 // wait-for graph follows it to the holder and says what the holder is
 // doing ("lock ledger#1, held by goroutine 28, which is blocked in select

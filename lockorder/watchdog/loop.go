@@ -44,7 +44,7 @@ type Loop struct {
 	closed   bool
 	checking int64  // goroutine running a check of the timer, 0 if none
 	fnSince  int64  // mono reading when cfg.pending was first seen non-zero, 0 while zero
-	reported int64  // start of the stall clock of the episode reported last
+	reported uint64 // 1 + the Step count of the episode reported last, 0 before the first
 	episodes uint64 // stall episodes reported
 }
 

@@ -254,3 +254,35 @@ func TestStallErrorMatchesErrStalled(t *testing.T) {
 	assert.Contains(t, err.Error(), "watchdog: loop x stalled")
 	_ = context.Background
 }
+
+// A loop that never steps again while its work is done and comes back,
+// again and again, is one stall episode: one report. The episode ends at
+// the next Step, and only then.
+func TestAFlickeringStallIsOneEpisode(t *testing.T) {
+	requireReporting(t)
+	defer goleak.VerifyNone(t)
+	loop := watchdog.New("flicker", watchdog.WithBound(time.Nanosecond)) // stalled as soon as work waits
+	defer loop.Close()
+	loop.Step()
+	stalledAndLooked := func() {
+		t.Helper()
+		require.Eventually(t, func() bool { return loop.Check() != nil }, 10*time.Second, time.Millisecond)
+		watchdog.Look(loop) // a look sees the stall: it reports it unless its episode was reported
+	}
+	loop.Begin()
+	stalledAndLooked()
+	require.Len(t, stalls("flicker"), 1)
+	for range 5 {
+		loop.End()
+		loop.Begin()
+		stalledAndLooked()
+	}
+	assert.Len(t, stalls("flicker"), 1, "one episode: the loop never stepped")
+	assert.Equal(t, uint64(1), loop.Status().Stalls)
+
+	loop.Step() // ends the episode; the work still waits: a new one
+	stalledAndLooked()
+	assert.Len(t, stalls("flicker"), 2)
+	assert.Equal(t, uint64(2), loop.Status().Stalls)
+	loop.End()
+}
