@@ -2,6 +2,7 @@ package waitfor
 
 import (
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -142,11 +143,9 @@ type suspect struct {
 var (
 	settings atomic.Pointer[Settings]
 	running  atomic.Bool
-	// timer runs tick. It is made when the package is initialised, outside
-	// any testing/synctest bubble, and only ever reset: a timer made by a
-	// goroutine in a bubble would run on the bubble's fake clock, inside
-	// it, and keep the bubble from ever looking idle.
-	timer *time.Timer
+	// timer runs tick, once armed (see arm); timerMu guards it.
+	timerMu sync.Mutex
+	timer   *time.Timer
 	// candMu guards suspects and the monitor's fields of the waits; only
 	// the monitor's goroutine takes it.
 	candMu   sync.Mutex
@@ -156,9 +155,21 @@ var (
 	blockedSince int64
 )
 
-func init() {
-	timer = time.AfterFunc(time.Hour, tick)
-	timer.Stop()
+// arm makes the monitor's timer fire tick after d. It is never called
+// from a testing/synctest bubble (see wake): a timer made there would run
+// on the bubble's fake clock, inside it, and keep the bubble from ever
+// looking idle; and resetting one made outside from there would count
+// from the fake clock. A timer that has fired, or was never made, is not
+// pending: only an armed one keeps the runtime from seeing every goroutine
+// asleep (a stopped one can, until the runtime clears it).
+func arm(d time.Duration) {
+	timerMu.Lock()
+	defer timerMu.Unlock()
+	if timer == nil {
+		timer = time.AfterFunc(d, tick)
+		return
+	}
+	timer.Reset(d)
 }
 
 // Configure sets the monitor's settings.
@@ -180,8 +191,34 @@ func wake() {
 		return
 	}
 	if running.CompareAndSwap(false, true) {
-		timer.Reset(s.Tick)
+		if inBubble() {
+			armFromOutside(s.Tick)
+			return
+		}
+		arm(s.Tick)
 	}
+}
+
+// inBubble reports whether the caller is in a testing/synctest bubble,
+// where time.Now has no monotonic reading (the runtime omits it there).
+func inBubble() bool {
+	now := time.Now()
+	return now == now.Round(0)
+}
+
+// armFromOutside arms the monitor's timer to fire after d, from outside
+// the caller's synctest bubble (see arm). A cleanup runs on the
+// runtime's cleanup goroutine, in no bubble; a garbage collection hands it
+// over at once. Only the first wait of a bubble after the monitor went idle
+// pays for it.
+func armFromOutside(d time.Duration) {
+	p := new(struct {
+		_ *int // not a tiny allocation: its cleanup runs as soon as it is garbage
+		_ [8]byte
+	})
+	runtime.AddCleanup(p, arm, d)
+	p = nil
+	runtime.GC()
 }
 
 // tick is one look at the waits; it schedules the next while a report may
@@ -193,7 +230,7 @@ func tick() {
 	}
 	s := settings.Load()
 	if pending && Len() > 0 && s != nil && s.Report != nil && s.Tick > 0 {
-		timer.Reset(s.Tick)
+		arm(s.Tick)
 		return
 	}
 	running.Store(false)
