@@ -7,6 +7,7 @@ import (
 	"unsafe"
 
 	"github.com/syncwatch/syncwatch/internal/class"
+	"github.com/syncwatch/syncwatch/internal/ctxwait"
 	"github.com/syncwatch/syncwatch/internal/held"
 	"github.com/syncwatch/syncwatch/internal/stack"
 )
@@ -78,7 +79,7 @@ func recursive(gs *held.G, m owner, e *held.Entry, h held.Entry) bool {
 
 func (m *Mutex) free() bool {
 	if m.mu.TryLock() {
-		m.mu.Unlock()
+		ctxwait.Unlock(&m.mu)
 		return true
 	}
 	return false

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/syncwatch/syncwatch/internal/ctxwait"
 	"github.com/syncwatch/syncwatch/internal/mono"
 	"github.com/syncwatch/syncwatch/internal/rwlock"
 )
@@ -35,12 +36,19 @@ func (m *Mutex) SetClass(name string) {}
 func (m *Mutex) Lock() { m.mu.Lock() }
 
 // Unlock unlocks m.
-func (m *Mutex) Unlock() { m.mu.Unlock() }
+func (m *Mutex) Unlock() {
+	if ctxwait.Waiting() {
+		ctxwait.Unlock(&m.mu) // a LockContext may wait for m: see ctxwait.go
+		return
+	}
+	m.mu.Unlock()
+}
 
 // TryLock tries to lock m.
 func (m *Mutex) TryLock() bool { return m.mu.TryLock() }
 
-// LockContext locks m, waiting at most until ctx is done.
+// LockContext locks m, waiting at most until ctx is done. If it gives up,
+// m is left as it was: nothing holds or takes m on its behalf afterwards.
 func (m *Mutex) LockContext(ctx context.Context) error {
 	if ctx == nil {
 		panic("lockorder: LockContext with nil Context")
@@ -49,7 +57,7 @@ func (m *Mutex) LockContext(ctx context.Context) error {
 		return nil
 	}
 	start := mono.Now()
-	if lockWithContext(ctx, &m.mu, m.mu.Unlock) {
+	if lockWithContext(ctx, (*ctxMutex)(&m.mu)) {
 		return nil
 	}
 	return &WaitError{Lock: "Mutex", Waited: mono.Since(start), Err: ctx.Err()}
@@ -136,7 +144,7 @@ func (m *RWMutex) LockContext(ctx context.Context) error {
 		return nil
 	}
 	start := mono.Now()
-	if lk := (*rwlock.Writer)(&m.mu); lockWithContext(ctx, lk, lk.Unlock) {
+	if lockWithContext(ctx, (*rwlock.Writer)(&m.mu)) {
 		return nil
 	}
 	return &WaitError{Lock: "RWMutex", Waited: mono.Since(start), Err: ctx.Err()}
@@ -152,7 +160,7 @@ func (m *RWMutex) RLockContext(ctx context.Context) error {
 		return nil
 	}
 	start := mono.Now()
-	if lk := (*rwlock.Reader)(&m.mu); lockWithContext(ctx, lk, lk.Unlock) {
+	if lockWithContext(ctx, (*rwlock.Reader)(&m.mu)) {
 		return nil
 	}
 	return &WaitError{Lock: "RWMutex", Waited: mono.Since(start), Err: ctx.Err()}
@@ -178,6 +186,12 @@ func Reset() {}
 
 // HeldLocks returns nil: nothing is tracked.
 func HeldLocks() []LockRef { return nil }
+
+// ctxWaitBegin and ctxWaitEnd have no fast path to turn off: Unlock
+// checks ctxwait.Waiting itself.
+func ctxWaitBegin() {}
+
+func ctxWaitEnd() {}
 
 // syncFastPaths has nothing to keep in step: this build has no fast paths
 // of its own, every method is sync's.

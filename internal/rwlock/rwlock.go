@@ -4,6 +4,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"unsafe"
+
+	"github.com/syncwatch/syncwatch/internal/ctxwait"
 )
 
 // MaxReaders is the most readers a lock can have at once.
@@ -24,7 +26,7 @@ type RWMutex struct {
 	_ [0]atomic.Int64 // aligns readers for 64-bit atomics on 32-bit platforms
 	// readers is the reader count: see the package doc and AddReader.
 	readers int64
-	w       sync.Mutex // the writers' queue
+	w       sync.Mutex // the writers' queue: see lockQueue
 	// leaving is epoch<<32 | uint32(n): writer epoch waits for n readers.
 	leaving atomic.Uint64
 	// gate is epoch<<32 | n: n readers queued behind writer epoch. Its
@@ -234,7 +236,7 @@ func (rw *RWMutex) leave(v int64) {
 func (rw *RWMutex) Lock() {
 	rw.raceQueues()
 	raceDisable()
-	rw.w.Lock()
+	rw.lockQueue(nil)
 	e := rw.epoch()
 	a := announcement(e)
 	if n := int32(atomic.AddInt64(&rw.readers, a) - a); n != 0 {
@@ -256,7 +258,7 @@ func (rw *RWMutex) TryLock() bool {
 	raceDisable()
 	ok := rw.w.TryLock()
 	if ok && !atomic.CompareAndSwapInt64(&rw.readers, 0, announcement(rw.epoch())) {
-		rw.w.Unlock()
+		rw.releaseQueue()
 		ok = false
 	}
 	raceEnable()
@@ -282,11 +284,26 @@ func (rw *RWMutex) Unlock() bool {
 		if n > 0 {
 			rw.moveOn(e)
 		}
-		rw.w.Unlock()
+		rw.releaseQueue()
 	}
 	raceEnable()
 	return ok
 }
+
+// lockQueue takes the writers' queue, or gives up when done is closed
+// and reports false; a nil done never is. Its caller has disabled the race
+// detector. A writer that finds the queue taken waits in internal/ctxwait, not
+// in w's own queue: a wait there could not be given up, and one left
+// behind would take the queue later. So all writers wait in one queue,
+// first come first, whether they can give up or not.
+func (rw *RWMutex) lockQueue(done <-chan struct{}) bool {
+	return rw.w.TryLock() || ctxwait.Acquire(&rw.w, &rw.w, done, false)
+}
+
+// releaseQueue releases the writers' queue, handing it to the first
+// writer waiting, or ringing it. Its caller has disabled the race
+// detector.
+func (rw *RWMutex) releaseQueue() { ctxwait.Unlock(&rw.w) }
 
 // moveOn ends epoch e, whose writer has withdrawn its announcement: the
 // next writer's leaving and gate start empty, and the readers queued
