@@ -8,7 +8,8 @@
 // in a table keyed by the lock's address, and tries the lock with TryLock
 // whenever a release rings it. Releases ring it because every release of
 // a lock that such a waiter may wait for goes through [Unlock] while
-// waiters are registered ([Waiting]).
+// waiters are registered ([Waiting]). internal/rwlock's writers all wait
+// here when they find the writers' queue taken, so they keep one order.
 //
 // # Rules
 //
@@ -20,8 +21,10 @@
 //  2. A waiter misses no release. It registers, then tries the lock; a
 //     releaser unlocks, then looks for waiters. A releaser that checks
 //     [Waiting] before it unlocks (an inlined fast path) can miss a waiter
-//     that registers in between, so a waiter also polls, backing off up to
-//     pollMax, until a release of its lock has rung.
+//     that registers in between. The waiters of such locks also poll,
+//     backing off up to pollMax, until a release has looked at their
+//     queue while holding the lock: the holder they registered behind is
+//     then gone.
 //  3. A waiter does not starve. Only the first waiter of a lock is rung. A
 //     waiter that was rung and is still waiting at the next release has
 //     lost a race for the lock: that release hands the lock to it, unless
