@@ -10,10 +10,14 @@ import (
 	"github.com/syncwatch/syncwatch/internal/ctxwait"
 	"github.com/syncwatch/syncwatch/internal/mono"
 	"github.com/syncwatch/syncwatch/internal/rwlock"
+	"github.com/syncwatch/syncwatch/internal/syncword"
 )
 
 // This file is the build with the syncwatch_off tag: every type keeps its
-// API and nothing is checked or recorded. Mutex's methods are sync.Mutex's.
+// API and nothing is checked or recorded. Mutex's methods are sync.Mutex's,
+// but for Unlock: it does sync's uncontended compare-and-swap itself, as
+// the default build does, and otherwise releases through internal/ctxwait,
+// where a LockContext waits beside sync's queue.
 // RWMutex runs sync.RWMutex's algorithm on the lock the default build uses
 // (internal/rwlock), for the same reason: a sync.RWMutex writer cannot
 // withdraw, so a LockContext that gave up would hold readers out until the
@@ -37,11 +41,10 @@ func (m *Mutex) Lock() { m.mu.Lock() }
 
 // Unlock unlocks m.
 func (m *Mutex) Unlock() {
-	if ctxwait.Waiting() {
-		ctxwait.Unlock(&m.mu) // a LockContext may wait for m: see ctxwait.go
-		return
+	if atomic.LoadUint32(&fastOff) == 0 && atomic.CompareAndSwapInt32(syncword.State(&m.mu), syncword.Locked, 0) {
+		return // sync's own fast path, inlined as sync's is
 	}
-	m.mu.Unlock()
+	ctxwait.Unlock(&m.mu) // sync's Unlock, or a LockContext waits for m
 }
 
 // TryLock tries to lock m.
@@ -187,11 +190,32 @@ func Reset() {}
 // HeldLocks returns nil: nothing is tracked.
 func HeldLocks() []LockRef { return nil }
 
-// ctxWaitBegin and ctxWaitEnd have no fast path to turn off: Unlock
-// checks ctxwait.Waiting itself.
-func ctxWaitBegin() {}
+// fastOff is 0 when Unlock may stop after its inlined compare-and-swap,
+// as in the default build (fastpath.go): its low bit is set unless sync's
+// layout is verified, and above it it counts the LockContext calls
+// waiting for a Mutex, whose releases must take the slow half. Lock needs
+// none: it is sync's.
+var fastOff uint32 = fastOffMode
 
-func ctxWaitEnd() {}
+// layoutOK says whether the fast path may read sync's state word.
+var layoutOK = syncword.Verify()
+
+const (
+	fastOffMode = 1 // set while sync's layout is not verified
+	fastOffCtx  = 2 // added per waiting LockContext
+)
+
+func init() {
+	if layoutOK {
+		atomic.AndUint32(&fastOff, ^uint32(fastOffMode))
+	}
+}
+
+// ctxWaitBegin turns Unlock's fast path off for a LockContext about to
+// wait, and ctxWaitEnd undoes it; see fastpath.go.
+func ctxWaitBegin() { atomic.AddUint32(&fastOff, fastOffCtx) }
+
+func ctxWaitEnd() { atomic.AddUint32(&fastOff, ^uint32(fastOffCtx-1)) }
 
 // syncFastPaths has nothing to keep in step: this build has no fast paths
 // of its own, every method is sync's.
