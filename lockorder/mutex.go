@@ -227,14 +227,14 @@ func (m *Mutex) unlockSlow() {
 			gs.Top().Note != 0 || !popIfTop(gs, l) {
 			if !releaseOwn(w, l, false) {
 				if shared := m.unlockOther(l); shared != nil {
-					ctxwait.Unlock(&m.mu)
+					ctxwait.Unlock(&m.mu, &m.mu)
 					initShared(shared)
 					return
 				}
 			}
 		}
 	}
-	ctxwait.Unlock(&m.mu) // a LockContext may wait for m: see ctxwait.go
+	ctxwait.Unlock(&m.mu, &m.mu) // a LockContext may wait for m: see ctxwait.go
 }
 
 // unlockOther handles an Unlock by a goroutine that does not hold m. It
@@ -242,7 +242,7 @@ func (m *Mutex) unlockSlow() {
 // count (see releasedInit), for the caller to count once m is unlocked.
 func (m *Mutex) unlockOther(l *class.Lock) *class.Lock {
 	if m.mu.TryLock() {
-		ctxwait.Unlock(&m.mu)
+		ctxwait.Unlock(&m.mu, &m.mu)
 		reportBadUnlock(goid.ID(), l, "Unlock of unlocked")
 		return nil
 	}

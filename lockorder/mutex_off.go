@@ -44,8 +44,15 @@ func (m *Mutex) Unlock() {
 	if atomic.LoadUint32(&fastOff) == 0 && atomic.CompareAndSwapInt32(syncword.State(&m.mu), syncword.Locked, 0) {
 		return // sync's own fast path, inlined as sync's is
 	}
-	ctxwait.Unlock(&m.mu) // sync's Unlock, or a LockContext waits for m
+	m.unlockSlow()
 }
+
+// unlockSlow is Unlock past its fast path: sync's Unlock, through
+// ctxwait, where a LockContext may wait for m. Kept out of line so that
+// Unlock inlines.
+//
+//go:noinline
+func (m *Mutex) unlockSlow() { ctxwait.Unlock(&m.mu, &m.mu) }
 
 // TryLock tries to lock m.
 func (m *Mutex) TryLock() bool { return m.mu.TryLock() }

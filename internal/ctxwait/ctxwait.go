@@ -24,12 +24,14 @@ func Waiting() bool { return registered.Load() != 0 }
 // Registered returns how many waiters are registered, of every lock.
 func Registered() int { return int(registered.Load()) }
 
-// A Locker is the lock a waiter takes: TryLock takes it if it is free.
+// A Locker is a lock as a waiter takes it and a releaser releases it:
+// TryLock takes it if it is free, Unlock releases it.
 type Locker interface {
 	TryLock() bool
+	Unlock()
 }
 
-// Acquire takes lk, whose releases go through Unlock(key), or gives up
+// Acquire takes lk, whose releases go through Unlock(key, lk), or gives up
 // when done is closed, and reports whether it took it; a nil done never
 // is. If it gives up, lk is left as it was (rule 1). It may take lk
 // although done is closed. polled says whether a release of key may miss
@@ -79,17 +81,18 @@ func Acquire(key *sync.Mutex, lk Locker, done <-chan struct{}, polled bool) bool
 	}
 }
 
-// Unlock releases m for its holder: it hands m to a starving waiter
-// (rule 3), or unlocks it and rings m's first waiter. It checks for
-// waiters after it unlocks, so a waiter never misses it.
-func Unlock(m *sync.Mutex) {
-	s := shardOf(m)
-	if s.n.Load() != 0 && s.handOff(m) {
+// Unlock releases lk, whose waiters wait under key, for its holder: it
+// hands lk to a starving waiter (rule 3), or unlocks it and rings its
+// first waiter. It checks for waiters after it unlocks, so a waiter never
+// misses it.
+func Unlock(key *sync.Mutex, lk Locker) {
+	s := shardOf(key)
+	if s.n.Load() != 0 && s.handOff(key) {
 		return
 	}
-	m.Unlock()
+	lk.Unlock()
 	if s.n.Load() != 0 {
-		s.ring(m)
+		s.ring(key)
 	}
 }
 

@@ -34,7 +34,7 @@ func TestGivingUpLeavesTheLockFree(t *testing.T) {
 	close(giveUp)
 	require.False(t, <-got, "the waiter got a held lock")
 	assert.Zero(t, ctxwait.Registered())
-	ctxwait.Unlock(&m)
+	ctxwait.Unlock(&m, &m)
 	assert.True(t, m.TryLock(), "the lock is held for a waiter that gave up")
 	m.Unlock()
 }
@@ -46,12 +46,12 @@ func TestWaitersGetTheLockInTurn(t *testing.T) {
 	registered(1)
 	second, _ := acquire(&m, false)
 	registered(2)
-	ctxwait.Unlock(&m)
+	ctxwait.Unlock(&m, &m)
 	require.True(t, <-first)
 	assert.Equal(t, 1, ctxwait.Registered(), "the second waiter got the lock with the first")
-	ctxwait.Unlock(&m)
+	ctxwait.Unlock(&m, &m)
 	require.True(t, <-second)
-	ctxwait.Unlock(&m)
+	ctxwait.Unlock(&m, &m)
 	assert.Zero(t, ctxwait.Registered())
 	assert.True(t, m.TryLock())
 }
@@ -66,9 +66,9 @@ func TestWaiterBehindOneThatGaveUp(t *testing.T) {
 	registered(2)
 	close(giveUp)
 	registered(1)
-	ctxwait.Unlock(&m)
+	ctxwait.Unlock(&m, &m)
 	require.True(t, <-second)
-	ctxwait.Unlock(&m)
+	ctxwait.Unlock(&m, &m)
 }
 
 // Rule 2: a release that does not look for waiters (an inlined fast path
@@ -80,7 +80,7 @@ func TestPolledWaiterFindsASilentRelease(t *testing.T) {
 	registered(1)
 	m.Unlock() // not through ctxwait.Unlock: the waiter is not rung
 	require.True(t, <-got)
-	ctxwait.Unlock(&m)
+	ctxwait.Unlock(&m, &m)
 	assert.Zero(t, ctxwait.Registered())
 }
 
@@ -100,7 +100,7 @@ func TestMixedExclusion(t *testing.T) {
 		}
 		n++
 		in--
-		ctxwait.Unlock(&m)
+		ctxwait.Unlock(&m, &m)
 	}
 	const goroutines, rounds = 6, 2000
 	for g := range goroutines {

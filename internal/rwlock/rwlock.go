@@ -291,19 +291,50 @@ func (rw *RWMutex) Unlock() bool {
 }
 
 // lockQueue takes the writers' queue, or gives up when done is closed
-// and reports false; a nil done never is. Its caller has disabled the race
-// detector. A writer that finds the queue taken waits in internal/ctxwait, not
-// in w's own queue: a wait there could not be given up, and one left
-// behind would take the queue later. So all writers wait in one queue,
-// first come first, whether they can give up or not.
+// and reports false; a nil done never is. A writer that finds the queue
+// taken waits in internal/ctxwait, not in w's own queue: a wait there
+// could not be given up, and one left behind would take the queue later.
+// So all writers wait in one queue, first come first, whether they can
+// give up or not.
+//
+// Its caller has disabled the race detector, as has releaseQueue's:
+// ctxwait's own synchronization is shown to the detector, w's is not
+// (see rawQueue).
 func (rw *RWMutex) lockQueue(done <-chan struct{}) bool {
-	return rw.w.TryLock() || ctxwait.Acquire(&rw.w, &rw.w, done, false)
+	if rw.w.TryLock() {
+		return true
+	}
+	raceEnable()
+	ok := ctxwait.Acquire(&rw.w, (*rawQueue)(rw), done, false)
+	raceDisable()
+	return ok
 }
 
 // releaseQueue releases the writers' queue, handing it to the first
-// writer waiting, or ringing it. Its caller has disabled the race
-// detector.
-func (rw *RWMutex) releaseQueue() { ctxwait.Unlock(&rw.w) }
+// writer waiting, or ringing it.
+func (rw *RWMutex) releaseQueue() {
+	raceEnable()
+	ctxwait.Unlock(&rw.w, (*rawQueue)(rw))
+	raceDisable()
+}
+
+// rawQueue is the writers' queue as ctxwait takes and releases it, with
+// the race detector blind to it, as to everything of the lock but the
+// edges it is told of (race.go).
+type rawQueue RWMutex
+
+func (q *rawQueue) TryLock() bool {
+	raceDisable()
+	ok := q.w.TryLock()
+	raceEnable()
+	return ok
+}
+
+func (q *rawQueue) Unlock() {
+	raceDisable()
+	q.w.Unlock()
+	raceEnable()
+}
 
 // moveOn ends epoch e, whose writer has withdrawn its announcement: the
 // next writer's leaving and gate start empty, and the readers queued
