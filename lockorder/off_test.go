@@ -64,6 +64,8 @@ func TestOffCancelStress(t *testing.T) { checkCancelStress(t) }
 
 func TestOffNoPhantomHolder(t *testing.T) { checkNoPhantomHolder(t) }
 
+func TestOffContextDifferential(t *testing.T) { checkContextDifferential(t) }
+
 func TestOffLockContextInBubbleTimesOut(t *testing.T) { checkLockContextInBubbleTimesOut(t) }
 
 func TestOffLockContextInBubbleSucceeds(t *testing.T) { checkLockContextInBubbleSucceeds(t) }

@@ -31,3 +31,5 @@ func TestNoPhantomHolder(t *testing.T) { allModes(t, checkNoPhantomHolder) }
 func TestLockContextInBubbleTimesOut(t *testing.T) { allModes(t, checkLockContextInBubbleTimesOut) }
 
 func TestLockContextInBubbleSucceeds(t *testing.T) { allModes(t, checkLockContextInBubbleSucceeds) }
+
+func TestContextDifferential(t *testing.T) { allModes(t, checkContextDifferential) }

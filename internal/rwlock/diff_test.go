@@ -116,9 +116,12 @@ func TestDifferentialOneGoroutine(t *testing.T) {
 				name, want, got = "TryLock", s.TryLock(), o.TryLock()
 			case k == 3:
 				name, want, got, read = "TryRLock", s.TryRLock(), o.TryRLock(), true
-			case k == 4:
+			case k == 4 && r.IntN(2) == 0:
 				name, want = "LockQueued(closed)", s.TryLock()
 				got = (*rwlock.WriterQueue)(&o).TryLock() && o.LockQueued(closed)
+			case k == 4:
+				name, want = "Writer.LockOrCancel(closed)", s.TryLock()
+				got = (*rwlock.Writer)(&o).LockOrCancel(closed)
 			case k == 5:
 				name, want, got, read = "RLockOrCancel(closed)", s.TryRLock(), o.RLockOrCancel(closed), true
 			case k == 6 && writer:
