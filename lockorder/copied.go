@@ -7,7 +7,6 @@ import (
 	"unsafe"
 
 	"github.com/syncwatch/syncwatch/internal/class"
-	"github.com/syncwatch/syncwatch/internal/ctxwait"
 	"github.com/syncwatch/syncwatch/internal/held"
 	"github.com/syncwatch/syncwatch/internal/stack"
 )
@@ -79,7 +78,7 @@ func recursive(gs *held.G, m owner, e *held.Entry, h held.Entry) bool {
 
 func (m *Mutex) free() bool {
 	if m.mu.TryLock() {
-		ctxwait.Unlock(&m.mu, &m.mu)
+		unlockSync(&m.mu)
 		return true
 	}
 	return false

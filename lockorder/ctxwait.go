@@ -46,3 +46,15 @@ func (c *ctxMutex) LockOrCancel(done <-chan struct{}) bool {
 	defer ctxWaitEnd()
 	return ctxwait.Acquire(m, m, done, true)
 }
+
+// unlockSync releases m, a Mutex's sync.Mutex, past Unlock's fast path:
+// through ctxwait while a LockContext waits for some Mutex, else as sync
+// does. A waiter that registers just after the check is found by its poll
+// (internal/ctxwait's rule 2), as for the fast path.
+func unlockSync(m *sync.Mutex) {
+	if ctxwait.Waiting() {
+		ctxwait.Unlock(m, m)
+		return
+	}
+	m.Unlock()
+}

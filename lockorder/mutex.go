@@ -227,14 +227,18 @@ func (m *Mutex) unlockSlow() {
 			gs.Top().Note != 0 || !popIfTop(gs, l) {
 			if !releaseOwn(w, l, false) {
 				if shared := m.unlockOther(l); shared != nil {
-					ctxwait.Unlock(&m.mu, &m.mu)
+					unlockSync(&m.mu)
 					initShared(shared)
 					return
 				}
 			}
 		}
 	}
-	ctxwait.Unlock(&m.mu, &m.mu) // a LockContext may wait for m: see ctxwait.go
+	if ctxwait.Waiting() {
+		unlockSync(&m.mu) // a LockContext may wait for m: see ctxwait.go
+		return
+	}
+	m.mu.Unlock()
 }
 
 // unlockOther handles an Unlock by a goroutine that does not hold m. It
@@ -242,7 +246,7 @@ func (m *Mutex) unlockSlow() {
 // count (see releasedInit), for the caller to count once m is unlocked.
 func (m *Mutex) unlockOther(l *class.Lock) *class.Lock {
 	if m.mu.TryLock() {
-		ctxwait.Unlock(&m.mu, &m.mu)
+		unlockSync(&m.mu)
 		reportBadUnlock(goid.ID(), l, "Unlock of unlocked")
 		return nil
 	}

@@ -7,7 +7,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/syncwatch/syncwatch/internal/ctxwait"
 	"github.com/syncwatch/syncwatch/internal/mono"
 	"github.com/syncwatch/syncwatch/internal/rwlock"
 	"github.com/syncwatch/syncwatch/internal/syncword"
@@ -52,7 +51,7 @@ func (m *Mutex) Unlock() {
 // Unlock inlines.
 //
 //go:noinline
-func (m *Mutex) unlockSlow() { ctxwait.Unlock(&m.mu, &m.mu) }
+func (m *Mutex) unlockSlow() { unlockSync(&m.mu) }
 
 // TryLock tries to lock m.
 func (m *Mutex) TryLock() bool { return m.mu.TryLock() }
