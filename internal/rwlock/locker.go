@@ -67,12 +67,7 @@ func (q *WriterQueue) Lock() {
 }
 
 // TryLock tries to take the queue.
-func (q *WriterQueue) TryLock() bool {
-	raceDisable()
-	ok := q.w.TryLock()
-	raceEnable()
-	return ok
-}
+func (q *WriterQueue) TryLock() bool { return (*rawQueue)(q).TryLock() }
 
 // Unlock releases the queue, for a holder that has not announced itself.
 func (q *WriterQueue) Unlock() {
