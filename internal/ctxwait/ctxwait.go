@@ -31,18 +31,116 @@ type Locker interface {
 	Unlock()
 }
 
-// Acquire takes lk, whose releases go through Unlock(key, lk), or gives up
+// A Queue is the waiters of one lock, kept where the lock keeps it, so
+// that they are reachable only through the lock: the runtime's
+// goroutine-leak detection (Go 1.27) then finds them blocked for good
+// when nothing but blocked goroutines can reach the lock. The zero value
+// is an empty queue.
+type Queue struct {
+	mu sync.Mutex
+	n  atomic.Int32 // its waiters, read without mu
+	q  queue
+}
+
+// Acquire takes lk, whose releases go through q.HandOff and q.Ring, or gives up
 // when done is closed, and reports whether it took it; a nil done never
 // is. If it gives up, lk is left as it was (rule 1). It may take lk
-// although done is closed. polled says whether a release of key may miss
-// the waiter (rule 2).
-func Acquire(key *sync.Mutex, lk Locker, done <-chan struct{}, polled bool) bool {
-	s := shardOf(key)
-	w := &waiter{bell: make(chan struct{}, 1)}
+// although done is closed. polled says whether a release may miss the
+// waiter (rule 2).
+func (q *Queue) Acquire(lk Locker, done <-chan struct{}, polled bool) bool {
+	w := newWaiter()
+	q.mu.Lock()
+	q.q.enqueue(w, &q.n)
+	q.mu.Unlock()
+	return wait(&q.mu, &q.q, w, lk, done, polled, func() bool {
+		q.mu.Lock()
+		defer q.mu.Unlock()
+		return q.q.leave(w, &q.n)
+	})
+}
+
+// HandOff is the first half of a release of the lock by its holder: it
+// hands the lock to the first waiter if that waiter is starving (rule 3),
+// and reports whether it did. If not, the holder unlocks, then calls Ring.
+func (q *Queue) HandOff() bool {
+	if q.n.Load() == 0 {
+		return false
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.q.handOff(&q.n)
+}
+
+// Ring is the second half of a release: once the lock is unlocked, it
+// rings the first waiter. Looking for waiters after the unlock, it misses
+// none.
+func (q *Queue) Ring() {
+	if q.n.Load() == 0 {
+		return
+	}
+	q.mu.Lock()
+	q.q.ringFirst()
+	q.mu.Unlock()
+}
+
+// Acquire is Queue.Acquire for a sync.Mutex, m, that has no room for a
+// Queue: its waiters queue in a table, by m's address, and its releases
+// go through Unlock(m, lk).
+func Acquire(m *sync.Mutex, lk Locker, done <-chan struct{}, polled bool) bool {
+	s := shardOf(m)
+	w := newWaiter()
 	s.mu.Lock()
-	q := s.enqueue(key, w)
-	since := q.visits
+	q := s.locks[m]
+	if q == nil {
+		if s.locks == nil {
+			s.locks = map[*sync.Mutex]*queue{}
+		}
+		q = new(queue)
+		s.locks[m] = q
+	}
+	q.enqueue(w, &s.n)
 	s.mu.Unlock()
+	return wait(&s.mu, q, w, lk, done, polled, func() bool {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		ok := q.leave(w, &s.n)
+		s.drop(m, q)
+		return ok
+	})
+}
+
+// Unlock releases m, a lock of the table's, for its holder, as HandOff
+// and Ring do for a Queue's; lk is m as its waiters take it.
+func Unlock(m *sync.Mutex, lk Locker) {
+	s := shardOf(m)
+	if s.n.Load() != 0 {
+		s.mu.Lock()
+		handed := false
+		if q := s.locks[m]; q != nil {
+			handed = q.handOff(&s.n)
+			s.drop(m, q)
+		}
+		s.mu.Unlock()
+		if handed {
+			return
+		}
+	}
+	lk.Unlock()
+	if s.n.Load() != 0 {
+		s.mu.Lock()
+		if q := s.locks[m]; q != nil {
+			q.ringFirst()
+		}
+		s.mu.Unlock()
+	}
+}
+
+// wait is Acquire's wait, for w, registered in q, whose fields mu guards;
+// leave unregisters w and reports whether it had not been handed the lock.
+func wait(mu *sync.Mutex, q *queue, w *waiter, lk Locker, done <-chan struct{}, polled bool, leave func() bool) bool {
+	mu.Lock()
+	since := q.visits
+	mu.Unlock()
 
 	var poll *time.Timer
 	var polling <-chan time.Time
@@ -54,21 +152,21 @@ func Acquire(key *sync.Mutex, lk Locker, done <-chan struct{}, polled bool) bool
 	}
 	for {
 		if lk.TryLock() {
-			s.leave(key, w)
+			leave()
 			return true
 		}
 		select {
 		case <-w.bell:
-			s.mu.Lock()
+			mu.Lock()
 			granted := w.granted
-			s.mu.Unlock()
+			mu.Unlock()
 			if granted {
 				return true
 			}
 		case <-polling:
-			s.mu.Lock()
+			mu.Lock()
 			visited := q.visits != since
-			s.mu.Unlock()
+			mu.Unlock()
 			if visited {
 				polling = nil // rule 2: no release can miss w now
 				continue
@@ -76,35 +174,23 @@ func Acquire(key *sync.Mutex, lk Locker, done <-chan struct{}, polled bool) bool
 			d = min(2*d, pollMax)
 			poll.Reset(d)
 		case <-done:
-			return !s.leave(key, w)
+			return !leave()
 		}
 	}
 }
 
-// Unlock releases lk, whose waiters wait under key, for its holder: it
-// hands lk to a starving waiter (rule 3), or unlocks it and rings its
-// first waiter. It checks for waiters after it unlocks, so a waiter never
-// misses it.
-func Unlock(key *sync.Mutex, lk Locker) {
-	s := shardOf(key)
-	if s.n.Load() != 0 && s.handOff(key) {
-		return
-	}
-	lk.Unlock()
-	if s.n.Load() != 0 {
-		s.ring(key)
-	}
-}
-
 // A waiter is one Acquire. Its fields other than bell are guarded by its
-// shard's mu.
+// queue's mutex.
 type waiter struct {
 	bell    chan struct{} // rung (a token sent) by releases; capacity 1
 	rung    bool          // rung at least once: it has had a chance
 	granted bool          // a release handed the lock over: it holds it
 }
 
-// A queue is the waiters of one lock, first come first.
+func newWaiter() *waiter { return &waiter{bell: make(chan struct{}, 1)} }
+
+// A queue is the waiters of one lock, first come first. Its mutex (the
+// Queue's, or the table shard's) guards it.
 type queue struct {
 	waiters []*waiter
 	handed  bool // the last release handed the lock to a waiter
@@ -115,8 +201,83 @@ type queue struct {
 	visits uint64
 }
 
-// shards split the table, so that releases of unrelated locks do not
-// contend on one mutex. Each holds a queue only while it has waiters.
+// enqueue registers w, counting it in n.
+func (q *queue) enqueue(w *waiter, n *atomic.Int32) {
+	q.waiters = append(q.waiters, w)
+	n.Add(1)
+	registered.Add(1)
+}
+
+// leave unregisters w, counted in n, and reports whether it had not been
+// handed the lock. A ring it had not answered goes to the next waiter,
+// which may find the lock free.
+func (q *queue) leave(w *waiter, n *atomic.Int32) bool {
+	if w.granted {
+		return false
+	}
+	for i, x := range q.waiters {
+		if x == w {
+			q.remove(i, n)
+			break
+		}
+	}
+	select {
+	case <-w.bell:
+		q.ringFirst()
+	default:
+	}
+	return true
+}
+
+// remove unregisters the i'th waiter, counted in n.
+func (q *queue) remove(i int, n *atomic.Int32) {
+	q.waiters = append(q.waiters[:i], q.waiters[i+1:]...)
+	n.Add(-1)
+	registered.Add(-1)
+}
+
+// handOff gives the lock, held by the caller, to the first waiter if that
+// waiter is starving (rule 3), and reports whether it did.
+func (q *queue) handOff(n *atomic.Int32) bool {
+	if len(q.waiters) == 0 {
+		return false
+	}
+	q.visits++
+	if q.handed {
+		q.handed = false
+		return false
+	}
+	w := q.waiters[0]
+	if !w.rung {
+		return false
+	}
+	w.granted = true
+	q.handed = true
+	q.remove(0, n)
+	w.ring()
+	return true
+}
+
+// ringFirst rings the first waiter, if there is one.
+func (q *queue) ringFirst() {
+	if len(q.waiters) > 0 {
+		w := q.waiters[0]
+		w.rung = true
+		w.ring()
+	}
+}
+
+// ring sends w a token unless one is waiting for it already.
+func (w *waiter) ring() {
+	select {
+	case w.bell <- struct{}{}:
+	default:
+	}
+}
+
+// The table of Acquire's locks, split in shards so that releases of
+// unrelated locks do not contend on one mutex. A shard holds a lock's
+// queue only while it has waiters.
 var shards [shardCount]shard
 
 const shardCount = 64
@@ -133,104 +294,9 @@ func shardOf(m *sync.Mutex) *shard {
 	return &shards[(p>>3^p>>11)%shardCount]
 }
 
-// enqueue registers w as a waiter for m and returns m's queue. s.mu is
-// held.
-func (s *shard) enqueue(m *sync.Mutex, w *waiter) *queue {
-	q := s.locks[m]
-	if q == nil {
-		if s.locks == nil {
-			s.locks = map[*sync.Mutex]*queue{}
-		}
-		q = &queue{}
-		s.locks[m] = q
-	}
-	q.waiters = append(q.waiters, w)
-	s.n.Add(1)
-	registered.Add(1)
-	return q
-}
-
-// leave unregisters w, a waiter for m, and reports whether it had not
-// been handed the lock. A ring it had not answered goes to the next
-// waiter, which may find m free.
-func (s *shard) leave(m *sync.Mutex, w *waiter) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if w.granted {
-		return false
-	}
-	q := s.locks[m]
-	for i, x := range q.waiters {
-		if x == w {
-			s.remove(m, q, i)
-			break
-		}
-	}
-	select {
-	case <-w.bell:
-		s.ringFirst(q)
-	default:
-	}
-	return true
-}
-
-// remove unregisters m's i'th waiter. s.mu is held.
-func (s *shard) remove(m *sync.Mutex, q *queue, i int) {
-	q.waiters = append(q.waiters[:i], q.waiters[i+1:]...)
+// drop forgets m's queue, q, if it has no waiters. s.mu is held.
+func (s *shard) drop(m *sync.Mutex, q *queue) {
 	if len(q.waiters) == 0 {
 		delete(s.locks, m)
-	}
-	s.n.Add(-1)
-	registered.Add(-1)
-}
-
-// handOff gives m, held by the caller, to its first waiter if that waiter
-// is starving (rule 3), and reports whether it did.
-func (s *shard) handOff(m *sync.Mutex) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	q := s.locks[m]
-	if q == nil {
-		return false
-	}
-	q.visits++
-	if q.handed {
-		q.handed = false
-		return false
-	}
-	w := q.waiters[0]
-	if !w.rung {
-		return false
-	}
-	w.granted = true
-	q.handed = true
-	s.remove(m, q, 0)
-	w.ring()
-	return true
-}
-
-// ring rings m's first waiter after m was unlocked.
-func (s *shard) ring(m *sync.Mutex) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if q := s.locks[m]; q != nil {
-		s.ringFirst(q)
-	}
-}
-
-// ringFirst rings q's first waiter, if it has one. s.mu is held.
-func (s *shard) ringFirst(q *queue) {
-	if len(q.waiters) > 0 {
-		w := q.waiters[0]
-		w.rung = true
-		w.ring()
-	}
-}
-
-// ring sends w a token unless one is waiting for it already.
-func (w *waiter) ring() {
-	select {
-	case w.bell <- struct{}{}:
-	default:
 	}
 }

@@ -4,12 +4,20 @@
 //
 // sync.Mutex has no wait that can be given up, and a goroutine queued in
 // its Lock on a caller's behalf takes the lock after the caller has gone.
-// So a waiter here is never in sync's queue. It registers beside the lock,
-// in a table keyed by the lock's address, and tries the lock with TryLock
-// whenever a release rings it. Releases ring it because every release of
-// a lock that such a waiter may wait for goes through [Unlock] while
-// waiters are registered ([Waiting]). internal/rwlock's writers all wait
-// here when they find the writers' queue taken, so they keep one order.
+// So a waiter here is never in sync's queue. It registers beside the lock
+// and tries the lock with TryLock whenever a release rings it: in a
+// [Queue] the lock keeps (internal/rwlock's writers all wait in one when
+// they find the writers' queue taken, so they keep one order), or, for a
+// lock with no room for one (lockorder's Mutex), in a table keyed by the
+// lock's address ([Acquire]). Every release of such a lock goes through
+// the Queue's HandOff and Ring, or [Unlock], while waiters are registered.
+//
+// A Queue is reachable only through its lock, so the runtime's
+// goroutine-leak detection (Go 1.27) finds its waiters blocked for good
+// when nothing but blocked goroutines can reach the lock, as it finds a
+// goroutine blocked in a sync.Mutex. The table's waiters are reachable
+// from the table, so it never does for them; they wait for a context,
+// which its own timer or canceller keeps alive anyway.
 //
 // # Rules
 //

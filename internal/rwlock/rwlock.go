@@ -44,6 +44,8 @@ type queues struct {
 	// writer gets a token from the last reader out, for the writer that
 	// waits for the readers. One writer at a time waits.
 	writer chan struct{}
+	// writers are the writers waiting for the writers' queue.
+	writers ctxwait.Queue
 }
 
 // announcement is what writer e adds to the reader count.
@@ -292,7 +294,7 @@ func (rw *RWMutex) Unlock() bool {
 
 // lockQueue takes the writers' queue, or gives up when done is closed
 // and reports false; a nil done never is. A writer that finds the queue
-// taken waits in internal/ctxwait, not in w's own queue: a wait there
+// taken waits in queues' writers (internal/ctxwait), not in w's own queue: a wait there
 // could not be given up, and one left behind would take the queue later.
 // So all writers wait in one queue, first come first, whether they can
 // give up or not.
@@ -305,16 +307,22 @@ func (rw *RWMutex) lockQueue(done <-chan struct{}) bool {
 		return true
 	}
 	raceEnable()
-	ok := ctxwait.Acquire(&rw.w, (*rawQueue)(rw), done, false)
+	ok := rw.queues().writers.Acquire((*rawQueue)(rw), done, false)
 	raceDisable()
 	return ok
 }
 
 // releaseQueue releases the writers' queue, handing it to the first
-// writer waiting, or ringing it.
+// writer waiting, or ringing it. A writer makes the queues before it
+// waits, so one that does so after the first look is rung by the second.
 func (rw *RWMutex) releaseQueue() {
 	raceEnable()
-	ctxwait.Unlock(&rw.w, (*rawQueue)(rw))
+	if q := rw.q.Load(); q == nil || !q.writers.HandOff() {
+		(*rawQueue)(rw).Unlock()
+		if q := rw.q.Load(); q != nil {
+			q.writers.Ring()
+		}
+	}
 	raceDisable()
 }
 
