@@ -268,8 +268,8 @@ func (m *Mutex) unlockOther(l *class.Lock) *class.Lock {
 // is a channel receive, so inside a testing/synctest bubble it returns at
 // the bubble's deadline; as with x/sync's semaphore, m must then be
 // unlocked inside the bubble too. A LockContext waiting behind a steady
-// stream of Lock callers is not starved: a release it lost a race for is
-// followed by one that hands m to it. While any LockContext waits for a
+// stream of Lock callers is not starved: after a release it lost a race
+// for, one of the next two hands m to it. While any LockContext waits for a
 // Mutex, the Mutexes' uncontended Lock and Unlock take their slow path.
 func (m *Mutex) LockContext(ctx context.Context) error {
 	if ctx == nil {
