@@ -79,7 +79,7 @@ func recursive(gs *held.G, m owner, e *held.Entry, h held.Entry) bool {
 
 func (m *Mutex) free() bool {
 	if m.mu.TryLock() {
-		m.mu.Unlock()
+		unlockSync(&m.mu)
 		return true
 	}
 	return false

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"runtime"
+	"sync"
 	"testing"
 	"time"
 
@@ -13,10 +14,11 @@ import (
 	"github.com/syncwatch/syncwatch/lockorder"
 )
 
-// The LockContext tests that hold in both builds: a wait given up on a
-// lock that is never released leaves at most one goroutine behind per
-// concurrent waiter, not one per attempt, and none at all where the wait
-// itself can be given up (RLockContext).
+// The LockContext tests that hold in both builds: a wait given up leaves
+// nothing behind, no goroutine and no hold: once LockContext or
+// RLockContext has returned its error, nothing takes the lock on its
+// behalf (no phantom holder), and a program's TryLock on a lock nobody of
+// its own holds succeeds.
 
 // ctxLock is one way of waiting with a context, on a lock some other
 // goroutine can hold.
@@ -27,10 +29,10 @@ type ctxLock struct {
 	wait    func(context.Context) error // by the waiter
 	undo    func()                      // releases what wait took
 	try     func() bool                 // whether the lock is free: takes and releases it
-	// helpers is how many helpers abandoned waits leave queued while the
-	// holder keeps the lock: 1 on a sync lock (a writer waits for the
-	// writers' queue, a sync.Mutex), 0 where the wait is given up in place.
-	helpers int
+	// beside is whether the wait is for a sync lock, made beside it in
+	// internal/ctxwait (CtxWaiters counts it); false where it queues in
+	// the lock itself (a reader at RWMutex's gate).
+	beside bool
 }
 
 func ctxLocks() []ctxLock {
@@ -54,9 +56,9 @@ func ctxLocks() []ctxLock {
 		}
 	}
 	return []ctxLock{
-		{"Mutex.LockContext", m.Lock, m.Unlock, m.LockContext, m.Unlock, tryM, 1},
-		{"RWMutex.LockContext", rw.Lock, rw.Unlock, rw.LockContext, rw.Unlock, tryRW(rw), 1},
-		{"RWMutex.RLockContext", rw2.Lock, rw2.Unlock, rw2.RLockContext, rw2.RUnlock, tryRW(rw2), 0},
+		{"Mutex.LockContext", m.Lock, m.Unlock, m.LockContext, m.Unlock, tryM, true},
+		{"RWMutex.LockContext", rw.Lock, rw.Unlock, rw.LockContext, rw.Unlock, tryRW(rw), true},
+		{"RWMutex.RLockContext", rw2.Lock, rw2.Unlock, rw2.RLockContext, rw2.RUnlock, tryRW(rw2), false},
 	}
 }
 
@@ -89,99 +91,156 @@ func eventually(t *testing.T, cond func() bool, msg string) {
 	}
 }
 
-func TestAbandonedWaitsShareOneHelper(t *testing.T) {
+// giveUp makes a wait on l that gives up at its deadline, behind a
+// holder that keeps l; it fails the test if the wait does not give up.
+func giveUp(t *testing.T, l ctxLock, timeout time.Duration) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	err := l.wait(ctx)
+	if assert.Error(t, err, "%s got a lock held elsewhere", l.name) {
+		assert.True(t, errors.Is(err, context.DeadlineExceeded), "%v", err)
+	}
+}
+
+func TestAbandonedWaitsLeaveNothing(t *testing.T) {
 	for _, l := range ctxLocks() {
 		t.Run(l.name, func(t *testing.T) {
 			fresh(t)
 			release := holdIn(l)
 			before := runtime.NumGoroutine()
-
-			const attempts = 25
-			for range attempts {
-				ctx, cancel := context.WithTimeout(context.Background(), time.Millisecond)
-				err := l.wait(ctx)
-				cancel()
-				require.Error(t, err)
-				require.True(t, errors.Is(err, context.DeadlineExceeded), "%v", err)
+			for range 25 {
+				giveUp(t, l, time.Millisecond)
 			}
-			assert.Equal(t, l.helpers, lockorder.IdleHelpers(), "helpers queued for all %d attempts", attempts)
-			eventually(t, func() bool { return runtime.NumGoroutine()-before <= l.helpers }, "goroutines left behind by abandoned waits")
-
-			// The lock comes free: the helper takes it, lets it go and ends.
+			assert.Zero(t, lockorder.CtxWaiters(), "a wait that gave up is still registered")
+			// context.WithTimeout's timer runs its function in a goroutine
+			// of its own, which ends by itself.
+			eventually(t, func() bool { return runtime.NumGoroutine() <= before }, "goroutines left behind by abandoned waits")
 			release()
-			if l.helpers == 0 {
-				assert.True(t, l.try(), "an abandoned wait holds the lock")
-			}
-			eventually(t, func() bool { return lockorder.IdleHelpers() == 0 }, "the idle helper ends once it gets the lock")
-			eventually(t, l.try, "the abandoned wait left the lock held")
-			eventually(t, func() bool { return runtime.NumGoroutine() <= before-1 }, "goroutines left after the lock came free")
+			assert.True(t, l.try(), "an abandoned wait holds the lock once its holder let go")
 		})
 	}
 }
 
-// A wait that adopts an idle helper gets the lock through it, in the
-// helper's place in the queue.
-func TestWaitAdoptsIdleHelper(t *testing.T) {
+// TestNoPhantomHolder: many times over, LockContext gives up behind a
+// holder, alone or with other waiters giving up at once, then the holder
+// lets go: the program's TryLock must succeed every time. (Before the
+// waits were made in place, a goroutine left queued on the caller's
+// behalf took the lock for a moment once it was released, and a TryLock
+// in the next few yields failed.) Run in every mode (TestNoPhantomHolder)
+// and in the syncwatch_off build.
+func checkNoPhantomHolder(t *testing.T) {
+	rounds := 200
+	if testing.Short() {
+		rounds = 20
+	}
+	for _, l := range ctxLocks() {
+		for _, waiters := range []int{1, 4} {
+			for i := range rounds {
+				release := holdIn(l)
+				var wg sync.WaitGroup
+				for range waiters {
+					wg.Go(func() { giveUp(t, l, 50*time.Microsecond) })
+				}
+				wg.Wait()
+				release()
+				// Let anything the waits left behind run, and look again.
+				for try := range 20 {
+					if !l.try() {
+						t.Fatalf("%s, %d waiters, round %d, try %d: TryLock failed on a lock nobody holds", l.name, waiters, i, try)
+					}
+					runtime.Gosched()
+				}
+			}
+		}
+	}
+	assert.Zero(t, lockorder.CtxWaiters())
+}
+
+// A wait gets the lock as soon as its holder lets go.
+func TestWaitGetsTheReleasedLock(t *testing.T) {
 	for _, l := range ctxLocks() {
 		t.Run(l.name, func(t *testing.T) {
-			if l.helpers == 0 {
-				t.Skip("no helper to adopt: the wait is given up in place")
-			}
 			fresh(t)
 			release := holdIn(l)
-			ctx, cancel := context.WithTimeout(context.Background(), time.Millisecond)
-			require.Error(t, l.wait(ctx))
-			cancel()
-			require.Equal(t, 1, lockorder.IdleHelpers())
-
 			got := make(chan error, 1)
 			go func() {
 				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 				defer cancel()
 				got <- l.wait(ctx)
 			}()
-			eventually(t, func() bool { return lockorder.IdleHelpers() == 0 }, "the new wait adopts the idle helper")
-			select {
-			case err := <-got:
-				t.Fatalf("the wait ended while the lock was held: %v", err)
-			case <-time.After(10 * time.Millisecond):
+			if l.beside {
+				eventually(t, func() bool { return lockorder.CtxWaiters() == 1 }, "the wait never registered")
 			}
 			release()
 			require.NoError(t, <-got)
 			assert.False(t, l.try(), "the wait returned without the lock")
 			l.undo()
 			assert.True(t, l.try())
-			assert.Zero(t, lockorder.IdleHelpers())
+			assert.Zero(t, lockorder.CtxWaiters())
 		})
 	}
 }
 
-// Waits given up at once by many goroutines leave at most one helper each,
-// and all of them end when the lock comes free.
-func TestConcurrentAbandonedWaits(t *testing.T) {
-	l := ctxLocks()[0]
-	fresh(t)
-	release := holdIn(l)
-	const waiters, rounds = 8, 10
-	done := make(chan struct{})
-	for range waiters {
-		go func() {
-			defer func() { done <- struct{}{} }()
-			for range rounds {
-				ctx, cancel := context.WithTimeout(context.Background(), time.Millisecond)
-				if err := l.wait(ctx); err == nil {
-					l.undo()
-				}
-				cancel()
+// A LockContext is not starved by a steady stream of Lock callers: it
+// gets the lock while they keep coming.
+func TestWaitIsNotStarved(t *testing.T) {
+	for _, l := range ctxLocks() {
+		t.Run(l.name, func(t *testing.T) {
+			fresh(t)
+			stop := make(chan struct{})
+			var wg sync.WaitGroup
+			for range 4 {
+				wg.Go(func() {
+					for {
+						select {
+						case <-stop:
+							return
+						default:
+						}
+						l.hold()
+						runtime.Gosched()
+						l.release()
+					}
+				})
 			}
-		}()
+			for range 20 {
+				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+				err := l.wait(ctx)
+				cancel()
+				require.NoError(t, err, "starved behind the Lock callers")
+				l.undo()
+			}
+			close(stop)
+			wg.Wait()
+			assert.True(t, l.try())
+		})
 	}
-	for range waiters {
-		<-done
+}
+
+// Waits given up at once by many goroutines, some of them getting the
+// lock, leave nothing registered and the lock free.
+func TestConcurrentAbandonedWaits(t *testing.T) {
+	for _, l := range ctxLocks() {
+		t.Run(l.name, func(t *testing.T) {
+			fresh(t)
+			release := holdIn(l)
+			const waiters, rounds = 8, 10
+			var wg sync.WaitGroup
+			for range waiters {
+				wg.Go(func() {
+					for range rounds {
+						ctx, cancel := context.WithTimeout(context.Background(), time.Millisecond)
+						if err := l.wait(ctx); err == nil {
+							l.undo()
+						}
+						cancel()
+					}
+				})
+			}
+			wg.Wait()
+			assert.Zero(t, lockorder.CtxWaiters())
+			release()
+			assert.True(t, l.try(), "an abandoned wait left the lock held")
+		})
 	}
-	assert.LessOrEqual(t, lockorder.IdleHelpers(), waiters)
-	assert.Positive(t, lockorder.IdleHelpers())
-	release()
-	eventually(t, func() bool { return lockorder.IdleHelpers() == 0 }, "idle helpers end once the lock is free")
-	eventually(t, l.try, "an abandoned wait left the lock held")
 }

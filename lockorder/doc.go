@@ -347,7 +347,8 @@
 //   - config.go: cfg (the configuration, replaced whole by Configure),
 //     configMu (serializes Configure), modeWord (the mode, the held-profile
 //     switch and an epoch, loaded once per Lock);
-//   - fastpath.go: fastOff, layoutOK and readSlow, which let the inlined
+//   - fastpath.go: fastOff (which also counts the LockContext calls
+//     waiting for a Mutex), layoutOK and readSlow, which let the inlined
 //     fast paths run;
 //   - engine.go: chains (the lock-free cache of lock sequences seen),
 //     eng (the order graph and its nodes, under eng.mu) and handoffs (a
@@ -361,7 +362,6 @@
 //   - heldprofile.go and waitprofile.go: the held, waiting and wait
 //     profiles;
 //   - metrics.go: the wait histogram's instruments;
-//   - ctxwait.go: helpers, the goroutines LockContext left queued;
 //   - flightrecorder.go: flightCur, the running flight recorder (see
 //     WithFlightRecorder), with the last trace file it wrote, and
 //     flightLast, the files it may prune, kept for the next recorder on
@@ -369,6 +369,7 @@
 //
 // Per-goroutine state is internal/gls's (each goroutine's internal/held
 // lock stack, with the reports and the edges from read holds that wait
-// for its holds to prove its own), the wait-for graph is internal/waitfor's, and lock
+// for its holds to prove its own), the wait-for graph is internal/waitfor's,
+// LockContext's waits for a sync lock are internal/ctxwait's, and lock
 // identities and classes are internal/class's.
 package lockorder

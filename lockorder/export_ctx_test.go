@@ -1,13 +1,7 @@
 package lockorder
 
-// IdleHelpers returns how many LockContext helper goroutines are queued
-// on a lock with no caller waiting for them.
-func IdleHelpers() int {
-	helpers.mu.Lock()
-	defer helpers.mu.Unlock()
-	n := 0
-	for _, hs := range helpers.idle {
-		n += len(hs)
-	}
-	return n
-}
+import "github.com/syncwatch/syncwatch/internal/ctxwait"
+
+// CtxWaiters returns how many LockContext and RLockContext calls wait
+// beside a sync lock (internal/ctxwait), of every lock.
+func CtxWaiters() int { return ctxwait.Registered() }

@@ -17,12 +17,29 @@ import (
 // lockorder call paid for a wrapper call. RWMutex's RLock and RUnlock have
 // theirs on a reader count of their own (see readSlow).
 //
-// fastOff is 0 when the fast paths may run: mode off or trace, and sync's
-// layout verified. It starts at 1, so nothing takes a fast path before the
-// package is initialized; updateMode keeps it in step with modeWord. It is
-// a plain word read with atomic.LoadUint32 because the fast paths must fit
-// the inliner's budget, and atomic.Uint32's method costs a few points more.
-var fastOff uint32 = 1
+// fastOff is 0 when the fast paths may run. Its low bit is set unless the
+// mode is off or trace and sync's layout is verified; it starts set, so
+// nothing takes a fast path before the package is initialized, and
+// syncFastPaths keeps it in step with modeWord. Above that bit it counts
+// the LockContext calls waiting for a Mutex (ctxWaitBegin): they wait
+// beside sync's queue, not in it, so the releases they wait for must take
+// the slow half of Unlock, which rings them. It is a plain word read with
+// atomic.LoadUint32 because the fast paths must fit the inliner's budget,
+// and atomic.Uint32's method costs a few points more.
+var fastOff uint32 = fastOffMode
+
+const (
+	fastOffMode = 1 // set by syncFastPaths
+	fastOffCtx  = 2 // added per waiting LockContext
+)
+
+// ctxWaitBegin turns the Mutex fast paths off for a LockContext about to
+// wait, and ctxWaitEnd undoes it. A fast Unlock that read fastOff before
+// the add may still release without ringing; internal/ctxwait's waiter
+// polls until that cannot happen any more (its rule 2).
+func ctxWaitBegin() { atomic.AddUint32(&fastOff, fastOffCtx) }
+
+func ctxWaitEnd() { atomic.AddUint32(&fastOff, ^uint32(fastOffCtx-1)) }
 
 // layoutOK says whether sync's layout is the one the fast paths rely on
 // (false when they are compiled out: under the race detector). A variable
@@ -38,20 +55,22 @@ var layoutOK = syncword.Verify()
 // layout.
 var readSlow int64 = -1
 
-// syncFastPaths sets fastOff and readSlow from modeWord's mode and
+// syncFastPaths sets fastOff's low bit and readSlow from modeWord's mode and
 // layoutOK. It rereads modeWord after the stores, so that of two racing
 // changes the later one decides.
 func syncFastPaths() {
 	for {
 		w := modeWord.Load()
-		var off uint32
+		off := !layoutOK
 		var slow int64
 		if Mode(w&modeMask) == ModeCheck {
-			off, slow = 1, -1
-		} else if !layoutOK {
-			off = 1
+			off, slow = true, -1
 		}
-		atomic.StoreUint32(&fastOff, off)
+		if off {
+			atomic.OrUint32(&fastOff, fastOffMode)
+		} else {
+			atomic.AndUint32(&fastOff, ^uint32(fastOffMode))
+		}
 		atomic.StoreInt64(&readSlow, slow)
 		if modeWord.Load() == w {
 			return

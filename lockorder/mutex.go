@@ -11,6 +11,7 @@ import (
 
 	"github.com/syncwatch/syncwatch/internal/chain"
 	"github.com/syncwatch/syncwatch/internal/class"
+	"github.com/syncwatch/syncwatch/internal/ctxwait"
 	"github.com/syncwatch/syncwatch/internal/gls"
 	"github.com/syncwatch/syncwatch/internal/goid"
 	"github.com/syncwatch/syncwatch/internal/held"
@@ -226,12 +227,16 @@ func (m *Mutex) unlockSlow() {
 			gs.Top().Note != 0 || !popIfTop(gs, l) {
 			if !releaseOwn(w, l, false) {
 				if shared := m.unlockOther(l); shared != nil {
-					m.mu.Unlock()
+					unlockSync(&m.mu)
 					initShared(shared)
 					return
 				}
 			}
 		}
+	}
+	if ctxwait.Waiting() {
+		unlockSync(&m.mu) // a LockContext may wait for m: see ctxwait.go
+		return
 	}
 	m.mu.Unlock()
 }
@@ -241,7 +246,7 @@ func (m *Mutex) unlockSlow() {
 // count (see releasedInit), for the caller to count once m is unlocked.
 func (m *Mutex) unlockOther(l *class.Lock) *class.Lock {
 	if m.mu.TryLock() {
-		m.mu.Unlock()
+		unlockSync(&m.mu)
 		reportBadUnlock(goid.ID(), l, "Unlock of unlocked")
 		return nil
 	}
@@ -258,12 +263,14 @@ func (m *Mutex) unlockOther(l *class.Lock) *class.Lock {
 // deadline passed, a wait-timeout violation names the holder. Like
 // x/sync's semaphore, it may succeed without blocking even if ctx is done.
 //
-// A sync lock cannot be waited for with a deadline, so LockContext waits
-// in a helper goroutine. When it gives up, the helper stays queued on m
-// until m comes free, then releases it at once; the next LockContext on m
-// takes over the queued helper instead of starting another, so retrying a
-// lock that is never released leaves one goroutine per concurrent caller,
-// not one per attempt.
+// LockContext waits on the calling goroutine and starts none. Once it
+// has returned an error, nothing holds or takes m on its behalf. Its wait
+// is a channel receive, so inside a testing/synctest bubble it returns at
+// the bubble's deadline; as with x/sync's semaphore, m must then be
+// unlocked inside the bubble too. A LockContext waiting behind a steady
+// stream of Lock callers is not starved: after a release it lost a race
+// for, one of the next two hands m to it. While any LockContext waits for a
+// Mutex, the Mutexes' uncontended Lock and Unlock take their slow path.
 func (m *Mutex) LockContext(ctx context.Context) error {
 	if ctx == nil {
 		panic("lockorder: LockContext with nil Context")
@@ -273,7 +280,7 @@ func (m *Mutex) LockContext(ctx context.Context) error {
 		if m.mu.TryLock() {
 			return nil
 		}
-		return waitContext(ctx, nil, m.lock(), false, &m.mu, m.mu.Unlock)
+		return waitContext(ctx, nil, m.lock(), false, (*ctxMutex)(&m.mu))
 	}
 	gs := current(w)
 	l := m.lock()
@@ -286,7 +293,7 @@ func (m *Mutex) LockContext(ctx context.Context) error {
 		if init {
 			initWaits(gs, l)
 		}
-		if err := waitContext(ctx, gs, l, false, &m.mu, m.mu.Unlock); err != nil {
+		if err := waitContext(ctx, gs, l, false, (*ctxMutex)(&m.mu)); err != nil {
 			return err
 		}
 	}

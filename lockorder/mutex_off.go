@@ -9,10 +9,14 @@ import (
 
 	"github.com/syncwatch/syncwatch/internal/mono"
 	"github.com/syncwatch/syncwatch/internal/rwlock"
+	"github.com/syncwatch/syncwatch/internal/syncword"
 )
 
 // This file is the build with the syncwatch_off tag: every type keeps its
-// API and nothing is checked or recorded. Mutex's methods are sync.Mutex's.
+// API and nothing is checked or recorded. Mutex's methods are sync.Mutex's,
+// but for Unlock: it does sync's uncontended compare-and-swap itself, as
+// the default build does, and otherwise releases through internal/ctxwait,
+// where a LockContext waits beside sync's queue.
 // RWMutex runs sync.RWMutex's algorithm on the lock the default build uses
 // (internal/rwlock), for the same reason: a sync.RWMutex writer cannot
 // withdraw, so a LockContext that gave up would hold readers out until the
@@ -35,12 +39,25 @@ func (m *Mutex) SetClass(name string) {}
 func (m *Mutex) Lock() { m.mu.Lock() }
 
 // Unlock unlocks m.
-func (m *Mutex) Unlock() { m.mu.Unlock() }
+func (m *Mutex) Unlock() {
+	if atomic.LoadUint32(&fastOff) == 0 && atomic.CompareAndSwapInt32(syncword.State(&m.mu), syncword.Locked, 0) {
+		return // sync's own fast path, inlined as sync's is
+	}
+	m.unlockSlow()
+}
+
+// unlockSlow is Unlock past its fast path: sync's Unlock, through
+// ctxwait, where a LockContext may wait for m. Kept out of line so that
+// Unlock inlines.
+//
+//go:noinline
+func (m *Mutex) unlockSlow() { unlockSync(&m.mu) }
 
 // TryLock tries to lock m.
 func (m *Mutex) TryLock() bool { return m.mu.TryLock() }
 
-// LockContext locks m, waiting at most until ctx is done.
+// LockContext locks m, waiting at most until ctx is done. If it gives up,
+// m is left as it was: nothing holds or takes m on its behalf afterwards.
 func (m *Mutex) LockContext(ctx context.Context) error {
 	if ctx == nil {
 		panic("lockorder: LockContext with nil Context")
@@ -49,7 +66,7 @@ func (m *Mutex) LockContext(ctx context.Context) error {
 		return nil
 	}
 	start := mono.Now()
-	if lockWithContext(ctx, &m.mu, m.mu.Unlock) {
+	if lockWithContext(ctx, (*ctxMutex)(&m.mu)) {
 		return nil
 	}
 	return &WaitError{Lock: "Mutex", Waited: mono.Since(start), Err: ctx.Err()}
@@ -136,7 +153,7 @@ func (m *RWMutex) LockContext(ctx context.Context) error {
 		return nil
 	}
 	start := mono.Now()
-	if lk := (*rwlock.Writer)(&m.mu); lockWithContext(ctx, lk, lk.Unlock) {
+	if lockWithContext(ctx, (*rwlock.Writer)(&m.mu)) {
 		return nil
 	}
 	return &WaitError{Lock: "RWMutex", Waited: mono.Since(start), Err: ctx.Err()}
@@ -152,7 +169,7 @@ func (m *RWMutex) RLockContext(ctx context.Context) error {
 		return nil
 	}
 	start := mono.Now()
-	if lk := (*rwlock.Reader)(&m.mu); lockWithContext(ctx, lk, lk.Unlock) {
+	if lockWithContext(ctx, (*rwlock.Reader)(&m.mu)) {
 		return nil
 	}
 	return &WaitError{Lock: "RWMutex", Waited: mono.Since(start), Err: ctx.Err()}
@@ -178,6 +195,33 @@ func Reset() {}
 
 // HeldLocks returns nil: nothing is tracked.
 func HeldLocks() []LockRef { return nil }
+
+// fastOff is 0 when Unlock may stop after its inlined compare-and-swap,
+// as in the default build (fastpath.go): its low bit is set unless sync's
+// layout is verified, and above it it counts the LockContext calls
+// waiting for a Mutex, whose releases must take the slow half. Lock needs
+// none: it is sync's.
+var fastOff uint32 = fastOffMode
+
+// layoutOK says whether the fast path may read sync's state word.
+var layoutOK = syncword.Verify()
+
+const (
+	fastOffMode = 1 // set while sync's layout is not verified
+	fastOffCtx  = 2 // added per waiting LockContext
+)
+
+func init() {
+	if layoutOK {
+		atomic.AndUint32(&fastOff, ^uint32(fastOffMode))
+	}
+}
+
+// ctxWaitBegin turns Unlock's fast path off for a LockContext about to
+// wait, and ctxWaitEnd undoes it; see fastpath.go.
+func ctxWaitBegin() { atomic.AddUint32(&fastOff, fastOffCtx) }
+
+func ctxWaitEnd() { atomic.AddUint32(&fastOff, ^uint32(fastOffCtx-1)) }
 
 // syncFastPaths has nothing to keep in step: this build has no fast paths
 // of its own, every method is sync's.

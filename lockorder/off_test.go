@@ -62,6 +62,14 @@ func TestOffCancelledReadLeavesNothing(t *testing.T) { checkCancelledReadLeavesN
 
 func TestOffCancelStress(t *testing.T) { checkCancelStress(t) }
 
+func TestOffNoPhantomHolder(t *testing.T) { checkNoPhantomHolder(t) }
+
+func TestOffContextDifferential(t *testing.T) { checkContextDifferential(t) }
+
+func TestOffLockContextInBubbleTimesOut(t *testing.T) { checkLockContextInBubbleTimesOut(t) }
+
+func TestOffLockContextInBubbleSucceeds(t *testing.T) { checkLockContextInBubbleSucceeds(t) }
+
 // SetClass keeps its place in a constructor, and does nothing.
 func TestOffSetClassDoesNothing(t *testing.T) {
 	var m lockorder.Mutex

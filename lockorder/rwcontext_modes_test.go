@@ -25,3 +25,11 @@ func TestCancelledWriteLeavesReadersIn(t *testing.T) { allModes(t, checkCancelle
 func TestCancelledReadLeavesNothing(t *testing.T) { allModes(t, checkCancelledReadLeavesNothing) }
 
 func TestCancelStress(t *testing.T) { allModes(t, checkCancelStress) }
+
+func TestNoPhantomHolder(t *testing.T) { allModes(t, checkNoPhantomHolder) }
+
+func TestLockContextInBubbleTimesOut(t *testing.T) { allModes(t, checkLockContextInBubbleTimesOut) }
+
+func TestLockContextInBubbleSucceeds(t *testing.T) { allModes(t, checkLockContextInBubbleSucceeds) }
+
+func TestContextDifferential(t *testing.T) { allModes(t, checkContextDifferential) }

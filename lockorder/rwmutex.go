@@ -346,15 +346,15 @@ func (r *rlocker) Unlock() { (*RWMutex)(r).RUnlock() }
 // [Mutex.LockContext]. If it gives up while readers hold m, it withdraws
 // at once: readers that queued behind it are let in, and new ones get in,
 // as though it had never come. While another writer holds m or waits for
-// it, the wait for that writer is made, as Mutex.LockContext's, by a
-// helper goroutine queued among the writers; it never holds readers out.
+// it, it waits in the writers' queue, first come first with Lock's
+// writers, and can give that up too; it never holds readers out.
 func (m *RWMutex) LockContext(ctx context.Context) error {
 	return m.lockContext(ctx, false)
 }
 
 // RLockContext locks m for reading, waiting at most until ctx is done; see
-// [Mutex.LockContext]. It waits itself, with no helper goroutine, and if
-// it gives up nothing of its wait is left behind.
+// [Mutex.LockContext]. If it gives up, nothing of its wait is left
+// behind.
 func (m *RWMutex) RLockContext(ctx context.Context) error {
 	return m.lockContext(ctx, true)
 }
@@ -363,7 +363,7 @@ func (m *RWMutex) lockContext(ctx context.Context, read bool) error {
 	if ctx == nil {
 		panic("lockorder: LockContext with nil Context")
 	}
-	try, lk := m.mu.TryLock, sync.Locker((*rwlock.Writer)(&m.mu))
+	try, lk := m.mu.TryLock, cancelLocker((*rwlock.Writer)(&m.mu))
 	if read {
 		try, lk = m.mu.TryRLock, (*rwlock.Reader)(&m.mu)
 	}
@@ -372,7 +372,7 @@ func (m *RWMutex) lockContext(ctx context.Context, read bool) error {
 		if try() {
 			return nil
 		}
-		return waitContext(ctx, nil, m.lock(), read, lk, lk.Unlock)
+		return waitContext(ctx, nil, m.lock(), read, lk)
 	}
 	gs := current(w)
 	l := m.lock()
@@ -385,7 +385,7 @@ func (m *RWMutex) lockContext(ctx context.Context, read bool) error {
 		if init {
 			initWaits(gs, l)
 		}
-		if err := waitContext(ctx, gs, l, read, lk, lk.Unlock); err != nil {
+		if err := waitContext(ctx, gs, l, read, lk); err != nil {
 			if again && !read {
 				gaveUpOverRead(gs, l)
 			}

@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/syncwatch/syncwatch/internal/class"
@@ -86,10 +85,9 @@ func traceWait(l *class.Lock, lk locker) {
 }
 
 // waitContext acquires lk, or gives up when ctx is done, through
-// lockWithContext: a helper goroutine waits in lk.Lock, and one whose
-// caller gave up stays queued (to be reused by the next wait on lk) until
-// it gets the lock, which it then releases at once.
-func waitContext(ctx context.Context, gs *held.G, l *class.Lock, read bool, lk sync.Locker, unlock func()) error {
+// lockWithContext, which waits on the calling goroutine and leaves
+// nothing behind when it gives up.
+func waitContext(ctx context.Context, gs *held.G, l *class.Lock, read bool, lk cancelLocker) error {
 	start := mono.Now()
 	gid := goid.ID()
 	var holder int64
@@ -104,7 +102,7 @@ func waitContext(ctx context.Context, gs *held.G, l *class.Lock, read bool, lk s
 	w := beginLockWait(gs, gid, l, read, bounded, start)
 	defer waitfor.End(w)
 
-	if lockWithContext(ctx, lk, unlock) {
+	if lockWithContext(ctx, lk) {
 		observeWait(ctx, l, start, holder)
 		return nil
 	}

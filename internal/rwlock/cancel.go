@@ -63,7 +63,7 @@ func (rw *RWMutex) awaitReaders(e uint32, n int32, done <-chan struct{}) bool {
 	}
 	atomic.AddInt64(&rw.readers, -announcement(e))
 	rw.moveOn(e)
-	rw.w.Unlock()
+	rw.releaseQueue()
 	return false
 }
 

@@ -76,6 +76,12 @@
 // readers still in leave without a writer to tell. The writers' queue is
 // released last. The lock is as it would be had the writer never come.
 //
+// Before all that, a writer waits for the writers' queue, the sync.Mutex
+// w. One that finds it taken waits beside it, in internal/ctxwait, never
+// in w's own queue, whether it may give up or not: a writer that gave up
+// is simply gone, and all writers keep one order, first come first
+// ([Writer.LockOrCancel]).
+//
 // A reader that gives up ([RWMutex.RLockOrCancel]) takes its place at the
 // gate back if the gate still shows its writer's epoch, then subtracts its
 // 1 from the count. If the result names a later writer, that writer
@@ -94,8 +100,8 @@
 // m'th call to Lock for any n < m, and for any call to RLock, there exists
 // an n such that the n'th call to Unlock "synchronizes before" that call to
 // RLock, and the corresponding call to RUnlock "synchronizes before" the
-// n+1'th call to Lock. A successful TryLock, TryRLock, LockQueued or
-// RLockOrCancel counts as a Lock or RLock; one that fails or gives up
-// synchronizes with nothing. Under the race detector the lock tells the
+// n+1'th call to Lock. A successful TryLock, TryRLock, LockQueued,
+// Writer.LockOrCancel or RLockOrCancel counts as a Lock or RLock; one
+// that fails or gives up synchronizes with nothing. Under the race detector the lock tells the
 // detector exactly these edges and hides its own atomics (see race.go).
 package rwlock

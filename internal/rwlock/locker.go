@@ -1,7 +1,5 @@
 package rwlock
 
-import "sync"
-
 // Reader is rw's read side as a lock with a non-blocking attempt: Lock is
 // RLock, TryLock is TryRLock and Unlock is RUnlock, which must succeed.
 type Reader RWMutex
@@ -26,10 +24,9 @@ func (r *Reader) Unlock() {
 }
 
 // Writer is rw's write side as a lock with a non-blocking attempt; its
-// Unlock panics if rw was not locked for writing. Its wait has two parts,
-// which a caller that may give up takes one by one: the writers' queue
-// (Queue), a sync.Mutex that cannot be given up, then LockQueued, which
-// can.
+// Unlock panics if rw was not locked for writing. Its wait has two parts:
+// the writers' queue ([WriterQueue], a sync.Mutex), then the wait for the
+// readers in ([RWMutex.LockQueued]). LockOrCancel can give up either.
 type Writer RWMutex
 
 // Lock locks for writing.
@@ -45,12 +42,16 @@ func (w *Writer) Unlock() {
 	}
 }
 
-// Queue returns the writers' queue, the first part of a writer's wait.
-func (w *Writer) Queue() sync.Locker { return (*WriterQueue)(w) }
-
-// LockQueued is the second part: see [RWMutex.LockQueued].
-func (w *Writer) LockQueued(done <-chan struct{}) bool {
-	return (*RWMutex)(w).LockQueued(done)
+// LockOrCancel locks for writing, or gives up when done is closed and
+// reports false, leaving rw as it was: it can give up either part of its
+// wait. It may lock although done is closed.
+func (w *Writer) LockOrCancel(done <-chan struct{}) bool {
+	rw := (*RWMutex)(w)
+	rw.raceQueues()
+	raceDisable()
+	ok := rw.lockQueue(done)
+	raceEnable()
+	return ok && rw.LockQueued(done)
 }
 
 // WriterQueue is the writers' queue, where writers wait for the writer
@@ -61,22 +62,17 @@ type WriterQueue RWMutex
 // Lock takes the queue.
 func (q *WriterQueue) Lock() {
 	raceDisable()
-	q.w.Lock()
+	(*RWMutex)(q).lockQueue(nil)
 	raceEnable()
 }
 
 // TryLock tries to take the queue.
-func (q *WriterQueue) TryLock() bool {
-	raceDisable()
-	ok := q.w.TryLock()
-	raceEnable()
-	return ok
-}
+func (q *WriterQueue) TryLock() bool { return (*rawQueue)(q).TryLock() }
 
 // Unlock releases the queue, for a holder that has not announced itself.
 func (q *WriterQueue) Unlock() {
 	raceDisable()
-	q.w.Unlock()
+	(*RWMutex)(q).releaseQueue()
 	raceEnable()
 }
 

@@ -4,6 +4,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"unsafe"
+
+	"github.com/syncwatch/syncwatch/internal/ctxwait"
 )
 
 // MaxReaders is the most readers a lock can have at once.
@@ -24,7 +26,7 @@ type RWMutex struct {
 	_ [0]atomic.Int64 // aligns readers for 64-bit atomics on 32-bit platforms
 	// readers is the reader count: see the package doc and AddReader.
 	readers int64
-	w       sync.Mutex // the writers' queue
+	w       sync.Mutex // the writers' queue: see lockQueue
 	// leaving is epoch<<32 | uint32(n): writer epoch waits for n readers.
 	leaving atomic.Uint64
 	// gate is epoch<<32 | n: n readers queued behind writer epoch. Its
@@ -42,6 +44,8 @@ type queues struct {
 	// writer gets a token from the last reader out, for the writer that
 	// waits for the readers. One writer at a time waits.
 	writer chan struct{}
+	// writers are the writers waiting for the writers' queue.
+	writers ctxwait.Queue
 }
 
 // announcement is what writer e adds to the reader count.
@@ -234,7 +238,7 @@ func (rw *RWMutex) leave(v int64) {
 func (rw *RWMutex) Lock() {
 	rw.raceQueues()
 	raceDisable()
-	rw.w.Lock()
+	rw.lockQueue(nil)
 	e := rw.epoch()
 	a := announcement(e)
 	if n := int32(atomic.AddInt64(&rw.readers, a) - a); n != 0 {
@@ -256,7 +260,7 @@ func (rw *RWMutex) TryLock() bool {
 	raceDisable()
 	ok := rw.w.TryLock()
 	if ok && !atomic.CompareAndSwapInt64(&rw.readers, 0, announcement(rw.epoch())) {
-		rw.w.Unlock()
+		rw.releaseQueue()
 		ok = false
 	}
 	raceEnable()
@@ -282,10 +286,62 @@ func (rw *RWMutex) Unlock() bool {
 		if n > 0 {
 			rw.moveOn(e)
 		}
-		rw.w.Unlock()
+		rw.releaseQueue()
 	}
 	raceEnable()
 	return ok
+}
+
+// lockQueue takes the writers' queue, or gives up when done is closed
+// and reports false; a nil done never is. A writer that finds the queue
+// taken waits in queues' writers (internal/ctxwait), not in w's own queue: a wait there
+// could not be given up, and one left behind would take the queue later.
+// So all writers wait in one queue, first come first, whether they can
+// give up or not.
+//
+// Its caller has disabled the race detector, as has releaseQueue's:
+// ctxwait's own synchronization is shown to the detector, w's is not
+// (see rawQueue).
+func (rw *RWMutex) lockQueue(done <-chan struct{}) bool {
+	if rw.w.TryLock() {
+		return true
+	}
+	raceEnable()
+	ok := rw.queues().writers.Acquire((*rawQueue)(rw), done, false)
+	raceDisable()
+	return ok
+}
+
+// releaseQueue releases the writers' queue, handing it to the first
+// writer waiting, or ringing it. A writer makes the queues before it
+// waits, so one that does so after the first look is rung by the second.
+func (rw *RWMutex) releaseQueue() {
+	raceEnable()
+	if q := rw.q.Load(); q == nil || !q.writers.HandOff() {
+		(*rawQueue)(rw).Unlock()
+		if q := rw.q.Load(); q != nil {
+			q.writers.Ring()
+		}
+	}
+	raceDisable()
+}
+
+// rawQueue is the writers' queue as ctxwait takes and releases it, with
+// the race detector blind to it, as to everything of the lock but the
+// edges it is told of (race.go).
+type rawQueue RWMutex
+
+func (q *rawQueue) TryLock() bool {
+	raceDisable()
+	ok := q.w.TryLock()
+	raceEnable()
+	return ok
+}
+
+func (q *rawQueue) Unlock() {
+	raceDisable()
+	q.w.Unlock()
+	raceEnable()
 }
 
 // moveOn ends epoch e, whose writer has withdrawn its announcement: the

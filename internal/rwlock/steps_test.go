@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/syncwatch/syncwatch/internal/leak"
 )
 
 // The differential test's steps, several goroutines at a time (see
@@ -86,6 +88,7 @@ func quiesce() error {
 			_, state, _ := strings.Cut(g, "[")
 			state, _, _ = strings.Cut(state, "]")
 			state, _, _ = strings.Cut(state, ",") // ", 2 minutes"
+			state, _ = leak.Marked(state)         // blocked for good: parked too
 			if !parked[state] {
 				busy = g
 				break
