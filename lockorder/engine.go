@@ -60,12 +60,18 @@ func (n nodeInfo) ref() LockRef {
 	return LockRef{Name: name, Class: name, ID: n.id}
 }
 
-// code returns what the node is in the code, the same for every instance
-// of one field: the class name of a named class (of an instance node too),
-// else the site's name. A lock whose site is unknown is only itself.
+// code returns what the node is in the code, for a cycle's report key:
+// the class name of a named class (of an instance node too). A zero-value
+// lock's name is the function that first locked that instance, which
+// differs between instances of one field, so it is left out: the lines
+// that took the lock stand for it (see cycleViolation). A lock whose site
+// is unknown is only itself.
 func (n nodeInfo) code() string {
-	if n.cls.Named || n.label.Site != nil {
+	switch {
+	case n.cls.Named:
 		return n.label.ClassName()
+	case n.label.Site != nil:
+		return "-"
 	}
 	return fmt.Sprintf("node %d", n.id)
 }

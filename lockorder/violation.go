@@ -173,9 +173,11 @@ type Violation struct {
 	// innermost stack frame. The Key of lockorder's reports about locks
 	// is made of what the locks are in the code (class names, and for
 	// zero-value locks the places that first locked them), so that the
-	// same cycle between the fields of many objects, or the same
-	// recursive lock or wait-timeout at one place in the code, is one
-	// report.
+	// same recursive lock or wait-timeout at one place in the code, is
+	// one report. A cycle's Key is made of its named classes and the
+	// lines that took its locks, not of which function first locked a
+	// zero-value lock, nor of the test or caller that reached it: the
+	// same cycle between the fields of many objects is one report.
 	Key string
 	// Instances counts the distinct occurrences grouped under Key: the
 	// locks (for a cycle, the sets of locks) it was seen on; the first is
