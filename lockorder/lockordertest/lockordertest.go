@@ -124,8 +124,14 @@ func IncludeReported() Option {
 }
 
 var (
-	mu       sync.Mutex
-	reported uint64 // highest violation ID already returned by Find
+	mu sync.Mutex
+	// shown maps the ID of each violation an earlier check saw to the
+	// LatestID it had then: the violation counts again only once a later
+	// occurrence is grouped under it. It is kept per violation, not as one
+	// high-water mark: a violation whose latest occurrence came after
+	// another violation was first recorded must not hide that one. It
+	// holds only the violations Violations still returns.
+	shown = map[uint64]uint64{}
 )
 
 // Find returns an error describing every violation that counts, or nil.
@@ -139,12 +145,14 @@ func (o *options) find() error {
 	mu.Lock()
 	defer mu.Unlock()
 	var found []lockorder.Violation
+	now := make(map[uint64]uint64)
 	for _, v := range lockorder.Violations() {
-		if (o.all || v.LatestID > reported) && o.counts(v) {
+		if (o.all || v.LatestID > shown[v.ID]) && o.counts(v) {
 			found = append(found, v)
 		}
-		reported = max(reported, v.LatestID)
+		now[v.ID] = v.LatestID
 	}
+	shown = now
 	if len(found) == 0 {
 		return nil
 	}
