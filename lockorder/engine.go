@@ -27,6 +27,8 @@ var (
 		graph graph.Graph
 		nodes map[graph.NodeID]nodeInfo
 		peak  int // most nodes since eng.nodes was last rebuilt
+		// classes indexes eng.nodes by class.
+		classes byClass
 		// wgates maps a class's id to its writers' gate, for the classes
 		// whose every blocking write so far was made holding a lock for
 		// writing (class.Gated): the locks held at every one (see
