@@ -4,7 +4,6 @@ package lockorder
 
 import (
 	"fmt"
-	"runtime"
 	"slices"
 	"time"
 
@@ -28,7 +27,6 @@ func ReportBlocked(minAge time.Duration) int {
 	if loadMode() == ModeOff {
 		return 0
 	}
-	runtime.GC() // so that locks no one can reach again are known, below
 	g := waitfor.Snapshot()
 	states := gls.States()
 	d := waitfor.Fresh() // after both: what is not in it has exited
@@ -49,7 +47,7 @@ func ReportBlocked(minAge time.Duration) int {
 	if Mode(modeWord.Load()&modeMask) != ModeCheck {
 		return n
 	}
-	dead := slices.DeleteFunc(held.DeadHolds(states, d.Exited), func(h held.DeadHold) bool { return !h.Entry.Lock.Reachable() })
+	dead := held.ReachableDeadHolds(states, d.Exited)
 	slices.SortFunc(dead, func(a, b held.DeadHold) int { return int(a.Goroutine - b.Goroutine) })
 	for _, h := range dead {
 		l := h.Entry.Lock

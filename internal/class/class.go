@@ -10,8 +10,6 @@ package class
 import (
 	"fmt"
 	"sync/atomic"
-	"unsafe"
-	"weak"
 )
 
 var nextID atomic.Uint64
@@ -99,8 +97,7 @@ type Lock struct {
 	elem    [2]uint64
 	chain   [2]uint64
 	addr    uintptr
-	owner   weak.Pointer[byte] // the lock itself, while it is reachable
-	live    *liveness          // a named class's token, shared by its live locks
+	live    *liveness // a named class's token, shared by its live locks
 	tracked atomic.Bool
 	waits   atomic.Pointer[WaitCounts]
 	// use is what is known of the lock's own acquisitions in check mode
@@ -312,15 +309,6 @@ func newLock(c *Class, t *liveness, kind string, addr uintptr) *Lock {
 	}
 	return l
 }
-
-// SetOwner records the lock that l is the identity of, weakly: it does not
-// keep the lock alive. It is called once, before l is shared.
-func (l *Lock) SetOwner(p unsafe.Pointer) { l.owner = weak.Make((*byte)(p)) }
-
-// Reachable reports whether the lock l is the identity of may still be
-// used: it is reachable, or its owner was never recorded. A lock that
-// became garbage while held harms no one.
-func (l *Lock) Reachable() bool { return l.owner == (weak.Pointer[byte]{}) || l.owner.Value() != nil }
 
 // SetKeys records the lock's chain elements and one-lock chain keys for
 // write and read acquisitions. It is called once, before l is shared.
