@@ -345,6 +345,7 @@ func useSlow(gs *held.G, l *class.Lock, read bool) bool {
 	if l.Quiet(gs.Seq()) {
 		return false
 	}
+	noteFirst(l)
 	// Only a class that can be read-locked has a writers' gate for an
 	// initialisation write to spare: an RWMutex's, or a named class,
 	// which an RWMutex may share. A Mutex of its own class is Plain from
@@ -357,6 +358,15 @@ func useSlow(gs *held.G, l *class.Lock, read bool) bool {
 		initShared(l)
 	}
 	return false
+}
+
+// noteFirst records where l is taken, if this is its first check-mode
+// acquisition: once per lock, on the slow path of an acquisition (l is
+// not Plain), for a report that it was left held (see ReportBlocked).
+func noteFirst(l *class.Lock) {
+	if l.Unused() {
+		l.SetFirst(uint32(stack.Capture()))
+	}
 }
 
 // initShared counts l's initialisation write, which something showed

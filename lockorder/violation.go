@@ -50,7 +50,7 @@ const (
 	KindLongWait Kind = "long-wait"
 	// KindHeldByExited: a goroutine waits for a lock whose holder has
 	// exited without unlocking it; or, at exit, a lock is still held by a
-	// goroutine that has exited.
+	// goroutine that has exited (Expected when no goroutine waits for it).
 	KindHeldByExited Kind = "held-by-exited-goroutine"
 	// KindBlockedAtExit: when the tests ended (lockordertest), a goroutine
 	// was still blocked in a syncwatch wait; the report says on what and
@@ -173,7 +173,7 @@ type Violation struct {
 	// innermost stack frame. The Key of lockorder's reports about locks
 	// is made of what the locks are in the code (class names, and for
 	// zero-value locks the places that first locked them), so that the
-	// same recursive lock or wait-timeout at one place in the code, is
+	// same recursive lock or wait-timeout at one place in the code is
 	// one report. A cycle's Key is made of its named classes and the
 	// lines that took its locks, not of which function first locked a
 	// zero-value lock, nor of the test or caller that reached it: the

@@ -25,7 +25,9 @@
 // what is stuck: every goroutine blocked for a second or more in a
 // syncwatch wait that only another goroutine could end (blocked-at-exit,
 // with why), and every lock still held by a goroutine that has exited
-// (held-by-exited-goroutine). Violations a program
+// that another goroutine waits for (held-by-exited-goroutine; one that
+// no goroutine waits for is recorded as expected, and VerifyTestMain
+// shows it without failing). Violations a program
 // is built to handle (marked Expected, such as a rejected stale gradient)
 // are ignored unless [IncludeExpected] is given.
 package lockordertest
@@ -218,7 +220,27 @@ func VerifyTestMain(m TestingM, opts ...Option) {
 		fmt.Fprintln(os.Stderr, err)
 		code = 1
 	}
+	if s := abandoned(); s != "" {
+		fmt.Fprint(os.Stderr, s)
+	}
 	os.Exit(code)
+}
+
+// abandoned lists, in full, the locks left held by exited goroutines
+// that no goroutine waited for: recorded as expected, they fail nothing,
+// but a lock a test abandons by mistake is worth a look.
+func abandoned() string {
+	var b strings.Builder
+	for _, v := range lockorder.Violations() {
+		if v.Expected && v.Kind == lockorder.KindHeldByExited {
+			b.WriteString("\nlockordertest: not failing: ")
+			if name := testOf(v); name != "" {
+				fmt.Fprintf(&b, "in %s: ", name)
+			}
+			b.WriteString(v.String())
+		}
+	}
+	return b.String()
 }
 
 // inFunc reports whether fn, the function of a lock's site ("" if none),
