@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/syncwatch/syncwatch/internal/class"
 	"github.com/syncwatch/syncwatch/internal/graph"
@@ -95,32 +93,7 @@ func takenAt(c graph.Cycle) []string {
 
 // isTest reports whether f is in a test, benchmark, example or fuzz
 // function of a _test.go file, or in one of its closures.
-func isTest(f stack.Frame) bool {
-	if !strings.HasSuffix(f.File, "_test.go") {
-		return false
-	}
-	fn := f.Function[strings.LastIndexByte(f.Function, '/')+1:]
-	_, name, ok := strings.Cut(fn, ".")
-	if !ok {
-		return false
-	}
-	name, rest, _ := strings.Cut(name, ".")
-	// A closure is "TestX.func1.2"; "TestX.helper.func1" is the closure of
-	// a function inlined in TestX, which is no test.
-	for _, part := range strings.Split(rest, ".") {
-		if part != "" && strings.TrimLeft(strings.TrimPrefix(part, "func"), "0123456789") != "" {
-			return false
-		}
-	}
-	for _, prefix := range []string{"Test", "Benchmark", "Example", "Fuzz"} {
-		if rest, ok := strings.CutPrefix(name, prefix); ok {
-			if r, _ := utf8.DecodeRuneInString(rest); rest == "" || !unicode.IsLower(r) {
-				return true
-			}
-		}
-	}
-	return false
-}
+func isTest(f stack.Frame) bool { return testName(f.Function, f.File) != "" }
 
 // rotateMin returns s rotated to start at its least rotation in
 // lexicographic order, so that a cycle's key does not depend on which of

@@ -101,3 +101,31 @@ func TestOneArgumentOrderInversionFromTwoTests(t *testing.T) {
 	require.Len(t, vs, 1)
 	assert.Equal(t, 2, vs[0].Instances)
 }
+
+// The tests an occurrence came from are counted: one finding reached from
+// two tests is one report, which says so.
+func TestReportCountsTests(t *testing.T) {
+	fresh(t)
+	from := func(test string) lockorder.Violation {
+		return lockorder.Violation{
+			Kind: "invariant", Source: "test", Message: "m", Key: "one-finding", Instances: 1,
+			Stack: lockorder.Stack{
+				{Function: "example.com/store.(*DB).put", File: "db.go", Line: 10},
+				{Function: "example.com/store." + test + ".func1", File: "db_test.go", Line: 20},
+			},
+		}
+	}
+	lockorder.Report(from("TestPut"))
+	lockorder.Report(from("TestPut"))
+	lockorder.Report(from("TestBatch"))
+	var got []lockorder.Violation
+	for _, v := range lockorder.Violations() {
+		if v.Key == "one-finding" {
+			got = append(got, v)
+		}
+	}
+	require.Len(t, got, 1)
+	assert.Equal(t, 3, got[0].Instances)
+	assert.Equal(t, 2, got[0].Tests)
+	assert.Contains(t, got[0].String(), "seen on 3 instances in 2 tests")
+}

@@ -185,7 +185,14 @@ type Violation struct {
 	// far; the handler and the span see the first occurrence, with 1. It
 	// is 0 for reports that do not count their occurrences.
 	Instances int
+	// Tests counts the distinct tests (test, benchmark, example and fuzz
+	// functions, by name, up to 64) whose code is in the stacks of the
+	// occurrences counted in Instances: one cycle reached from two tests
+	// is one report, with Tests 2. It is 0 when no test is in them.
+	Tests int
 
+	// tests are the names Tests counts.
+	tests []string
 	// instance identifies this occurrence among those grouped under Key
 	// (for a cycle, its graph nodes): an occurrence seen before is dropped
 	// uncounted. Empty when occurrences are not counted.
@@ -199,7 +206,11 @@ func (v Violation) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %s: %s\n", v.source(), v.Kind, v.Message)
 	if v.Instances > 1 {
-		fmt.Fprintf(&b, "seen on %d instances; the first is shown\n", v.Instances)
+		in := ""
+		if v.Tests > 1 {
+			in = fmt.Sprintf(" in %d tests", v.Tests)
+		}
+		fmt.Fprintf(&b, "seen on %d instances%s; the first is shown\n", v.Instances, in)
 	}
 	if len(v.Cycle) > 0 {
 		for i, e := range v.Cycle {
