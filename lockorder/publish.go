@@ -75,6 +75,7 @@ func publishNew(ctx context.Context, v Violation) bool {
 	flight := recordFlight(&v) // the trace file, named in v before it is kept
 	n := v.Instances
 	test := testOf(&v)
+	v.Test = test
 	number := func(kept *Violation) { // the handler and span see the kept record's ID
 		kept.ID = lastID.Add(1)
 		kept.LatestID = kept.ID

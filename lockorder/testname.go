@@ -24,7 +24,10 @@ func testName(fn, file string) string {
 	}
 	name, rest, _ := strings.Cut(name, ".")
 	for _, part := range strings.Split(rest, ".") {
-		if part != "" && strings.TrimLeft(strings.TrimPrefix(part, "func"), "0123456789") != "" {
+		// Closures are "func1", goroutines started by go statements
+		// "gowrap1".
+		digits := strings.TrimPrefix(strings.TrimPrefix(part, "func"), "gowrap")
+		if part != "" && strings.TrimLeft(digits, "0123456789") != "" {
 			return ""
 		}
 	}

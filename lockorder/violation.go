@@ -185,6 +185,10 @@ type Violation struct {
 	// far; the handler and the span see the first occurrence, with 1. It
 	// is 0 for reports that do not count their occurrences.
 	Instances int
+	// Test is the test, benchmark, example or fuzz function ("TestPut")
+	// whose code is in the stacks of the occurrence shown (the goroutine
+	// that found it, then the edges of a cycle), or "" if none is.
+	Test string
 	// Tests counts the distinct tests (test, benchmark, example and fuzz
 	// functions, by name, up to 64) whose code is in the stacks of the
 	// occurrences counted in Instances: one cycle reached from two tests

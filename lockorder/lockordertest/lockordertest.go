@@ -162,7 +162,7 @@ func (o *options) find() error {
 	fmt.Fprintf(&b, "lockordertest: found %d violation(s):\n", len(found))
 	for _, v := range found {
 		b.WriteString("\n")
-		if name := testOf(v); name != "" {
+		if name := v.Test; name != "" {
 			fmt.Fprintf(&b, "in %s: ", name)
 		}
 		b.WriteString(v.String())
@@ -234,7 +234,7 @@ func abandoned() string {
 	for _, v := range lockorder.Violations() {
 		if v.Expected && v.Kind == lockorder.KindHeldByExited {
 			b.WriteString("\nlockordertest: not failing: ")
-			if name := testOf(v); name != "" {
+			if name := v.Test; name != "" {
 				fmt.Fprintf(&b, "in %s: ", name)
 			}
 			b.WriteString(v.String())
