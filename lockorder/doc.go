@@ -263,7 +263,9 @@
 // (config.go:12)#1".) The place is found once per mutex, from a few frames
 // of the caller's stack at its first Lock. One cycle in the code is one
 // report: the same cycle between the fields of four objects is reported
-// once, with [Violation.Instances] 4.
+// once, with [Violation.Instances] 4, whichever function first locked
+// each object's fields and whichever tests reached it
+// ([Violation.Tests]).
 //
 // # Modes and how to turn it on and off
 //
