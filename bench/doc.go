@@ -21,7 +21,7 @@
 //
 //	go test -run '^$' -bench . -benchmem ./bench
 //	go test -run '^$' -bench PerGoroutine -benchmem -cpu 1,2 ./bench
-//	go test -run '^$' -bench 'Churn|GraphScale' -benchmem -benchtime 1x ./bench
+//	go test -run '^$' -bench 'Churn|GraphScale|Striped' -benchmem -benchtime 1x ./bench
 //	go test -run '^$' -bench . -benchmem -tags syncwatch_off ./bench
 //
 // Benchmarks never run under plain go test; the package's tests are quick.
@@ -76,6 +76,13 @@
 //     time per new edge, detect-us the time from the closing Lock call to
 //     the handler receiving the cycle, cycle-ok is 1 when the report holds
 //     the whole cycle. Run with -benchtime 1x.
+//   - (k) BenchmarkStriped (lockorder only): a storage engine's shape,
+//     objects of 16,384 striped zero-value locks each, every stripe first
+//     locked while its object's lock is held, the objects kept alive.
+//     ns/first-lock-empty and ns/first-lock-full are the time per first
+//     acquisition of a stripe with the graph empty and with it holding
+//     seven objects' stripes, in the same op; full/empty must stay near 1.
+//     Run with -benchtime 1x.
 //
 // # Detection
 //

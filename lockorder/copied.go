@@ -113,7 +113,6 @@ func rebind(p *atomic.Pointer[class.Lock], old *class.Lock, kind string, addr un
 	} else {
 		l = keyed(class.NewAt(old.Site, kind, uintptr(addr)))
 	}
-	l.SetOwner(addr)
 	l.MarkUsed() // a copy made after first use: not fresh
 	if p.CompareAndSwap(old, l) {
 		return l

@@ -145,17 +145,19 @@
 //     whose holder is blocked on a channel.
 //   - held-by-exited-goroutine: a goroutine has waited a second for a lock
 //     whose holder has exited without unlocking it (an Unlock lost on an
-//     early return, or in a callback that never ran). With the held
-//     profile on ([WithHeldProfile]) the report says where the holder took
-//     the lock: finding it costs a stack capture per hold, too much to pay
-//     on every Lock by default. Fix: defer the Unlock.
+//     early return, or in a callback that never ran). The report says
+//     where the lock was first taken, recorded once per lock; with the
+//     held profile on ([WithHeldProfile]) it says where the holder took
+//     it: that costs a stack capture per hold, too much to pay on every
+//     Lock by default. Fix: defer the Unlock.
 //   - blocked-at-exit: when lockordertest checks (VerifyNone,
 //     VerifyTestMain), after waiting for goroutines still running to finish
 //     or block, a goroutine still blocked in a syncwatch wait that only
 //     another goroutine could end, with why; a Cond.Wait, whose goroutine
 //     may be idle by design, is not reported. Locks still held by a
 //     goroutine that has exited are reported then as
-//     held-by-exited-goroutine. See [ReportBlocked].
+//     held-by-exited-goroutine: Expected (shown, not failing) when no
+//     goroutine waits for the lock. See [ReportBlocked].
 //
 // In ModeTrace lock waits that reach the slow path are registered too,
 // without the holder (ModeTrace tracks no holders: that would cost a store
@@ -261,7 +263,9 @@
 // (config.go:12)#1".) The place is found once per mutex, from a few frames
 // of the caller's stack at its first Lock. One cycle in the code is one
 // report: the same cycle between the fields of four objects is reported
-// once, with [Violation.Instances] 4.
+// once, with [Violation.Instances] 4, whichever function first locked
+// each object's fields and whichever tests reached it
+// ([Violation.Tests]).
 //
 // # Modes and how to turn it on and off
 //

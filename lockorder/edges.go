@@ -211,11 +211,7 @@ func setWritersGate(c *class.Class, w graph.Gate) {
 	} else {
 		eng.wgates[c.ID] = w
 	}
-	for id, n := range eng.nodes {
-		if n.cls == c {
-			eng.graph.SetWritersGate(id, w)
-		}
-	}
+	eng.classes.each(c.ID, func(id graph.NodeID) { eng.graph.SetWritersGate(id, w) })
 }
 
 // firstWrite marks l's class as having writers, with the writers' gate of
@@ -301,10 +297,7 @@ func recheckInto(c *class.Class, readOnly bool) []Violation {
 		return nil
 	}
 	var vs []Violation
-	for id, n := range eng.nodes {
-		if n.cls != c {
-			continue
-		}
+	eng.classes.each(c.ID, func(id graph.NodeID) {
 		for _, e := range eng.graph.In(id) {
 			if readOnly && e.ToWrite {
 				continue
@@ -313,7 +306,7 @@ func recheckInto(c *class.Class, readOnly bool) []Violation {
 				vs = append(vs, cycleViolation(cy, e.First.Goroutine, stack.ID(e.First.Stack)))
 			}
 		}
-	}
+	})
 	return vs
 }
 
@@ -356,6 +349,7 @@ func node(l *class.Lock, instance bool) graph.NodeID {
 	if _, ok := eng.nodes[id]; !ok {
 		eng.nodes[id] = nodeInfo{cls: l.Class, label: l.Label(), id: uint64(id), instance: instance}
 		eng.peak = max(eng.peak, len(eng.nodes))
+		eng.classes.add(l.Class.ID, id)
 		eng.graph.Node(id, "")
 		if l.Class.Gated() {
 			eng.graph.SetWritersGate(id, eng.wgates[l.Class.ID])
@@ -383,6 +377,7 @@ func forget(ids [2]graph.NodeID) {
 		if n, ok := eng.nodes[id]; ok && (graph.NodeID(n.cls.ID) != id || !n.cls.Named) {
 			eng.graph.Remove(id)
 			delete(eng.nodes, id)
+			eng.classes.remove(n.cls.ID, id)
 			delete(eng.wgates, uint64(id))
 		}
 	}
@@ -403,6 +398,7 @@ func forgetClass(c *class.Class) {
 	if n, ok := eng.nodes[id]; ok && n.cls == c {
 		eng.graph.Remove(id)
 		delete(eng.nodes, id)
+		eng.classes.remove(c.ID, id)
 	}
 	delete(eng.wgates, c.ID)
 }
@@ -466,6 +462,7 @@ func resetEngine() {
 	readEpoch.Add(1)
 	eng.graph.Reset()
 	eng.nodes, eng.peak = nil, 0
+	eng.classes = byClass{}
 	chains.Clear()
 	eng.mu.Unlock()
 }

@@ -27,6 +27,8 @@ var (
 		graph graph.Graph
 		nodes map[graph.NodeID]nodeInfo
 		peak  int // most nodes since eng.nodes was last rebuilt
+		// classes indexes eng.nodes by class.
+		classes byClass
 		// wgates maps a class's id to its writers' gate, for the classes
 		// whose every blocking write so far was made holding a lock for
 		// writing (class.Gated): the locks held at every one (see
@@ -60,12 +62,18 @@ func (n nodeInfo) ref() LockRef {
 	return LockRef{Name: name, Class: name, ID: n.id}
 }
 
-// code returns what the node is in the code, the same for every instance
-// of one field: the class name of a named class (of an instance node too),
-// else the site's name. A lock whose site is unknown is only itself.
+// code returns what the node is in the code, for a cycle's report key:
+// the class name of a named class (of an instance node too). A zero-value
+// lock's name is the function that first locked that instance, which
+// differs between instances of one field, so it is left out: the lines
+// that took the lock stand for it (see cycleViolation). A lock whose site
+// is unknown is only itself.
 func (n nodeInfo) code() string {
-	if n.cls.Named || n.label.Site != nil {
+	switch {
+	case n.cls.Named:
 		return n.label.ClassName()
+	case n.label.Site != nil:
+		return "-"
 	}
 	return fmt.Sprintf("node %d", n.id)
 }
@@ -337,6 +345,7 @@ func useSlow(gs *held.G, l *class.Lock, read bool) bool {
 	if l.Quiet(gs.Seq()) {
 		return false
 	}
+	noteFirst(l)
 	// Only a class that can be read-locked has a writers' gate for an
 	// initialisation write to spare: an RWMutex's, or a named class,
 	// which an RWMutex may share. A Mutex of its own class is Plain from
@@ -349,6 +358,15 @@ func useSlow(gs *held.G, l *class.Lock, read bool) bool {
 		initShared(l)
 	}
 	return false
+}
+
+// noteFirst records where l is taken, if this is its first check-mode
+// acquisition: once per lock, on the slow path of an acquisition (l is
+// not Plain), for a report that it was left held (see ReportBlocked).
+func noteFirst(l *class.Lock) {
+	if l.Unused() {
+		l.SetFirst(uint32(stack.Capture()))
+	}
 }
 
 // initShared counts l's initialisation write, which something showed

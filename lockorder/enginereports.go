@@ -24,13 +24,12 @@ func cycleViolation(c graph.Cycle, gid int64, st stack.ID) Violation {
 		Stack:     frames(st),
 	}
 	var names, code, key []string
-	for _, e := range c {
+	places := takenAt(c)
+	for i, e := range c {
 		from, to := eng.nodes[e.From].ref(), eng.nodes[e.To].ref()
 		v.Locks = append(v.Locks, from)
 		names = append(names, from.Name)
-		// What the lock is in the code, and where the next was taken
-		// while it was held: the call and its caller.
-		code = append(code, eng.nodes[e.From].code()+" "+callPlace(stack.ID(e.First.Stack)))
+		code = append(code, eng.nodes[e.From].code()+" "+places[i])
 		v.Cycle = append(v.Cycle, Edge{
 			From: from.Name, To: to.Name,
 			FromRead: !e.FromWrite, ToRead: !e.ToWrite,
@@ -43,7 +42,13 @@ func cycleViolation(c graph.Cycle, gid int64, st stack.ID) Violation {
 		key = append(key, fmt.Sprint(uint64(id)))
 	}
 	// One report per cycle in the code: the same cycle over other locks
-	// (another object's fields) counts as an instance of it.
+	// (another object's fields), reached from any test or caller, counts
+	// as an instance of it. Each edge is keyed by where it took its lock
+	// (takenAt) and what the lock it was taken under is in the code (see
+	// nodeInfo.code). For a zero-value lock that is nothing: its name
+	// says which function first locked that instance, which differs
+	// between instances of one field; the place that took it, the
+	// previous edge's, stands for it.
 	v.Key = string(KindCycle) + ":" + strings.Join(rotateMin(code), "\x00")
 	v.Instances = 1
 	v.instance = string(KindCycle) + ":" + strings.Join(key, ",")
@@ -51,18 +56,44 @@ func cycleViolation(c graph.Cycle, gid int64, st stack.ID) Violation {
 	return v
 }
 
-// callPlace names the innermost two frames of st: where a lock was taken
-// and the function that called there. Two cycles between locks with the
-// same names but taken in different code (a helper that locks what it is
-// given, called from two places) are two reports.
-func callPlace(st stack.ID) string {
-	fs := stack.Frames(st)
-	var b strings.Builder
-	for i := range min(2, len(fs)) {
-		fmt.Fprintf(&b, "%s:%d;", fs[i].Function, fs[i].Line)
+// takenAt names, for each edge of c, where it took its lock: the line,
+// "store.(*DB).beginTx:801". When two edges took their locks at one line
+// (a helper that locks what it is given), the line does not tell the
+// locks apart, and each edge is named by its line and its caller's: two
+// cycles through one helper from different code are two reports. A
+// caller that is a test function (or its closure) is only "a test": one
+// cycle reached from two tests is one report. Else the callers are left
+// out, so that one cycle reached from two callers is one report.
+func takenAt(c graph.Cycle) []string {
+	depth := 1
+	lines := make(map[stack.Frame]bool, len(c))
+	for _, e := range c {
+		f := stack.Top(stack.ID(e.First.Stack))
+		if lines[f] {
+			depth = 2
+			break
+		}
+		lines[f] = true
 	}
-	return b.String()
+	out := make([]string, len(c))
+	for i, e := range c {
+		fs := stack.Frames(stack.ID(e.First.Stack))
+		var b strings.Builder
+		for k, f := range fs[:min(depth, len(fs))] {
+			if k > 0 && isTest(f) {
+				b.WriteString("test;")
+				continue
+			}
+			fmt.Fprintf(&b, "%s:%d;", f.Function, f.Line)
+		}
+		out[i] = b.String()
+	}
+	return out
 }
+
+// isTest reports whether f is in a test, benchmark, example or fuzz
+// function of a _test.go file, or in one of its closures.
+func isTest(f stack.Frame) bool { return testName(f.Function, f.File) != "" }
 
 // rotateMin returns s rotated to start at its least rotation in
 // lexicographic order, so that a cycle's key does not depend on which of

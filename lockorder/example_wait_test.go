@@ -24,11 +24,16 @@ func ExampleOnce() {
 		registry.Lock() // the function takes registry
 		registry.Unlock()
 	}
-	once.Do(load)
+	done := make(chan struct{})
+	go func() { // another goroutine loads
+		defer close(done)
+		once.Do(load)
+	}()
+	<-done
 	fmt.Println("loaded")
 
 	registry.Lock()
-	once.Do(load) // Do under registry: had it run first, it would wait forever
+	once.Do(load) // Do under registry: had it run while load ran, each would wait for the other
 	registry.Unlock()
 	// Output:
 	// loaded

@@ -4,10 +4,10 @@ package lockorder
 
 import (
 	"fmt"
-	"runtime"
 	"slices"
 	"time"
 
+	"github.com/syncwatch/syncwatch/internal/class"
 	"github.com/syncwatch/syncwatch/internal/gls"
 	"github.com/syncwatch/syncwatch/internal/held"
 	"github.com/syncwatch/syncwatch/internal/waitfor"
@@ -21,14 +21,14 @@ import (
 // blocked-at-exit violation that says why, following the chain of waits;
 // and every lock still held by a goroutine that has exited (and still
 // reachable: a lock that became garbage harms no one), as a
-// held-by-exited-goroutine violation. It returns how many violations it
+// held-by-exited-goroutine violation, which says where the lock was
+// taken and is Expected unless a goroutine waits for the lock. It returns how many violations it
 // recorded. It stops the world once, to read the goroutines' states.
 // lockordertest's VerifyNone and VerifyTestMain call it.
 func ReportBlocked(minAge time.Duration) int {
 	if loadMode() == ModeOff {
 		return 0
 	}
-	runtime.GC() // so that locks no one can reach again are known, below
 	g := waitfor.Snapshot()
 	states := gls.States()
 	d := waitfor.Fresh() // after both: what is not in it has exited
@@ -49,7 +49,7 @@ func ReportBlocked(minAge time.Duration) int {
 	if Mode(modeWord.Load()&modeMask) != ModeCheck {
 		return n
 	}
-	dead := slices.DeleteFunc(held.DeadHolds(states, d.Exited), func(h held.DeadHold) bool { return !h.Entry.Lock.Reachable() })
+	dead := held.ReachableDeadHolds(states, d.Exited)
 	slices.SortFunc(dead, func(a, b held.DeadHold) int { return int(a.Goroutine - b.Goroutine) })
 	for _, h := range dead {
 		l := h.Entry.Lock
@@ -57,17 +57,49 @@ func ReportBlocked(minAge time.Duration) int {
 		if h.Entry.Read {
 			how = " for reading"
 		}
+		// A lock left held that no goroutine waits for harms no one yet
+		// (a test that abandons a lock on purpose): it is shown, as
+		// expected. It fails where a goroutine is blocked behind it.
+		waiters := waitersOf(g, d, l)
+		msg := fmt.Sprintf("%s is still held%s by goroutine %d, which has exited without unlocking it", l.Name(), how, h.Goroutine)
+		if waiters == 0 {
+			msg += "; no goroutine waits for it"
+		} else {
+			msg += fmt.Sprintf("; %d goroutine(s) wait for it", waiters)
+		}
+		st, what := heldStack(h.Entry.Note, l)
+		detail := heldAt(h.Goroutine, h.Entry.Note, l)
+		switch what {
+		case tookHere:
+			detail = "the stack above is where it took the lock"
+		case firstHere:
+			detail = "the stack above is where the lock was first taken (the held profile records each hold's place: lockorder.WithHeldProfile(true))"
+		}
 		v := Violation{
 			Kind:      KindHeldByExited,
-			Message:   fmt.Sprintf("%s is still held%s by goroutine %d, which has exited without unlocking it", l.Name(), how, h.Goroutine),
+			Message:   msg,
 			Time:      time.Now(),
 			Goroutine: h.Goroutine,
+			Stack:     st, // names the test that took it
 			Holder:    h.Goroutine,
 			Locks:     []LockRef{ref(l)},
-			Detail:    heldAt(h.Goroutine, h.Entry.Note),
+			Detail:    detail,
+			Expected:  waiters == 0,
 			Key:       fmt.Sprintf("%s:exit:%d:%d", KindHeldByExited, l.ID, h.Goroutine),
 		}
 		if publishCounted(v) {
+			n++
+		}
+	}
+	return n
+}
+
+// waitersOf counts the goroutines of g, still there in d, blocked waiting
+// for l.
+func waitersOf(g *waitfor.Graph, d *waitfor.Dump, l *class.Lock) int {
+	n := 0
+	for _, w := range g.Waits() {
+		if w.Lock == l && !d.Exited(w.Goroutine) {
 			n++
 		}
 	}

@@ -73,3 +73,6 @@ func InitDone(m *RWMutex) bool {
 // InitRule reports whether a lock's first write may be taken for its
 // initialisation: the process has been in check mode since init.
 func InitRule() bool { return initRule.Load() }
+
+// FuncTestName is testName.
+func FuncTestName(fn, file string) string { return testName(fn, file) }

@@ -61,13 +61,40 @@ func holdSite(n uint64) Stack {
 	return nil
 }
 
-// heldAt says where goroutine gid took the lock whose hold has token n, or
-// how to have it recorded.
-func heldAt(gid int64, n uint64) string {
-	if st := holdSite(n); len(st) > 0 {
+// heldAt says where goroutine gid took l, whose hold has token n: where
+// the held profile recorded it, or else where l was first taken, which
+// is recorded once per lock (class.Lock.First).
+func heldAt(gid int64, n uint64, l *class.Lock) string {
+	st, what := heldStack(n, l)
+	switch what {
+	case tookHere:
 		return fmt.Sprintf("goroutine %d took it at:\n%s", gid, st)
+	case firstHere:
+		return fmt.Sprintf("goroutine %d took it; the lock was first taken at (the held profile records each hold's place: lockorder.WithHeldProfile(true)):\n%s", gid, st)
 	}
 	return "where it was taken is recorded with the held profile on (lockorder.WithHeldProfile(true) or SYNCWATCH_HELD_PROFILE=1)"
+}
+
+// What heldStack found.
+const (
+	unknownPlace = iota
+	tookHere     // where the hold was taken
+	firstHere    // where the lock was first taken
+)
+
+// heldStack returns where the hold of l with token n was taken, if the
+// held profile recorded it (tookHere), or else where l was first taken
+// (firstHere).
+func heldStack(n uint64, l *class.Lock) (Stack, int) {
+	if st := holdSite(n); len(st) > 0 {
+		return st, tookHere
+	}
+	if l != nil && l.First() != 0 {
+		if st := frames(stack.ID(l.First())); len(st) > 0 {
+			return st, firstHere
+		}
+	}
+	return nil, unknownPlace
 }
 
 // The skips noteHold passes to pprof.Profile.Add, so that the held

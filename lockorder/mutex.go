@@ -86,7 +86,6 @@ func setClass(p *atomic.Pointer[class.Lock], name, kind string, addr unsafe.Poin
 
 func newLock(name, kind string, p unsafe.Pointer) *class.Lock {
 	l := keyed(class.NewNamed(name, kind, uintptr(p)))
-	l.SetOwner(p)
 	return l
 }
 
@@ -112,7 +111,6 @@ func (m *Mutex) newLock() *class.Lock { return initLock(&m.l, "Mutex", unsafe.Po
 // into lockorder (see site.go).
 func initLock(p *atomic.Pointer[class.Lock], kind string, addr unsafe.Pointer) *class.Lock {
 	l := keyed(class.NewAt(callerSite(), kind, uintptr(addr)))
-	l.SetOwner(addr)
 	if p.CompareAndSwap(nil, l) {
 		return l
 	}

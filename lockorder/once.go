@@ -24,7 +24,9 @@ import (
 // cycle through it (f waits for a lock the caller holds) is a deadlock
 // report. In ModeCheck a Once is a node of the lock-order graph: a Do
 // called while holding lock L, where f (on any goroutine) takes L, is a
-// lock-order cycle, reported the first time both are seen. A Do called from
+// lock-order cycle, reported the first time both are seen; but not a Do
+// by a goroutine that saw the Once done before (its earlier Do returned,
+// or it ran f), which cannot wait. A Do called from
 // inside its own f, which sync leaves blocked for good, is a deadlock report
 // at once.
 //
@@ -48,11 +50,28 @@ func (o *Once) lock() *class.Lock {
 func (o *Once) Do(f func()) {
 	if o.done.Load() != 0 {
 		if w := modeWord.Load(); Mode(w&modeMask) == ModeCheck {
-			orderOnly(w, o.lock())
+			doneOnce(w, o.lock())
 		}
 		return
 	}
 	o.doSlow(f)
+}
+
+// doneOnce records, in ModeCheck, the edges of a Do on the done Once
+// whose identity is l: the same Do, made before the Once's function
+// returned, would have waited for it (see orderOnly). Unless the calling
+// goroutine has seen the Once done before (a Do of it returned, or it ran
+// the function, in this goroutine): then this Do is ordered after the
+// Once's completion by the goroutine's own program order, cannot wait in
+// any run that takes the same path, and records no edge. So too for a
+// lock the goroutine took inside the Once's function and holds since.
+func doneOnce(w uint32, l *class.Lock) {
+	gs := current(w)
+	if gs.PassOnce(l.ID) || gs.Len() == 0 {
+		return
+	}
+	enterBlocking(gs, l)
+	leaveBlocking(gs, l)
 }
 
 func (o *Once) doSlow(f func()) {
@@ -85,6 +104,7 @@ func (o *Once) doSlow(f func()) {
 		o.m.Unlock()
 		if gs != nil {
 			leaveBlocking(gs, l)
+			gs.PassOnce(l.ID) // seen done: see doneOnce
 		}
 		return
 	}
@@ -98,6 +118,7 @@ func (o *Once) doSlow(f func()) {
 		o.runner.Store(0)
 		if gs != nil {
 			leaveBlocking(gs, l)
+			gs.PassOnce(l.ID) // ran it: see doneOnce
 		}
 		o.done.Store(1)
 		o.m.Unlock()

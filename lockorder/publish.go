@@ -74,15 +74,19 @@ func publishNew(ctx context.Context, v Violation) bool {
 	}
 	flight := recordFlight(&v) // the trace file, named in v before it is kept
 	n := v.Instances
+	test := testOf(&v)
+	v.Test = test
 	number := func(kept *Violation) { // the handler and span see the kept record's ID
 		kept.ID = lastID.Add(1)
 		kept.LatestID = kept.ID
-		v.ID, v.LatestID = kept.ID, kept.ID
+		kept.countTest(test)
+		v.ID, v.LatestID, v.Tests = kept.ID, kept.ID, kept.Tests
 	}
 	merge := func(kept *Violation) {
 		kept.Instances += n
 		if n > 0 {
 			kept.LatestID = lastID.Add(1)
+			kept.countTest(test)
 		}
 	}
 	if !store.AddGrouped(v.Key, v.instance, v, number, merge) {

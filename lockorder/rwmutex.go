@@ -144,7 +144,11 @@ func (m *RWMutex) rlockSlow(r int64) {
 		gs = gls.Get(id)
 	}
 	gs.Retag(w)
-	shared := !l.Plain() && !l.Quiet(gs.Seq()) && l.Use(false, id, gs.Seq(), nil) == class.Shared
+	shared := false
+	if !l.Plain() && !l.Quiet(gs.Seq()) {
+		noteFirst(l)
+		shared = l.Use(false, id, gs.Seq(), nil) == class.Shared
+	}
 	if gs.Len() == 0 && !shared {
 		// Nothing held: nothing to check or report.
 		gs.Push(held.Entry{Lock: l, Read: true, Gen: l.ReadGen(), Elem: l.Elem(true), Chain: chain.Key(l.Chain(true))})

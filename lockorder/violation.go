@@ -50,7 +50,7 @@ const (
 	KindLongWait Kind = "long-wait"
 	// KindHeldByExited: a goroutine waits for a lock whose holder has
 	// exited without unlocking it; or, at exit, a lock is still held by a
-	// goroutine that has exited.
+	// goroutine that has exited (Expected when no goroutine waits for it).
 	KindHeldByExited Kind = "held-by-exited-goroutine"
 	// KindBlockedAtExit: when the tests ended (lockordertest), a goroutine
 	// was still blocked in a syncwatch wait; the report says on what and
@@ -173,9 +173,11 @@ type Violation struct {
 	// innermost stack frame. The Key of lockorder's reports about locks
 	// is made of what the locks are in the code (class names, and for
 	// zero-value locks the places that first locked them), so that the
-	// same cycle between the fields of many objects, or the same
-	// recursive lock or wait-timeout at one place in the code, is one
-	// report.
+	// same recursive lock or wait-timeout at one place in the code is
+	// one report. A cycle's Key is made of its named classes and the
+	// lines that took its locks, not of which function first locked a
+	// zero-value lock, nor of the test or caller that reached it: the
+	// same cycle between the fields of many objects is one report.
 	Key string
 	// Instances counts the distinct occurrences grouped under Key: the
 	// locks (for a cycle, the sets of locks) it was seen on; the first is
@@ -183,7 +185,18 @@ type Violation struct {
 	// far; the handler and the span see the first occurrence, with 1. It
 	// is 0 for reports that do not count their occurrences.
 	Instances int
+	// Test is the test, benchmark, example or fuzz function ("TestPut")
+	// whose code is in the stacks of the occurrence shown (the goroutine
+	// that found it, then the edges of a cycle), or "" if none is.
+	Test string
+	// Tests counts the distinct tests (test, benchmark, example and fuzz
+	// functions, by name, up to 64) whose code is in the stacks of the
+	// occurrences counted in Instances: one cycle reached from two tests
+	// is one report, with Tests 2. It is 0 when no test is in them.
+	Tests int
 
+	// tests are the names Tests counts.
+	tests []string
 	// instance identifies this occurrence among those grouped under Key
 	// (for a cycle, its graph nodes): an occurrence seen before is dropped
 	// uncounted. Empty when occurrences are not counted.
@@ -197,7 +210,11 @@ func (v Violation) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %s: %s\n", v.source(), v.Kind, v.Message)
 	if v.Instances > 1 {
-		fmt.Fprintf(&b, "seen on %d instances; the first is shown\n", v.Instances)
+		in := ""
+		if v.Tests > 1 {
+			in = fmt.Sprintf(" in %d tests", v.Tests)
+		}
+		fmt.Fprintf(&b, "seen on %d instances%s; the first is shown\n", v.Instances, in)
 	}
 	if len(v.Cycle) > 0 {
 		for i, e := range v.Cycle {

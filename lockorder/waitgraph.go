@@ -119,7 +119,7 @@ func reportFinding(f waitfor.Finding) {
 	case waitfor.HeldByExited:
 		w := f.Waits[0]
 		v = waitViolation(KindHeldByExited, f, fmt.Sprintf("waits for %s, held by goroutine %d, which has exited without unlocking it", waitfor.Describe(w), f.Holder))
-		v.Detail += "\n" + heldAt(f.Holder, w.Lock.Note())
+		v.Detail += "\n" + heldAt(f.Holder, w.Lock.Note(), w.Lock)
 	default:
 		return
 	}

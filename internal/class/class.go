@@ -10,8 +10,6 @@ package class
 import (
 	"fmt"
 	"sync/atomic"
-	"unsafe"
-	"weak"
 )
 
 var nextID atomic.Uint64
@@ -99,8 +97,7 @@ type Lock struct {
 	elem    [2]uint64
 	chain   [2]uint64
 	addr    uintptr
-	owner   weak.Pointer[byte] // the lock itself, while it is reachable
-	live    *liveness          // a named class's token, shared by its live locks
+	live    *liveness // a named class's token, shared by its live locks
 	tracked atomic.Bool
 	waits   atomic.Pointer[WaitCounts]
 	// use is what is known of the lock's own acquisitions in check mode
@@ -122,6 +119,7 @@ type Lock struct {
 	note   atomic.Uint64 // the held-profile token of the current write hold, 0 if none
 	moves  atomic.Uint64 // changes of holder, so a watcher can tell a lock that changes hands from one that does not
 	rgen   atomic.Uint32 // bumped when a read hold is released by a goroutine that does not hold it
+	first  atomic.Uint32 // where the lock was first acquired in check mode: a stack id (internal/stack), 0 if unknown
 	initBy atomic.Uint64 // the goroutine state (its number) that made the initialisation write; see Use
 	_      [32]byte
 }
@@ -313,15 +311,6 @@ func newLock(c *Class, t *liveness, kind string, addr uintptr) *Lock {
 	return l
 }
 
-// SetOwner records the lock that l is the identity of, weakly: it does not
-// keep the lock alive. It is called once, before l is shared.
-func (l *Lock) SetOwner(p unsafe.Pointer) { l.owner = weak.Make((*byte)(p)) }
-
-// Reachable reports whether the lock l is the identity of may still be
-// used: it is reachable, or its owner was never recorded. A lock that
-// became garbage while held harms no one.
-func (l *Lock) Reachable() bool { return l.owner == (weak.Pointer[byte]{}) || l.owner.Value() != nil }
-
 // SetKeys records the lock's chain elements and one-lock chain keys for
 // write and read acquisitions. It is called once, before l is shared.
 func (l *Lock) SetKeys(elemW, chainW, elemR, chainR uint64) {
@@ -432,6 +421,18 @@ func (l *Lock) ClearHolder() {
 
 // SetNote records the held-profile token of the current write hold.
 func (l *Lock) SetNote(n uint64) { l.note.Store(n) }
+
+// Unused reports whether l was never acquired in check mode. It is one
+// load.
+func (l *Lock) Unused() bool { return l.use.Load()&useMask == unused }
+
+// SetFirst records st, a stack id of internal/stack, as where l was first
+// acquired, unless that is recorded already.
+func (l *Lock) SetFirst(st uint32) { l.first.CompareAndSwap(0, st) }
+
+// First returns where l was first acquired, as recorded by SetFirst, 0 if
+// unknown.
+func (l *Lock) First() uint32 { return l.first.Load() }
 
 // Note returns the token recorded by SetNote, 0 if none. It may be stale:
 // a hold its owner released keeps its token here until the next.

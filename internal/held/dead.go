@@ -1,5 +1,13 @@
 package held
 
+import (
+	"runtime"
+	"sync"
+	"weak"
+
+	"github.com/syncwatch/syncwatch/internal/class"
+)
+
 // DeadHold is a lock still held by a goroutine that has exited.
 type DeadHold struct {
 	Goroutine int64
@@ -38,3 +46,65 @@ func entriesOfExited(g *G) []Entry {
 	copy(out, g.stack)
 	return out
 }
+
+// sweepMu serializes ReachableDeadHolds, which clears and restores the
+// exited goroutines' holds.
+var sweepMu sync.Mutex
+
+// ReachableDeadHolds is DeadHolds without the holds of locks that nothing
+// reaches but the stacks of exited goroutines: no goroutine can wait for
+// such a lock, which became garbage while held, and it harms no one. It
+// tells them apart with one garbage collection, with the exited stacks'
+// references cleared meanwhile, and drops their holds for good. A lock
+// stays reachable through its own identity (a lockorder lock points to
+// it), so this costs nothing per lock: the alternative, a weak pointer
+// to every lock made at its first use, cost a walk of every other weak
+// pointer into the same heap object (thousands of striped locks in one
+// array).
+func ReachableDeadHolds(states []*G, exited func(id int64) bool) []DeadHold {
+	sweepMu.Lock()
+	defer sweepMu.Unlock()
+	type slot struct {
+		g *G
+		i int
+		w weak.Pointer[class.Lock]
+	}
+	var slots []slot
+	for _, g := range states {
+		if !exited(g.ID()) {
+			continue
+		}
+		for i, e := range entriesOfExited(g) {
+			if e.Lock != nil && g.Valid(&e) {
+				slots = append(slots, slot{g, i, weak.Make(e.Lock)})
+			}
+		}
+	}
+	if len(slots) == 0 {
+		return nil
+	}
+	for _, s := range slots {
+		setExitedLock(s.g, s.i, nil)
+	}
+	runtime.GC()
+	var out []DeadHold
+	for _, s := range slots {
+		if l := s.w.Value(); l != nil {
+			setExitedLock(s.g, s.i, l)
+			out = append(out, DeadHold{Goroutine: s.g.ID(), Entry: entryOfExited(s.g, s.i)})
+		}
+	}
+	return out
+}
+
+// setExitedLock sets the lock of entry i of g, whose goroutine has
+// exited: see entriesOfExited.
+//
+//go:norace
+func setExitedLock(g *G, i int, l *class.Lock) { g.stack[i].Lock = l }
+
+// entryOfExited copies entry i of g, whose goroutine has exited: see
+// entriesOfExited.
+//
+//go:norace
+func entryOfExited(g *G, i int) Entry { return g.stack[i] }

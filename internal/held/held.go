@@ -85,6 +85,8 @@ type G struct {
 	// Wait.
 	waits []Wait
 	nwait int
+	// passed are the Onces the goroutine has seen done; see PassOnce.
+	passed passedOnces
 
 	// Keep two goroutines' states off one cache line: each is written
 	// by its owner on every lock.

@@ -19,6 +19,8 @@ func (f funcM) Run() int { f(); return 0 }
 var (
 	globalMu   lockorder.Mutex // reachable for the life of the program
 	globalLeft lockorder.RWMutex
+	leftInTest lockorder.Mutex
+	lostMu     lockorder.Mutex
 )
 
 // exitScenarios are test binaries' bodies: each starts goroutines that
@@ -59,6 +61,20 @@ var exitScenarios = map[string]func(){
 			globalMu.Unlock()
 		}()
 	},
+	// The same without the held profile: where the lock was first taken
+	// is said all the same.
+	"lost-unlock-no-profile": func() {
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			lostMu.Lock()
+		}()
+		<-done
+		go func() {
+			lostMu.Lock()
+			lostMu.Unlock()
+		}()
+	},
 	// A read lock left by a goroutine that exited, no one waiting.
 	"left-rlock": func() {
 		done := make(chan struct{})
@@ -68,6 +84,8 @@ var exitScenarios = map[string]func(){
 		}()
 		<-done
 	},
+	// The test function itself abandons a lock (see TestVerifyTestMainAtExit).
+	"left-in-test": func() {},
 	// The holder of a lock blocks on a channel no one sends on; a waiter
 	// blocks on the lock.
 	"lock-chan": func() {
@@ -109,27 +127,44 @@ var exitScenarios = map[string]func(){
 func TestVerifyTestMainAtExit(t *testing.T) {
 	if s := os.Getenv("LOCKORDERTEST_EXIT"); s != "" {
 		lockorder.Configure(lockorder.WithHandler(func(lockorder.Violation) {}))
+		if s == "left-in-test" {
+			// A test function abandons a lock on purpose.
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				leftInTest.Lock()
+			}()
+			<-done
+		}
 		lockordertest.VerifyTestMain(funcM(exitScenarios[s]))
 		return
 	}
 	if lockorder.CurrentMode() == lockorder.ModeOff {
 		t.Skip("built with syncwatch_off")
 	}
-	for scenario, want := range map[string][]string{
-		"straggler":   {"lock-order-cycle", "sB -> sA -> sB"},
-		"lost-unlock": {"blocked-at-exit", "which has exited", "held-by-exited-goroutine: lockordertest_test.init.func2.1 (exit_test.go:", "took it at:", "lockordertest_test.init.func2"},
-		"left-rlock":  {"held-by-exited-goroutine: lockordertest_test.init.func3.1 (exit_test.go:", "still held for reading by goroutine"},
-		"lock-chan":   {"blocked-at-exit", "waiting for lock aggregation_lock#1, held by goroutine", "which is blocked in chan receive at github.com/syncwatch/syncwatch/lockorder/lockordertest_test"},
-		"idle":        nil,
+	type outcome struct {
+		fail bool
+		out  []string
+	}
+	for scenario, want := range map[string]outcome{
+		"straggler":   {true, []string{"lock-order-cycle", "sB -> sA -> sB"}},
+		"lost-unlock": {true, []string{"blocked-at-exit", "which has exited", "held-by-exited-goroutine: lockordertest_test.init.func2.1 (exit_test.go:", "the stack above is where it took the lock", "lockordertest_test.init.func2"}},
+		// No goroutine waits for the lock left held: shown, not failing,
+		// with the place and the test that took it, without a flag.
+		"left-rlock":             {false, []string{"not failing", "held-by-exited-goroutine: lockordertest_test.init.func4.1 (exit_test.go:", "still held for reading by goroutine", "no goroutine waits for it", "the stack above is where the lock was first taken", "lockordertest_test.init.func4.1"}},
+		"lost-unlock-no-profile": {true, []string{"held-by-exited-goroutine", "1 goroutine(s) wait for it", "the stack above is where the lock was first taken", "lockordertest_test.init.func3.1"}},
+		"left-in-test":           {false, []string{"not failing", "in TestVerifyTestMainAtExit: lockorder: held-by-exited-goroutine"}},
+		"lock-chan":              {true, []string{"blocked-at-exit", "waiting for lock aggregation_lock#1, held by goroutine", "which is blocked in chan receive at github.com/syncwatch/syncwatch/lockorder/lockordertest_test"}},
+		"idle":                   {},
 	} {
 		t.Run(scenario, func(t *testing.T) {
 			cmd := exec.Command(os.Args[0], "-test.run=^TestVerifyTestMainAtExit$")
 			cmd.Env = append(os.Environ(), "LOCKORDERTEST_EXIT="+scenario)
 			out, err := cmd.CombinedOutput()
-			if (err != nil) != (want != nil) {
-				t.Fatalf("exit error %v, want failure %v:\n%s", err, want != nil, out)
+			if (err != nil) != want.fail {
+				t.Fatalf("exit error %v, want failure %v:\n%s", err, want.fail, out)
 			}
-			for _, w := range want {
+			for _, w := range want.out {
 				if !strings.Contains(string(out), w) {
 					t.Errorf("output lacks %q:\n%s", w, out)
 				}

@@ -25,7 +25,9 @@
 // what is stuck: every goroutine blocked for a second or more in a
 // syncwatch wait that only another goroutine could end (blocked-at-exit,
 // with why), and every lock still held by a goroutine that has exited
-// (held-by-exited-goroutine). Violations a program
+// that another goroutine waits for (held-by-exited-goroutine; one that
+// no goroutine waits for is recorded as expected, and VerifyTestMain
+// shows it without failing). Violations a program
 // is built to handle (marked Expected, such as a rejected stale gradient)
 // are ignored unless [IncludeExpected] is given.
 package lockordertest
@@ -124,8 +126,14 @@ func IncludeReported() Option {
 }
 
 var (
-	mu       sync.Mutex
-	reported uint64 // highest violation ID already returned by Find
+	mu sync.Mutex
+	// shown maps the ID of each violation an earlier check saw to the
+	// LatestID it had then: the violation counts again only once a later
+	// occurrence is grouped under it. It is kept per violation, not as one
+	// high-water mark: a violation whose latest occurrence came after
+	// another violation was first recorded must not hide that one. It
+	// holds only the violations Violations still returns.
+	shown = map[uint64]uint64{}
 )
 
 // Find returns an error describing every violation that counts, or nil.
@@ -139,12 +147,14 @@ func (o *options) find() error {
 	mu.Lock()
 	defer mu.Unlock()
 	var found []lockorder.Violation
+	now := make(map[uint64]uint64)
 	for _, v := range lockorder.Violations() {
-		if (o.all || v.LatestID > reported) && o.counts(v) {
+		if (o.all || v.LatestID > shown[v.ID]) && o.counts(v) {
 			found = append(found, v)
 		}
-		reported = max(reported, v.LatestID)
+		now[v.ID] = v.LatestID
 	}
+	shown = now
 	if len(found) == 0 {
 		return nil
 	}
@@ -152,7 +162,7 @@ func (o *options) find() error {
 	fmt.Fprintf(&b, "lockordertest: found %d violation(s):\n", len(found))
 	for _, v := range found {
 		b.WriteString("\n")
-		if name := testOf(v); name != "" {
+		if name := v.Test; name != "" {
 			fmt.Fprintf(&b, "in %s: ", name)
 		}
 		b.WriteString(v.String())
@@ -210,7 +220,27 @@ func VerifyTestMain(m TestingM, opts ...Option) {
 		fmt.Fprintln(os.Stderr, err)
 		code = 1
 	}
+	if s := abandoned(); s != "" {
+		fmt.Fprint(os.Stderr, s)
+	}
 	os.Exit(code)
+}
+
+// abandoned lists, in full, the locks left held by exited goroutines
+// that no goroutine waited for: recorded as expected, they fail nothing,
+// but a lock a test abandons by mistake is worth a look.
+func abandoned() string {
+	var b strings.Builder
+	for _, v := range lockorder.Violations() {
+		if v.Expected && v.Kind == lockorder.KindHeldByExited {
+			b.WriteString("\nlockordertest: not failing: ")
+			if name := v.Test; name != "" {
+				fmt.Fprintf(&b, "in %s: ", name)
+			}
+			b.WriteString(v.String())
+		}
+	}
+	return b.String()
 }
 
 // inFunc reports whether fn, the function of a lock's site ("" if none),

@@ -77,6 +77,7 @@ var cases = []Case{
 	{"h", "BenchmarkDeepStack", "Lock 40 frames deep", micro},
 	{"i", "BenchmarkChurn", "1M short-lived mutexes", oneShot},
 	{"j", "BenchmarkGraphScale", "10k classes, 100k edges", oneShot},
+	{"k", "BenchmarkStriped", "8 objects of 16,384 striped locks", oneShot},
 }
 
 // caseByID returns the case with letter id; it panics for an unknown id.

@@ -57,7 +57,7 @@ func TestParseScalingProcs(t *testing.T) {
 
 func TestParseCustomMetrics(t *testing.T) {
 	out := parseFile(t, "oneshot.txt")
-	require.Len(t, out.Results, 6)
+	require.Len(t, out.Results, 7)
 	churn := out.Results[3]
 	assert.Equal(t, "check", churn.Impl)
 	assert.Equal(t, 21.14, churn.Metrics["live-MiB"])
@@ -67,6 +67,9 @@ func TestParseCustomMetrics(t *testing.T) {
 	assert.Equal(t, "BenchmarkGraphScale", graph.Bench)
 	assert.Equal(t, 1.0, graph.Metrics["cycle-ok"])
 	assert.Equal(t, 24620.0, graph.Metrics["detect-us"])
+	striped := out.Results[6]
+	assert.Equal(t, "BenchmarkStriped", striped.Bench)
+	assert.Equal(t, 1.148, striped.Metrics["full/empty"])
 }
 
 func TestParseTaggedImpl(t *testing.T) {

@@ -69,6 +69,7 @@ var targets = []target{
 	{"j", "new non-closing edge ≤ 5 µs amortized", metricAtMost(implCheck, "ns/edge", 5000, " ns")},
 	{"j", "closing edge reported in ≤ 1 ms", reportedWithin(1000)},
 	{"j", "the report holds the whole cycle", wholeCycle},
+	{"k", "first acquisition with 7 objects' stripes in the graph ≤ 2x with none", metricAtMost(implCheck, "full/empty", 2, "x")},
 }
 
 // Evaluate checks every target against d.

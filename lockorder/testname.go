@@ -1,0 +1,78 @@
+//go:build !syncwatch_off
+
+package lockorder
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// testName returns "TestFoo" for the function fn, in file, that is a test,
+// benchmark, example or fuzz target of a _test.go file ("pkg.TestFoo"),
+// or one of its closures ("pkg.TestFoo.func1.2"), and "" for anything
+// else: "pkg.TestFoo.helper.func1" is the closure of a function inlined
+// in TestFoo, no test.
+func testName(fn, file string) string {
+	if !strings.HasSuffix(file, "_test.go") {
+		return ""
+	}
+	fn = fn[strings.LastIndexByte(fn, '/')+1:]
+	_, name, ok := strings.Cut(fn, ".")
+	if !ok {
+		return ""
+	}
+	name, rest, _ := strings.Cut(name, ".")
+	for _, part := range strings.Split(rest, ".") {
+		// Closures are "func1", goroutines started by go statements
+		// "gowrap1".
+		digits := strings.TrimPrefix(strings.TrimPrefix(part, "func"), "gowrap")
+		if part != "" && strings.TrimLeft(digits, "0123456789") != "" {
+			return ""
+		}
+	}
+	for _, prefix := range []string{"Test", "Benchmark", "Example", "Fuzz"} {
+		if rest, ok := strings.CutPrefix(name, prefix); ok {
+			// As go test: TestFoo, Test_foo and Test count; Testify does not.
+			if r, _ := utf8.DecodeRuneInString(rest); rest == "" || !unicode.IsLower(r) {
+				return name
+			}
+		}
+	}
+	return ""
+}
+
+// testOf returns the name of the test whose code appears in v's stacks
+// (the goroutine that found it, then the edges of a cycle), or "".
+func testOf(v *Violation) string {
+	stacks := []Stack{v.Stack}
+	for _, e := range v.Cycle {
+		stacks = append(stacks, e.Stack)
+	}
+	for _, st := range stacks {
+		for i := len(st) - 1; i >= 0; i-- {
+			if name := testName(st[i].Function, st[i].File); name != "" {
+				return name
+			}
+		}
+	}
+	return ""
+}
+
+// maxTests bounds the test names a report keeps to count its Tests.
+const maxTests = 64
+
+// countTest adds test, the test an occurrence grouped under v came from
+// ("" if none), to v's Tests.
+func (v *Violation) countTest(test string) {
+	if test == "" || len(v.tests) >= maxTests {
+		return
+	}
+	for _, t := range v.tests {
+		if t == test {
+			return
+		}
+	}
+	v.tests = append(v.tests, test)
+	v.Tests = len(v.tests)
+}
