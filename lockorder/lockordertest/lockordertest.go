@@ -210,6 +210,7 @@ func VerifyTestMain(m TestingM, opts ...Option) {
 		fmt.Fprintln(os.Stderr, err)
 		code = 1
 	}
+	recordFindings(opts)
 	os.Exit(code)
 }
 

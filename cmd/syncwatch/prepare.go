@@ -1,0 +1,205 @@
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"golang.org/x/tools/go/packages"
+
+	"github.com/syncwatch/syncwatch/cmd/syncwatch/internal/swap"
+)
+
+// testMainFile is the name of the generated TestMain, beside the
+// package's own files.
+const testMainFile = "syncwatch_testmain_test.go"
+
+// rewriteSet is what prepare rewrote.
+type rewriteSet struct {
+	overlay map[string]string // original file -> rewritten copy
+	files   int               // files rewritten
+	notes   []string          // what stays sync, and why
+}
+
+// prepare loads the packages, rewrites them into work and writes the
+// overlay file. With tests set, it adds a TestMain to each of the
+// module's packages that has tests.
+func prepare(m module, o options, work string, excluded map[string]bool, tests bool) (string, rewriteSet, error) {
+	patterns := o.patterns
+	if len(patterns) == 0 {
+		patterns = []string{"."}
+	}
+	// The module's every package is rewritten, tested or not: the tested
+	// ones import them.
+	patterns = append(slices.Clone(patterns), m.path+"/...")
+	mode := packages.NeedName | packages.NeedFiles | packages.NeedCompiledGoFiles |
+		packages.NeedImports | packages.NeedTypes | packages.NeedSyntax |
+		packages.NeedTypesInfo | packages.NeedModule
+	if o.deps {
+		mode |= packages.NeedDeps
+	}
+	cfg := &packages.Config{Mode: mode, Tests: tests, BuildFlags: o.buildFlags}
+	pkgs, err := packages.Load(cfg, patterns...)
+	if err != nil {
+		return "", rewriteSet{}, fmt.Errorf("syncwatch: loading packages: %w", err)
+	}
+	var all []*packages.Package
+	packages.Visit(pkgs, nil, func(p *packages.Package) { all = append(all, p) })
+
+	rewritten := func(p *packages.Package) bool {
+		switch {
+		case p.Module == nil:
+			return false // the standard library, or a generated test main
+		case p.Module.Main:
+			return true
+		default:
+			return o.deps && !excluded[p.Module.Path]
+		}
+	}
+	byPath := map[string]bool{}
+	var chosen []*packages.Package
+	for _, p := range all {
+		if rewritten(p) && len(p.Syntax) > 0 && !strings.HasSuffix(p.ID, ".test") {
+			chosen = append(chosen, p)
+			byPath[p.PkgPath] = true
+		}
+	}
+	an := swap.NewAnalysis(chosen[0].Fset, func(path string) bool { return byPath[path] })
+	for _, p := range chosen {
+		an.AddPackage(p.Syntax, p.TypesInfo)
+	}
+	an.Solve()
+
+	set := rewriteSet{overlay: map[string]string{}, notes: an.Notes}
+	done := map[string]bool{}
+	testMains := map[string]string{} // dir -> package holding the user's TestMain
+	testDirs := map[string]string{}  // dir -> package name, for dirs with tests
+	for _, p := range chosen {
+		for _, f := range p.Syntax {
+			name := p.Fset.File(f.Package).Name()
+			if done[name] || !slices.Contains(p.GoFiles, name) {
+				continue // seen, or cgo's output (the original is read below)
+			}
+			done[name] = true
+			isTest := strings.HasSuffix(name, "_test.go")
+			if isTest && p.Module.Main {
+				testDirs[filepath.Dir(name)] = strings.TrimSuffix(p.Name, "_test")
+			}
+			res, err := rewriteFile(name, swap.File{Fset: p.Fset, AST: f, Info: p.TypesInfo, Keep: an.Keep, WrapTestMain: tests && isTest && p.Module.Main}, work, &set)
+			if err != nil {
+				return "", set, err
+			}
+			if res.HasTestMain && isTest {
+				testMains[filepath.Dir(name)] = p.Name
+			}
+		}
+		// Files the type checker did not see: other build tags, cgo.
+		for _, name := range append(slices.Clone(p.GoFiles), p.IgnoredFiles...) {
+			if done[name] || !strings.HasSuffix(name, ".go") {
+				continue
+			}
+			done[name] = true
+			if err := rewriteUntyped(name, work, &set); err != nil {
+				return "", set, err
+			}
+		}
+	}
+	if tests {
+		for dir, pkg := range testDirs {
+			name, wrap := pkg, false
+			if user, ok := testMains[dir]; ok {
+				name, wrap = user, true
+			}
+			path := filepath.Join(dir, testMainFile)
+			copyPath := filepath.Join(work, "src", shortHash(path), testMainFile)
+			if err := writeFile(copyPath, swap.TestMainFile(name, wrap)); err != nil {
+				return "", set, err
+			}
+			set.overlay[path] = copyPath
+		}
+	}
+	overlayPath := filepath.Join(work, "overlay.json")
+	data, err := json.Marshal(struct{ Replace map[string]string }{set.overlay})
+	if err != nil {
+		return "", set, err
+	}
+	return overlayPath, set, os.WriteFile(overlayPath, data, 0o644)
+}
+
+func rewriteFile(name string, f swap.File, work string, set *rewriteSet) (swap.Result, error) {
+	src, err := os.ReadFile(name)
+	if err != nil {
+		return swap.Result{}, err
+	}
+	f.Src = src
+	res, err := swap.Rewrite(f)
+	if err != nil {
+		return res, err
+	}
+	if res.Changed {
+		if err := overlayFile(name, res.Src, work, set); err != nil {
+			return res, err
+		}
+	}
+	return res, nil
+}
+
+// rewriteUntyped rewrites a file on its syntax alone.
+func rewriteUntyped(name, work string, set *rewriteSet) error {
+	src, err := os.ReadFile(name)
+	if err != nil {
+		return err
+	}
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, name, src, parser.ParseComments)
+	if err != nil {
+		return nil // not Go that builds: go test will say so if it matters
+	}
+	if !importsSync(f) {
+		return nil
+	}
+	res, err := swap.Rewrite(swap.File{Fset: fset, AST: f, Src: src})
+	if err != nil || !res.Changed {
+		return err
+	}
+	return overlayFile(name, res.Src, work, set)
+}
+
+func importsSync(f *ast.File) bool {
+	for _, spec := range f.Imports {
+		if spec.Path.Value == `"sync"` {
+			return true
+		}
+	}
+	return false
+}
+
+func overlayFile(name string, src []byte, work string, set *rewriteSet) error {
+	copyPath := filepath.Join(work, "src", shortHash(name), filepath.Base(name))
+	if err := writeFile(copyPath, src); err != nil {
+		return err
+	}
+	set.overlay[name] = copyPath
+	set.files++
+	return nil
+}
+
+func shortHash(s string) string {
+	h := sha256.Sum256([]byte(filepath.Dir(s)))
+	return hex.EncodeToString(h[:6])
+}
+
+func writeFile(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(path, data, 0o644)
+}
