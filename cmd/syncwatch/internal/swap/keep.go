@@ -27,7 +27,7 @@ type Analysis struct {
 	fset  *token.FileSet
 	decl  map[any]declOf    // slot -> the expression that gives it its type
 	edges map[any][]flow    // slot -> slots it flows to or from
-	seeds map[any]token.Pos // slots that meet code not rewritten, and where
+	seeds map[any][]token.Pos // slots that meet code not rewritten, and where
 
 	// Keep holds the positions of sync selectors to leave as sync.
 	Keep map[token.Pos]bool
@@ -54,7 +54,7 @@ func NewAnalysis(fset *token.FileSet, rewritten func(path string) bool) *Analysi
 		fset:      fset,
 		decl:      map[any]declOf{},
 		edges:     map[any][]flow{},
-		seeds:     map[any]token.Pos{},
+		seeds:     map[any][]token.Pos{},
 		Keep:      map[token.Pos]bool{},
 	}
 }
@@ -321,10 +321,8 @@ func (a *Analysis) link(x, y any, pos token.Pos) {
 	a.edges[x] = append(a.edges[x], flow{y, pos})
 	a.edges[y] = append(a.edges[y], flow{x, pos})
 	for _, s := range []any{x, y} {
-		if a.foreign(s) {
-			if _, ok := a.seeds[s]; !ok {
-				a.seeds[s] = pos
-			}
+		if a.foreign(s) && !slices.Contains(a.seeds[s], pos) {
+			a.seeds[s] = append(a.seeds[s], pos)
 		}
 	}
 }
@@ -379,22 +377,29 @@ func carriesSync(t types.Type) bool {
 func (a *Analysis) Solve() {
 	seen := map[any]bool{}
 	var queue []any
-	seeds := make([]any, 0, len(a.seeds))
-	for s := range a.seeds {
-		seeds = append(seeds, s)
+	type note struct {
+		pos  token.Pos
+		text string
 	}
-	slices.SortFunc(seeds, func(x, y any) int { return int(a.seeds[x] - a.seeds[y]) })
-	noted := map[token.Pos]bool{}
-	for _, s := range seeds {
-		pos := a.seeds[s]
-		if !noted[pos] {
-			noted[pos] = true
-			obj := s.(types.Object)
-			a.Notes = append(a.Notes, fmt.Sprintf("%s: stays sync: flows to or from %s.%s (%s), which is not rewritten",
-				a.fset.Position(pos), obj.Pkg().Name(), obj.Name(), types.TypeString(obj.Type(), nil)))
+	var notes []note
+	for s, sites := range a.seeds {
+		obj := s.(types.Object)
+		name := obj.Name()
+		if name == "" {
+			name = "(a result)"
+		}
+		for _, pos := range sites {
+			notes = append(notes, note{pos, fmt.Sprintf("%s: stays sync: it meets %s.%s (%s), which is not rewritten",
+				a.fset.Position(pos), obj.Pkg().Name(), name, types.TypeString(obj.Type(), nil))})
 		}
 		seen[s] = true
 		queue = append(queue, s)
+	}
+	slices.SortFunc(notes, func(x, y note) int { return int(x.pos - y.pos) })
+	for i, n := range notes {
+		if i == 0 || n.pos != notes[i-1].pos {
+			a.Notes = append(a.Notes, n.text)
+		}
 	}
 	for len(queue) > 0 {
 		s := queue[0]

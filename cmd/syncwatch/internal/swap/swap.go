@@ -77,6 +77,7 @@ type rewriter struct {
 	edits   []edit
 	uses    map[*ast.ImportSpec]int // uses left of each import
 	removed map[*ast.ImportSpec]int // uses an edit took away
+	swapped bool                    // a sync name was replaced
 }
 
 // Rewrite rewrites f. It returns f's source unchanged when nothing in it
@@ -112,6 +113,7 @@ func Rewrite(f File) (Result, error) {
 			if importPath(spec) == "sync" && IsSwapped(n.Sel.Name) && !f.Keep[n.Pos()] {
 				r.replace(n.Pos(), n.End(), LockorderName+"."+n.Sel.Name)
 				r.removed[spec]++
+				r.swapped = true
 			}
 			return false
 		case *ast.KeyValueExpr:
@@ -122,12 +124,13 @@ func Rewrite(f File) (Result, error) {
 			ast.Inspect(n.Value, visit)
 			return false
 		case *ast.Ident:
-			if spec := imports.dotSpecOf(n, f.Info); spec != nil {
-				r.uses[spec]++
-				if !f.Keep[n.Pos()] {
-					r.replace(n.Pos(), n.End(), LockorderName+"."+n.Name)
-					r.removed[spec]++
-				}
+			if imports.dot != nil && usesDot(n, f.Info) {
+				r.uses[imports.dot]++
+			}
+			if spec := imports.dotSpecOf(n, f.Info); spec != nil && !f.Keep[n.Pos()] {
+				r.replace(n.Pos(), n.End(), LockorderName+"."+n.Name)
+				r.removed[spec]++
+				r.swapped = true
 			}
 		case *ast.FuncDecl:
 			if n.Recv == nil && n.Name.Name == "TestMain" {
@@ -199,6 +202,9 @@ func (r *rewriter) fixImports(imports fileImports) {
 		} else {
 			r.replace(spec.Path.Pos(), spec.Path.Pos(), "_ ")
 		}
+	}
+	if !r.swapped {
+		return
 	}
 	decl := lastImportDecl(r.f.AST)
 	spec := fmt.Sprintf("%s %q", LockorderName, LockorderPath)
@@ -292,6 +298,17 @@ func (fi fileImports) specOf(id *ast.Ident, info *types.Info) *ast.ImportSpec {
 		return nil
 	}
 	return spec
+}
+
+// usesDot reports whether id may name something of the dot-imported sync:
+// with types, whether it does; without, always, so that the import is
+// never taken away.
+func usesDot(id *ast.Ident, info *types.Info) bool {
+	if info == nil {
+		return true
+	}
+	obj := info.Uses[id]
+	return obj != nil && obj.Pkg() != nil && obj.Pkg().Path() == "sync" && obj.Parent() == obj.Pkg().Scope()
 }
 
 // dotSpecOf returns the dot-import of sync when id is a use of one of its
