@@ -25,8 +25,8 @@ type Analysis struct {
 	Rewritten func(path string) bool
 
 	fset  *token.FileSet
-	decl  map[any]declOf    // slot -> the expression that gives it its type
-	edges map[any][]flow    // slot -> slots it flows to or from
+	decl  map[any]declOf      // slot -> the expression that gives it its type
+	edges map[any][]flow      // slot -> slots it flows to or from
 	seeds map[any][]token.Pos // slots that meet code not rewritten, and where
 
 	// Keep holds the positions of sync selectors to leave as sync.
