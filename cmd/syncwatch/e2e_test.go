@@ -128,7 +128,7 @@ func TestOwnTestMainRunsAndIsChecked(t *testing.T) {
 	r = syncwatch(t, "testmain", []string{"PAIR_BA=1"}, "test", "-count=1", "-v", ".")
 	assert.Equal(t, 1, r.code, r.stdout+r.stderr)
 	assert.Contains(t, r.stdout, "own TestMain: after")
-	assert.Contains(t, r.stderr, "1. lock-order-cycle")
+	assert.Contains(t, r.stderr, "1. lock-order-cycle: cycle of 2 locks: pair.b -> pair.a -> pair.b")
 	assert.Contains(t, r.stderr, "TestBA")
 }
 

@@ -101,6 +101,14 @@ func prepare(m module, o options, work string, excluded map[string]bool, tests b
 				testMains[filepath.Dir(name)] = p.Name
 			}
 		}
+		if !strings.Contains(p.ID, " [") && !strings.HasSuffix(p.Name, "_test") {
+			if vars := swap.PackageLocks(p.Syntax, p.TypesInfo, an.Keep); len(vars) > 0 && len(p.GoFiles) > 0 {
+				path := filepath.Join(filepath.Dir(p.GoFiles[0]), swap.NamesFile)
+				if err := overlayFile(path, swap.NamesSource(p.Name, vars), work, &set); err != nil {
+					return "", set, err
+				}
+			}
+		}
 		// Files the type checker did not see: other build tags, cgo.
 		for _, name := range append(slices.Clone(p.GoFiles), p.IgnoredFiles...) {
 			if done[name] || !strings.HasSuffix(name, ".go") {

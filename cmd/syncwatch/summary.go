@@ -41,7 +41,8 @@ func readFindings(path string) ([]*finding, error) {
 		if err := json.Unmarshal(sc.Bytes(), &one); err != nil {
 			return nil, fmt.Errorf("syncwatch: reading findings: %w", err)
 		}
-		key := string(one.Kind) + "\x00" + one.Key
+		// Distinct as a reader sees it: kind, locks and code sites.
+		key := strings.Join(append(append([]string{string(one.Kind)}, one.Locks...), one.Sites...), "\x00")
 		fd := byKey[key]
 		if fd == nil {
 			fd = &finding{Finding: one}

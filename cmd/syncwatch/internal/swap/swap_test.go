@@ -118,7 +118,7 @@ func TestRewriteTestMain(t *testing.T) {
 func TestRewriteKeepsWhatMeetsForeignCode(t *testing.T) {
 	out, notes := rewriteDir(t, "testdata/keep", "lib")
 	checkGolden(t, out)
-	require.Len(t, notes, 3)
+	require.Len(t, notes, 4)
 	assert.Contains(t, notes[0], "app.go:15:12: stays sync")
 	assert.Contains(t, notes[0], "it meets lib.mu (*sync.Mutex)")
 	assert.Contains(t, notes[1], "app.go:19:7: stays sync: it meets lib.(a result) (*sync.Mutex)")
@@ -138,4 +138,23 @@ func TestRewriteUntyped(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, res.Changed)
 	checkGolden(t, map[string][]byte{name: res.Src})
+}
+
+// The package-level locks that are swapped are named after their
+// variables by a generated init; one kept as sync, or a pointer, is not.
+func TestPackageLocksNamed(t *testing.T) {
+	cfg := &packages.Config{Mode: packages.NeedName | packages.NeedTypes | packages.NeedSyntax | packages.NeedTypesInfo, Dir: "testdata/keep"}
+	pkgs, err := packages.Load(cfg, "./app")
+	require.NoError(t, err)
+	require.Len(t, pkgs, 1)
+	p := pkgs[0]
+	an := swap.NewAnalysis(p.Fset, func(path string) bool { return path == p.PkgPath })
+	an.AddPackage(p.Syntax, p.TypesInfo)
+	an.Solve()
+	vars := swap.PackageLocks(p.Syntax, p.TypesInfo, an.Keep)
+	assert.Equal(t, []string{"named"}, vars)
+	src := string(swap.NamesSource("app", vars))
+	assert.Contains(t, src, `syncwatchSetClass(&named, "app.named")`)
+	_, err = parser.ParseFile(token.NewFileSet(), swap.NamesFile, src, 0)
+	assert.NoError(t, err)
 }

@@ -23,3 +23,11 @@ func run(g *guarded) {
 
 // viaHelper's parameter reaches lib.Guard, so it and its argument stay sync.
 func viaHelper(mu *sync.Mutex) { lib.Guard(mu, func() {}) }
+
+var (
+	kept  sync.Mutex   // passed to lib.Guard: stays sync, unnamed
+	named sync.RWMutex // swapped, and named app.named
+	ptr   *sync.Mutex  // a pointer: not named
+)
+
+func useKept() { lib.Guard(&kept, func() {}) }
