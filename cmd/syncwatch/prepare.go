@@ -82,6 +82,7 @@ func prepare(m module, o options, work string, excluded map[string]bool, tests b
 	done := map[string]bool{}
 	testMains := map[string]string{} // dir -> package holding the user's TestMain
 	testDirs := map[string]string{}  // dir -> package name, for dirs with tests
+	named := map[string]bool{}       // dir/package of files that name locks
 	for _, p := range chosen {
 		for _, f := range p.Syntax {
 			name := p.Fset.File(f.Package).Name()
@@ -93,20 +94,15 @@ func prepare(m module, o options, work string, excluded map[string]bool, tests b
 			if isTest && p.Module.Main {
 				testDirs[filepath.Dir(name)] = strings.TrimSuffix(p.Name, "_test")
 			}
-			res, err := rewriteFile(name, swap.File{Fset: p.Fset, AST: f, Info: p.TypesInfo, Keep: an.Keep, WrapTestMain: tests && isTest && p.Module.Main}, work, &set)
+			res, err := rewriteFile(name, swap.File{Fset: p.Fset, AST: f, Info: p.TypesInfo, Keep: an.Keep, Swapped: an.Swapped, WrapTestMain: tests && isTest && p.Module.Main}, work, &set)
 			if err != nil {
 				return "", set, err
 			}
+			if res.Named {
+				named[filepath.Join(filepath.Dir(name), p.Name)] = true
+			}
 			if res.HasTestMain && isTest {
 				testMains[filepath.Dir(name)] = p.Name
-			}
-		}
-		if !strings.Contains(p.ID, " [") && !strings.HasSuffix(p.Name, "_test") {
-			if vars := swap.PackageLocks(p.Syntax, p.TypesInfo, an.Keep); len(vars) > 0 && len(p.GoFiles) > 0 {
-				path := filepath.Join(filepath.Dir(p.GoFiles[0]), swap.NamesFile)
-				if err := overlayFile(path, swap.NamesSource(p.Name, vars), work, &set); err != nil {
-					return "", set, err
-				}
 			}
 		}
 		// Files the type checker did not see: other build tags, cgo.
@@ -118,6 +114,17 @@ func prepare(m module, o options, work string, excluded map[string]bool, tests b
 			if err := rewriteUntyped(name, work, &set); err != nil {
 				return "", set, err
 			}
+		}
+	}
+	for dirPkg := range named {
+		// An external test package gets its own helpers, in a test file.
+		dir, pkg := filepath.Split(dirPkg)
+		file := swap.NamesFile
+		if strings.HasSuffix(pkg, "_test") {
+			file = strings.TrimSuffix(file, ".go") + "_test.go"
+		}
+		if err := overlayFile(filepath.Join(dir, file), swap.NamesSource(pkg), work, &set); err != nil {
+			return "", set, err
 		}
 	}
 	if tests {

@@ -42,7 +42,7 @@ func readFindings(path string) ([]*finding, error) {
 			return nil, fmt.Errorf("syncwatch: reading findings: %w", err)
 		}
 		// Distinct as a reader sees it: kind, locks and code sites.
-		key := strings.Join(append(append([]string{string(one.Kind)}, one.Locks...), one.Sites...), "\x00")
+		key := strings.Join(append(append([]string{string(one.Kind)}, one.Classes...), one.Sites...), "\x00")
 		fd := byKey[key]
 		if fd == nil {
 			fd = &finding{Finding: one}

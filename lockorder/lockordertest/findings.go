@@ -24,8 +24,11 @@ type Finding struct {
 	Kind    lockorder.Kind `json:"kind"`
 	Message string         `json:"message"`
 	Key     string         `json:"key"`
-	// Locks names the locks involved, as reports do.
-	Locks []string `json:"locks,omitempty"`
+	// Locks names the locks involved, as reports do ("store.DB.mu#2"),
+	// and Classes their classes ("store.DB.mu"), which name them alike
+	// in every test binary.
+	Locks   []string `json:"locks,omitempty"`
+	Classes []string `json:"classes,omitempty"`
 	// Sites are the code sites: for a cycle, where each edge's lock was
 	// taken; else where the violation happened.
 	Sites []string `json:"sites,omitempty"`
@@ -81,7 +84,8 @@ func findingOf(v lockorder.Violation) Finding {
 		Report:    v.String(),
 	}
 	for _, l := range v.Locks {
-		f.Locks = append(f.Locks, l.Class)
+		f.Locks = append(f.Locks, l.Name)
+		f.Classes = append(f.Classes, l.Class)
 	}
 	for _, e := range v.Cycle {
 		if len(e.Stack) > 0 {

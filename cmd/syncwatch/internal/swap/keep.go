@@ -439,3 +439,10 @@ func identOf(e ast.Expr) *ast.Ident {
 	id, _ := e.(*ast.Ident)
 	return id
 }
+
+// Swapped reports whether v, a field or variable of rewritten code, keeps
+// the sync type it was declared with swapped (it was not kept).
+func (a *Analysis) Swapped(v *types.Var) bool {
+	d, ok := a.decl[v]
+	return ok && !a.Keep[d.expr.Pos()]
+}

@@ -49,6 +49,10 @@ type File struct {
 	// Keep holds the positions of sync selectors (or dot-imported
 	// identifiers) to leave as sync: see Analysis.
 	Keep map[token.Pos]bool
+	// Swapped reports whether a field or variable's declared sync type is
+	// swapped; when set, locks known by a field or package-level variable
+	// are named after it (see NamesSource).
+	Swapped func(*types.Var) bool
 	// WrapTestMain renames the file's TestMain, if it declares one, and
 	// turns its os.Exit calls into a return to the generated TestMain
 	// (see TestMainFile).
@@ -60,6 +64,9 @@ type Result struct {
 	Src []byte
 	// Changed reports whether anything was rewritten.
 	Changed bool
+	// Named reports whether the file calls the package's naming helpers,
+	// which NamesSource makes.
+	Named bool
 	// HasTestMain reports whether the file declared TestMain (renamed to
 	// UserTestMain when WrapTestMain was set).
 	HasTestMain bool
@@ -131,6 +138,10 @@ func Rewrite(f File) (Result, error) {
 				r.replace(n.Pos(), n.End(), LockorderName+"."+n.Name)
 				r.removed[spec]++
 				r.swapped = true
+			}
+		case *ast.CallExpr:
+			if r.nameLock(n) {
+				res.Named = true
 			}
 		case *ast.FuncDecl:
 			if n.Recv == nil && n.Name.Name == "TestMain" {
@@ -237,7 +248,13 @@ func lastImportDecl(f *ast.File) *ast.GenDecl {
 // apply returns the source with the edits made. Edits never overlap:
 // each is a whole selector, identifier or an insertion point.
 func (r *rewriter) apply() []byte {
-	slices.SortStableFunc(r.edits, func(a, b edit) int { return a.start - b.start })
+	// By start, an insertion before a replacement at the same place.
+	slices.SortStableFunc(r.edits, func(a, b edit) int {
+		if a.start != b.start {
+			return a.start - b.start
+		}
+		return a.end - b.end
+	})
 	var out bytes.Buffer
 	at := 0
 	for _, e := range r.edits {

@@ -54,7 +54,7 @@ func rewriteDir(t *testing.T, dir string, foreign ...string) (map[string][]byte,
 			}
 			src, err := os.ReadFile(name)
 			require.NoError(t, err)
-			res, err := swap.Rewrite(swap.File{Fset: p.Fset, AST: f, Src: src, Info: p.TypesInfo, Keep: an.Keep, WrapTestMain: strings.HasSuffix(name, "_test.go")})
+			res, err := swap.Rewrite(swap.File{Fset: p.Fset, AST: f, Src: src, Info: p.TypesInfo, Keep: an.Keep, Swapped: an.Swapped, WrapTestMain: strings.HasSuffix(name, "_test.go")})
 			require.NoError(t, err)
 			out[name] = res.Src
 		}
@@ -140,21 +140,14 @@ func TestRewriteUntyped(t *testing.T) {
 	checkGolden(t, map[string][]byte{name: res.Src})
 }
 
-// The package-level locks that are swapped are named after their
-// variables by a generated init; one kept as sync, or a pointer, is not.
-func TestPackageLocksNamed(t *testing.T) {
-	cfg := &packages.Config{Mode: packages.NeedName | packages.NeedTypes | packages.NeedSyntax | packages.NeedTypesInfo, Dir: "testdata/keep"}
-	pkgs, err := packages.Load(cfg, "./app")
-	require.NoError(t, err)
-	require.Len(t, pkgs, 1)
-	p := pkgs[0]
-	an := swap.NewAnalysis(p.Fset, func(path string) bool { return path == p.PkgPath })
-	an.AddPackage(p.Syntax, p.TypesInfo)
-	an.Solve()
-	vars := swap.PackageLocks(p.Syntax, p.TypesInfo, an.Keep)
-	assert.Equal(t, []string{"named"}, vars)
-	src := string(swap.NamesSource("app", vars))
-	assert.Contains(t, src, `syncwatchSetClass(&named, "app.named")`)
-	_, err = parser.ParseFile(token.NewFileSet(), swap.NamesFile, src, 0)
+// A lock known by its field or package-level variable is named after it
+// where it is locked, through the package's helpers; one kept as sync, or
+// held through a pointer, is not.
+func TestLocksNamedAfterDeclaration(t *testing.T) {
+	out, _ := rewriteDir(t, "testdata/names")
+	checkGolden(t, out)
+	src := swap.NamesSource("names")
+	_, err := parser.ParseFile(token.NewFileSet(), swap.NamesFile, src, 0)
 	assert.NoError(t, err)
+	assert.Contains(t, string(src), "m.SetClassIfNew(name)")
 }
