@@ -44,6 +44,9 @@
 // passed to another module's function, stays sync, with every variable,
 // field and parameter it flows through; syncwatch says so once per site.
 //
+// A module with a vendor directory is built from the module cache
+// (-mod=mod): its vendor directory does not hold syncwatch.
+//
 // The temporary go.mod raises the module's go line to syncwatch's when it
 // is older (Go 1.25), as the go command requires; for modules older than
 // Go 1.22 that gives loop variables per-iteration scope.

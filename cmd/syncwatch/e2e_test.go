@@ -47,13 +47,19 @@ func syncwatch(t *testing.T, dir string, env []string, args ...string) result {
 	t.Helper()
 	root, err := filepath.Abs("../..")
 	require.NoError(t, err)
+	return runIn(t, dir, env, append([]string{args[0], "-syncwatch", root}, args[1:]...)...)
+}
+
+// runIn runs the command in testdata/dir with args as given.
+func runIn(t *testing.T, dir string, env []string, args ...string) result {
+	t.Helper()
 	before := snapshot(t, "testdata")
-	cmd := exec.Command(binary, append([]string{args[0], "-syncwatch", root}, args[1:]...)...)
+	cmd := exec.Command(binary, args...)
 	cmd.Dir = filepath.Join("testdata", dir)
 	cmd.Env = append(os.Environ(), env...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err = cmd.Run()
+	err := cmd.Run()
 	r := result{stdout: stdout.String(), stderr: stderr.String()}
 	if exit := (*exec.ExitError)(nil); errors.As(err, &exit) {
 		r.code = exit.ExitCode()
@@ -182,4 +188,14 @@ func TestUsageErrors(t *testing.T) {
 		assert.Equal(t, 2, r.code, "%v: %s", args, r.stderr)
 		assert.Contains(t, r.stderr, "usage:")
 	}
+}
+
+// A development build, whose version is unknown, uses the checkout it was
+// built from, and says so.
+func TestDevelopmentBuildUsesItsCheckout(t *testing.T) {
+	root, err := filepath.Abs("../..")
+	require.NoError(t, err)
+	r := runIn(t, "clean", nil, "test", "-count=1", ".")
+	assert.Equal(t, 0, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stderr, "syncwatch: a development build: using the checkout it was built from, "+root)
 }

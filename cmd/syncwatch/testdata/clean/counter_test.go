@@ -16,3 +16,11 @@ func TestAdd(t *testing.T) {
 	var l Locker = mu.RLocker()
 	_ = l
 }
+
+func TestCgoAndGenerated(t *testing.T) {
+	var r counter.Registry
+	r.Add("x")
+	if counter.CgoEnabled && counter.Twice(2) != 4 {
+		t.Fatal("Twice")
+	}
+}
