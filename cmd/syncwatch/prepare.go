@@ -8,7 +8,9 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"go/version"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -43,11 +45,18 @@ func prepare(m module, o options, work string, excluded map[string]bool, tests b
 	mode := packages.NeedName | packages.NeedFiles | packages.NeedCompiledGoFiles |
 		packages.NeedImports | packages.NeedTypes | packages.NeedSyntax |
 		packages.NeedTypesInfo | packages.NeedModule
-	if o.deps {
+	if o.deps || !exportDataReadable() {
 		mode |= packages.NeedDeps
 	}
 	cfg := &packages.Config{Mode: mode, Tests: tests, BuildFlags: o.buildFlags}
 	pkgs, err := packages.Load(cfg, patterns...)
+	if err == nil && cfg.Mode&packages.NeedDeps == 0 && importFailed(pkgs) {
+		// The go command's export data may be newer than the importer
+		// this command was built with: type-check every package from
+		// source instead.
+		cfg.Mode |= packages.NeedDeps
+		pkgs, err = packages.Load(cfg, patterns...)
+	}
 	if err != nil {
 		return "", rewriteSet{}, fmt.Errorf("syncwatch: loading packages: %w", err)
 	}
@@ -147,6 +156,35 @@ func prepare(m module, o options, work string, excluded map[string]bool, tests b
 		return "", set, err
 	}
 	return overlayPath, set, os.WriteFile(overlayPath, data, 0o644)
+}
+
+// newestReadableExport is the newest Go release whose export data the
+// type checker's importer (golang.org/x/tools v0.48) reads; a newer go
+// command's packages are type-checked from source.
+const newestReadableExport = "go1.26"
+
+// exportDataReadable reports whether the go command's release writes
+// export data the importer reads.
+func exportDataReadable() bool {
+	out, err := exec.Command("go", "env", "GOVERSION").Output()
+	if err != nil {
+		return false
+	}
+	v := strings.TrimSpace(string(out))
+	return version.IsValid(v) && version.Compare(version.Lang(v), newestReadableExport) <= 0
+}
+
+// importFailed reports whether the type checker could not import a
+// dependency of a package from its export data.
+func importFailed(pkgs []*packages.Package) bool {
+	for _, p := range pkgs {
+		for _, e := range p.Errors {
+			if e.Kind == packages.TypeError && strings.Contains(e.Msg, "could not import") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func rewriteFile(name string, f swap.File, work string, set *rewriteSet) (swap.Result, error) {

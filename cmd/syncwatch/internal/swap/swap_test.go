@@ -4,8 +4,10 @@ import (
 	"flag"
 	"go/parser"
 	"go/token"
+	"go/version"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -19,6 +21,16 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files")
 
+// sourceDeps is packages.NeedDeps (type-check dependencies from source)
+// on Go releases whose export data the importer cannot read, as
+// syncwatch itself does.
+func sourceDeps() packages.LoadMode {
+	if version.Compare(version.Lang(runtime.Version()), "go1.26") > 0 {
+		return packages.NeedDeps
+	}
+	return 0
+}
+
 // rewriteDir loads the packages under dir (a module, or a directory of
 // this one), rewrites every file that is not rewritten to go to a package
 // named in foreign, and returns the output by file name, and the notes.
@@ -30,6 +42,7 @@ func rewriteDir(t *testing.T, dir string, foreign ...string) (map[string][]byte,
 		Dir:   dir,
 		Tests: true,
 	}
+	cfg.Mode |= sourceDeps()
 	pkgs, err := packages.Load(cfg, "./...")
 	require.NoError(t, err)
 	var chosen []*packages.Package
