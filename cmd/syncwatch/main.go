@@ -103,6 +103,9 @@ func command(o options, program bool, stdout, stderr io.Writer) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	if err := addReplaces(modPath, set.copied); err != nil {
+		return 0, err
+	}
 	for _, n := range set.notes {
 		fmt.Fprintln(stderr, "syncwatch: "+n)
 	}

@@ -27,6 +27,8 @@ const testMainFile = "syncwatch_testmain_test.go"
 // rewriteSet is what prepare rewrote.
 type rewriteSet struct {
 	overlay map[string]string // original file -> rewritten copy
+	cache   string            // GOMODCACHE
+	copied  []copiedModule    // modules of the cache rewritten in a copy
 	files   int               // files rewritten
 	notes   []string          // what stays sync, and why
 }
@@ -88,6 +90,22 @@ func prepare(m module, o options, work string, excluded map[string]bool, tests b
 	an.Solve()
 
 	set := rewriteSet{overlay: map[string]string{}, notes: an.Notes}
+	if o.deps {
+		if set.cache, err = moduleCache(); err != nil {
+			return "", set, err
+		}
+		seen := map[string]bool{}
+		for _, p := range chosen {
+			if m := p.Module; !m.Main && m.Dir != "" && !seen[m.Dir] && inside(m.Dir, set.cache) {
+				seen[m.Dir] = true
+				c := copiedModule{path: m.Path, dir: m.Dir, copy: filepath.Join(work, "mod", shortHash(m.Dir+"/x"))}
+				if err := copyModule(c); err != nil {
+					return "", set, err
+				}
+				set.copied = append(set.copied, c)
+			}
+		}
+	}
 	done := map[string]bool{}
 	testMains := map[string]string{} // dir -> package holding the user's TestMain
 	testDirs := map[string]string{}  // dir -> package name, for dirs with tests
@@ -236,6 +254,16 @@ func importsSync(f *ast.File) bool {
 }
 
 func overlayFile(name string, src []byte, work string, set *rewriteSet) error {
+	for _, m := range set.copied {
+		if inside(name, m.dir) {
+			rel, err := filepath.Rel(m.dir, name)
+			if err != nil {
+				return err
+			}
+			set.files++
+			return writeOver(filepath.Join(m.copy, rel), src)
+		}
+	}
 	copyPath := filepath.Join(work, "src", shortHash(name), filepath.Base(name))
 	if err := writeFile(copyPath, src); err != nil {
 		return err
