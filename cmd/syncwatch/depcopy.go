@@ -31,6 +31,7 @@ type copiedModule struct {
 	path string // module path
 	dir  string // its directory in the cache
 	copy string // its copy
+	made bool   // whether the copy was made
 }
 
 // inside reports whether path is dir or below it.

@@ -28,7 +28,8 @@ const testMainFile = "syncwatch_testmain_test.go"
 type rewriteSet struct {
 	overlay map[string]string // original file -> rewritten copy
 	cache   string            // GOMODCACHE
-	copied  []copiedModule    // modules of the cache rewritten in a copy
+	cached  []*copiedModule   // modules of the cache that may be rewritten
+	copied  []copiedModule    // those rewritten, in a copy
 	files   int               // files rewritten
 	notes   []string          // what stays sync, and why
 }
@@ -83,6 +84,9 @@ func prepare(m module, o options, work string, excluded map[string]bool, tests b
 			byPath[p.PkgPath] = true
 		}
 	}
+	if len(chosen) == 0 {
+		return "", rewriteSet{}, fmt.Errorf("syncwatch: no Go package to rewrite in %s", m.dir)
+	}
 	an := swap.NewAnalysis(chosen[0].Fset, func(path string) bool { return byPath[path] })
 	for _, p := range chosen {
 		an.AddPackage(p.Syntax, p.TypesInfo)
@@ -98,11 +102,7 @@ func prepare(m module, o options, work string, excluded map[string]bool, tests b
 		for _, p := range chosen {
 			if m := p.Module; !m.Main && m.Dir != "" && !seen[m.Dir] && inside(m.Dir, set.cache) {
 				seen[m.Dir] = true
-				c := copiedModule{path: m.Path, dir: m.Dir, copy: filepath.Join(work, "mod", shortHash(m.Dir+"/x"))}
-				if err := copyModule(c); err != nil {
-					return "", set, err
-				}
-				set.copied = append(set.copied, c)
+				set.cached = append(set.cached, &copiedModule{path: m.Path, dir: m.Dir, copy: filepath.Join(work, "mod", shortHash(m.Dir+"/x"))})
 			}
 		}
 	}
@@ -254,15 +254,23 @@ func importsSync(f *ast.File) bool {
 }
 
 func overlayFile(name string, src []byte, work string, set *rewriteSet) error {
-	for _, m := range set.copied {
-		if inside(name, m.dir) {
-			rel, err := filepath.Rel(m.dir, name)
-			if err != nil {
+	for _, m := range set.cached {
+		if !inside(name, m.dir) {
+			continue
+		}
+		if !m.made {
+			if err := copyModule(*m); err != nil {
 				return err
 			}
-			set.files++
-			return writeOver(filepath.Join(m.copy, rel), src)
+			m.made = true
+			set.copied = append(set.copied, *m)
 		}
+		rel, err := filepath.Rel(m.dir, name)
+		if err != nil {
+			return err
+		}
+		set.files++
+		return writeOver(filepath.Join(m.copy, rel), src)
 	}
 	copyPath := filepath.Join(work, "src", shortHash(name), filepath.Base(name))
 	if err := writeFile(copyPath, src); err != nil {
