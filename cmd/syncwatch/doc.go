@@ -14,7 +14,8 @@
 // the module's packages, test files included. Every test binary is
 // checked as lockordertest.VerifyTestMain checks it: a lock-order cycle,
 // recursive lock, bad unlock, deadlock or goroutine blocked at exit fails
-// the run. At the end syncwatch prints each distinct finding once, across
+// the run; a deadlock fails it at once, without a timeout. At the end
+// syncwatch prints each distinct finding once, across
 // all packages: its kind, its locks, its code sites, and the tests and
 // instances that showed it; the exit status is non-zero if there was one.
 //

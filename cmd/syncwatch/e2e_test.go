@@ -199,3 +199,14 @@ func TestDevelopmentBuildUsesItsCheckout(t *testing.T) {
 	assert.Equal(t, 0, r.code, r.stdout+r.stderr)
 	assert.Contains(t, r.stderr, "syncwatch: a development build: using the checkout it was built from, "+root)
 }
+
+// A test that deadlocks fails at once, without a timeout, and the
+// summary names the deadlock although it ended its test binary.
+func TestDeadlockFailsWithoutTimeout(t *testing.T) {
+	r := syncwatch(t, "hang", nil, "test", "-count=1", ".")
+	assert.Equal(t, 1, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stdout, "*** DEADLOCK ***")
+	assert.Contains(t, r.stderr, "1. deadlock: cycle of 2 goroutines blocked for good")
+	assert.Contains(t, r.stderr, "hang.Store.log#1")
+	assert.NotContains(t, r.stdout, "test timed out")
+}

@@ -128,7 +128,8 @@ func command(o options, program bool, stdout, stderr io.Writer) (int, error) {
 	}
 	findings := filepath.Join(work, "findings.jsonl")
 	cmd := exec.Command("go", goArgs...)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, stdout, stderr
+	dl := &deadlockWatcher{w: stdout}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, dl, stderr
 	cmd.Env = append(os.Environ(), lockordertest.FindingsEnv+"="+findings)
 	if program {
 		cmd.Env = append(cmd.Env, "SYNCWATCH_MODE="+o.mode)
@@ -144,6 +145,9 @@ func command(o options, program bool, stdout, stderr io.Writer) (int, error) {
 	fs, err := readFindings(findings)
 	if err != nil {
 		return 0, err
+	}
+	for _, msg := range dl.found {
+		fs = append(fs, deadlockFinding(msg))
 	}
 	writeSummary(stderr, fs)
 	if len(fs) > 0 && code == 0 {

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/syncwatch/syncwatch/lockorder"
 	"github.com/syncwatch/syncwatch/lockorder/lockordertest"
 )
 
@@ -78,6 +79,18 @@ func writeSummary(w io.Writer, fs []*finding) {
 		if len(f.tests) > 0 {
 			tests = fmt.Sprintf("%d test(s): %s", len(f.tests), strings.Join(f.tests, ", "))
 		}
+		if len(f.binaries) == 0 {
+			fmt.Fprintf(w, "   it ended its test binary (the report is above)\n")
+			continue
+		}
 		fmt.Fprintf(w, "   seen in %s; %d instance(s); in %s\n", tests, f.instances, strings.Join(f.binaries, ", "))
 	}
+}
+
+// deadlockFinding is a deadlock that ended its test binary, known only
+// by its message.
+func deadlockFinding(msg string) *finding {
+	f := &finding{instances: 1}
+	f.Kind, f.Message = lockorder.KindDeadlock, msg
+	return f
 }
