@@ -210,3 +210,15 @@ func TestDeadlockFailsWithoutTimeout(t *testing.T) {
 	assert.Contains(t, r.stderr, "hang.Store.log#1")
 	assert.NotContains(t, r.stdout, "test timed out")
 }
+
+// A TestMain that hands m to a harness which exits by itself (as
+// goleak.VerifyTestMain does) keeps its harness, and is still checked.
+func TestHarnessThatExitsIsChecked(t *testing.T) {
+	r := syncwatch(t, "testmain", nil, "test", "-count=1", "./viaharness")
+	assert.Equal(t, 0, r.code, r.stdout+r.stderr)
+
+	r = syncwatch(t, "testmain", []string{"PAIR_BA=1"}, "test", "-count=1", "-v", "./viaharness")
+	assert.Equal(t, 1, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stdout, "harness: after")
+	assert.Contains(t, r.stderr, "1. lock-order-cycle: cycle of 2 locks: viaharness.second -> viaharness.first -> viaharness.second")
+}

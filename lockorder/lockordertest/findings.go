@@ -2,9 +2,11 @@ package lockordertest
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 
+	"github.com/syncwatch/syncwatch/internal/report"
 	"github.com/syncwatch/syncwatch/lockorder"
 )
 
@@ -96,4 +98,21 @@ func findingOf(v lockorder.Violation) Finding {
 		f.Sites = append(f.Sites, v.Stack[0].String())
 	}
 	return f
+}
+
+// RunAndVerify runs the tests and checks them as VerifyTestMain does, but
+// returns the exit code instead of exiting: m.Run's code, or 1 if a
+// violation that counts was recorded. It is for a harness that exits by
+// itself and takes any TestingM, such as goleak.VerifyTestMain:
+//
+//	goleak.VerifyTestMain(checked{m}) // checked.Run calls RunAndVerify
+func RunAndVerify(m TestingM, opts ...Option) int {
+	report.SetHarness(true)
+	code := m.Run()
+	if err := verify(opts); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		code = 1
+	}
+	recordFindings(opts)
+	return code
 }

@@ -30,6 +30,9 @@ const (
 	UserTestMain = "syncwatchUserTestMain"
 	// exitFunc replaces os.Exit in a package's own TestMain.
 	exitFunc = "syncwatchExit"
+	// checkedType wraps the *testing.M a package's own TestMain hands to
+	// a harness.
+	checkedType = "syncwatchChecked"
 )
 
 // Swapped lists the names of package sync that lockorder replaces.
@@ -149,6 +152,7 @@ func Rewrite(f File) (Result, error) {
 				if f.WrapTestMain {
 					r.replace(n.Name.Pos(), n.Name.End(), UserTestMain)
 					r.wrapExits(n.Body, imports)
+					r.wrapHarness(n)
 				}
 			}
 		}
@@ -192,6 +196,52 @@ func (r *rewriter) wrapExits(body *ast.BlockStmt, imports fileImports) {
 		if spec := imports.specOf(id, r.f.Info); spec != nil && importPath(spec) == "os" {
 			r.replace(sel.Pos(), sel.End(), exitFunc)
 			r.removed[spec]++
+		}
+		return true
+	})
+}
+
+// wrapHarness hands a harness that takes TestMain's *testing.M as an
+// interface and exits by itself (goleak.VerifyTestMain(m)) a
+// syncwatchChecked{m} instead, whose Run checks the tests after running
+// them (see TestMainFile).
+func (r *rewriter) wrapHarness(fd *ast.FuncDecl) {
+	info := r.f.Info
+	params := fd.Type.Params.List
+	if info == nil || fd.Body == nil || len(params) != 1 || len(params[0].Names) != 1 {
+		return
+	}
+	m := info.Defs[params[0].Names[0]]
+	if m == nil {
+		return
+	}
+	ast.Inspect(fd.Body, func(n ast.Node) bool {
+		call, ok := n.(*ast.CallExpr)
+		if !ok {
+			return true
+		}
+		sig, ok := info.TypeOf(call.Fun).(*types.Signature)
+		if !ok {
+			return true
+		}
+		for i, arg := range call.Args {
+			id, ok := arg.(*ast.Ident)
+			if !ok || info.Uses[id] != m {
+				continue
+			}
+			j := min(i, sig.Params().Len()-1)
+			if j < 0 {
+				continue
+			}
+			t := sig.Params().At(j).Type()
+			if sig.Variadic() && j == sig.Params().Len()-1 {
+				if sl, ok := t.(*types.Slice); ok {
+					t = sl.Elem()
+				}
+			}
+			if types.IsInterface(t) {
+				r.replace(id.Pos(), id.End(), checkedType+"{"+id.Name+"}")
+			}
 		}
 		return true
 	})

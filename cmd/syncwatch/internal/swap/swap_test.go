@@ -119,10 +119,28 @@ func TestRewriteTestMain(t *testing.T) {
 	checkGolden(t, out)
 	main := swap.TestMainFile("tm", true)
 	assert.Contains(t, string(main), "syncwatchUserTestMain(w.m)")
+	assert.Contains(t, string(main), "RunAndVerify(c.m)")
 	_, err := parser.ParseFile(token.NewFileSet(), "main_test.go", main, 0)
 	assert.NoError(t, err)
 	_, err = parser.ParseFile(token.NewFileSet(), "main_test.go", swap.TestMainFile("tm", false), 0)
 	assert.NoError(t, err)
+}
+
+// A TestMain that hands m to a harness taking an interface hands it a
+// wrapper that checks the tests instead; a helper typed *testing.M gets m.
+func TestRewriteHarness(t *testing.T) {
+	out, _ := rewriteDir(t, "testdata/harness")
+	checkGolden(t, out)
+	got := string(out[mustAbs(t, "testdata/harness/h_test.go")])
+	assert.Contains(t, got, "VerifyTestMain(syncwatchChecked{m}, 1)")
+	assert.Contains(t, got, "_ = direct(m)")
+}
+
+func mustAbs(t *testing.T, path string) string {
+	t.Helper()
+	abs, err := filepath.Abs(path)
+	require.NoError(t, err)
+	return abs
 }
 
 // A lock passed to an API typed *sync.Mutex of a package that is not
