@@ -3,6 +3,7 @@ package lockordertest_test
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -62,4 +63,25 @@ func TestVerifyTestMainRecordsFindings(t *testing.T) {
 	fs, err = runScenario(t, "idle")
 	assert.NoError(t, err)
 	assert.Empty(t, fs)
+}
+
+// RunAndVerify checks as VerifyTestMain does, and returns the code
+// instead of exiting, so that a harness that exits by itself still runs.
+func TestRunAndVerifyReturnsTheCode(t *testing.T) {
+	if s := os.Getenv("LOCKORDERTEST_RUNANDVERIFY"); s != "" {
+		lockorder.Configure(lockorder.WithHandler(func(lockorder.Violation) {}))
+		code := lockordertest.RunAndVerify(funcM(exitScenarios[s]))
+		fmt.Printf("RunAndVerify returned %d\n", code)
+		os.Exit(0)
+	}
+	if lockorder.CurrentMode() == lockorder.ModeOff {
+		t.Skip("built with syncwatch_off")
+	}
+	for scenario, want := range map[string]string{"straggler": "returned 1", "idle": "returned 0"} {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestRunAndVerifyReturnsTheCode$")
+		cmd.Env = append(os.Environ(), "LOCKORDERTEST_RUNANDVERIFY="+scenario)
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "%s", out)
+		assert.Contains(t, string(out), want, scenario)
+	}
 }
