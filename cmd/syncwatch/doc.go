@@ -25,7 +25,10 @@
 //
 // A package with its own TestMain keeps it: it is renamed and run by a
 // generated TestMain, and the check comes after it. Its os.Exit calls end
-// it with their code, which stands unless the check fails.
+// it with their code, which stands unless the check fails. A harness it
+// hands m to, which exits by itself (goleak.VerifyTestMain(m)), gets m
+// wrapped, so that the check runs inside the harness's m.Run. An os.Exit
+// in a helper that TestMain calls ends the binary unchecked.
 //
 // # How it works, and what it never does
 //
