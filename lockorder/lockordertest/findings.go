@@ -106,9 +106,6 @@ func findingOf(v lockorder.Violation) Finding {
 // itself and takes any TestingM, such as goleak.VerifyTestMain:
 //
 //	goleak.VerifyTestMain(checked{m}) // checked.Run calls RunAndVerify
-//
-// It repeats VerifyTestMain's steps rather than being called by it, so
-// that VerifyTestMain's file keeps its shape while others edit it.
 func RunAndVerify(m TestingM, opts ...Option) int {
 	report.SetHarness(true)
 	code := m.Run()
