@@ -88,7 +88,10 @@ func parseArgs(args []string, program bool) (options, error) {
 				o.mode = v
 				continue
 			}
-		case "modfile", "overlay":
+		case "modfile", "overlay", "mod":
+			// -mod=mod: a vendor directory lacks syncwatch, and the
+			// temporary go.mod and go.sum are completed as the go
+			// command builds.
 			return o, fmt.Errorf("%w: syncwatch sets -%s itself", errUsage, name)
 		}
 		flag := []string{a}

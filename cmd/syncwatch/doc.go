@@ -49,7 +49,8 @@
 // field and parameter it flows through; syncwatch says so once per site.
 //
 // A module with a vendor directory is built from the module cache
-// (-mod=mod): its vendor directory does not hold syncwatch.
+// (-mod=mod), and syncwatch says so: its vendor directory does not hold
+// syncwatch. The -mod, -modfile and -overlay flags are syncwatch's.
 //
 // The temporary go.mod raises the module's go line to syncwatch's when it
 // is older (Go 1.25), as the go command requires; for modules older than

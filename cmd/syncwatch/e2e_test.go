@@ -183,7 +183,7 @@ func TestRunProgram(t *testing.T) {
 
 // Usage errors exit 2 and say why.
 func TestUsageErrors(t *testing.T) {
-	for _, args := range [][]string{{"run"}, {"test", "-modfile=x"}, {"run", "-mode", "loud", "."}} {
+	for _, args := range [][]string{{"run"}, {"test", "-modfile=x"}, {"test", "-mod=vendor"}, {"run", "-mode", "loud", "."}} {
 		r := syncwatch(t, "abba", nil, args...)
 		assert.Equal(t, 2, r.code, "%v: %s", args, r.stderr)
 		assert.Contains(t, r.stderr, "usage:")
@@ -221,4 +221,12 @@ func TestHarnessThatExitsIsChecked(t *testing.T) {
 	assert.Equal(t, 1, r.code, r.stdout+r.stderr)
 	assert.Contains(t, r.stdout, "harness: after")
 	assert.Contains(t, r.stderr, "1. lock-order-cycle: cycle of 2 locks: viaharness.second -> viaharness.first -> viaharness.second")
+}
+
+// A module with a vendor directory is built from the module cache, and
+// syncwatch says so.
+func TestVendoredModuleSaysSo(t *testing.T) {
+	r := syncwatch(t, "vendored", nil, "test", "-count=1", ".")
+	assert.Equal(t, 0, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stderr, "syncwatch: the vendor directory is not used")
 }

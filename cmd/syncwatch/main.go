@@ -89,6 +89,9 @@ func command(o options, program bool, stdout, stderr io.Writer) (int, error) {
 	} else {
 		defer os.RemoveAll(work)
 	}
+	if _, err := os.Stat(filepath.Join(m.dir, "vendor", "modules.txt")); err == nil {
+		fmt.Fprintln(stderr, "syncwatch: the vendor directory is not used: the modules are built from the module cache (-mod=mod)")
+	}
 	modPath, err := writeModfile(m, src, work)
 	if err != nil {
 		return 0, err
