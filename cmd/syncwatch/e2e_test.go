@@ -230,3 +230,12 @@ func TestVendoredModuleSaysSo(t *testing.T) {
 	assert.Equal(t, 0, r.code, r.stdout+r.stderr)
 	assert.Contains(t, r.stderr, "syncwatch: the vendor directory is not used")
 }
+
+// go test's result cache works across runs, as with go test: a package
+// that passed and has not changed is not run again.
+func TestPassingResultsAreCached(t *testing.T) {
+	syncwatch(t, "clean", nil, "test", ".")
+	r := syncwatch(t, "clean", nil, "test", ".")
+	assert.Equal(t, 0, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stdout, "ok  \texample.com/clean\t(cached)")
+}
