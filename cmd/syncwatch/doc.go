@@ -20,8 +20,9 @@
 // instances that showed it; the exit status is non-zero if there was one.
 //
 // go test's flags pass through (-run, -count, -race, -timeout, -v, -json,
-// -tags, ...); with -json the summary goes to standard error, so standard
-// output stays go test's. Arguments after -args go to the test binaries.
+// -tags, ...). The summary goes to standard error, so that with -json
+// standard output stays go test's. Arguments after -args go to the test
+// binaries.
 //
 // A package with its own TestMain keeps it: it is renamed and run by a
 // generated TestMain, and the check comes after it. Its os.Exit calls end
@@ -47,6 +48,12 @@
 // value that meets code which is not rewritten, such as a *sync.Mutex
 // passed to another module's function, stays sync, with every variable,
 // field and parameter it flows through; syncwatch says so once per site.
+//
+// A lock held by value in a field of a package-level struct type, or in a
+// package-level variable, is named after it in reports ("bbolt.DB.mmaplock",
+// "pkg.mu"): its Lock calls first put it in that class, through
+// lockorder's SetClassIfNew. A lock first reached otherwise (through a
+// pointer, a Locker) is named after the code that first locks it.
 //
 // A module with a vendor directory is built from the module cache
 // (-mod=mod), and syncwatch says so: its vendor directory does not hold
