@@ -15,7 +15,8 @@ var lockingMethods = []string{"Lock", "RLock", "TryLock", "TryRLock", "LockConte
 
 // nameLock names the lock that call locks, when the code knows it by its
 // declaration: a field (x.revMu.Lock(), or x.Lock() on an embedded lock)
-// or a package-level variable (mu.Lock(), pkg.Mu.Lock()). It wraps the
+// or a package-level variable (mu.Lock(), pkg.Mu.Lock()), holding the
+// lock or a pointer to it. It wraps the
 // lock in a call of the package's naming helper, which puts it in the
 // class "pkg.Type.field" or "pkg.var" unless it already has one; it
 // reports whether it did.
@@ -44,15 +45,19 @@ func (r *rewriter) nameLock(call *ast.CallExpr) bool {
 	if obj == nil || !r.f.Swapped(obj) {
 		return false
 	}
-	kind, ok := lockKind(obj.Type())
+	kind, ptr, ok := lockKind(obj.Type())
 	if !ok {
 		return false
+	}
+	addr := "&"
+	if ptr {
+		addr = ""
 	}
 	name := lockName(obj, sel.Recv(), suffix != "")
 	if name == "" {
 		return false
 	}
-	r.replace(fun.X.Pos(), fun.X.Pos(), fmt.Sprintf("syncwatchNamed%s(&", kind))
+	r.replace(fun.X.Pos(), fun.X.Pos(), fmt.Sprintf("syncwatchNamed%s(%s", kind, addr))
 	r.replace(fun.X.End(), fun.X.End(), fmt.Sprintf("%s, %q)", suffix, name))
 	return true
 }
@@ -92,17 +97,21 @@ func packageVar(obj types.Object) *types.Var {
 	return v
 }
 
-// lockKind returns "Mutex" or "RWMutex" for a lock held by value.
-func lockKind(t types.Type) (string, bool) {
-	named, ok := t.(*types.Named)
-	if !ok || named.Obj().Pkg() == nil || named.Obj().Pkg().Path() != "sync" {
-		return "", false
+// lockKind returns "Mutex" or "RWMutex" for a lock held by value or
+// through a pointer, and whether through a pointer.
+func lockKind(t types.Type) (kind string, ptr bool, ok bool) {
+	if p, isPtr := t.(*types.Pointer); isPtr {
+		t, ptr = p.Elem(), true
+	}
+	named, isNamed := t.(*types.Named)
+	if !isNamed || named.Obj().Pkg() == nil || named.Obj().Pkg().Path() != "sync" {
+		return "", false, false
 	}
 	switch name := named.Obj().Name(); name {
 	case "Mutex", "RWMutex":
-		return name, true
+		return name, ptr, true
 	}
-	return "", false
+	return "", false, false
 }
 
 // lockName is "pkg.Type.field" for a field of a struct type declared at
