@@ -49,11 +49,12 @@
 // passed to another module's function, stays sync, with every variable,
 // field and parameter it flows through; syncwatch says so once per site.
 //
-// A lock held by value in a field of a package-level struct type, or in a
-// package-level variable, is named after it in reports ("bbolt.DB.mmaplock",
-// "pkg.mu"): its Lock calls first put it in that class, through
-// lockorder's SetClassIfNew. A lock first reached otherwise (through a
-// pointer, a Locker) is named after the code that first locks it.
+// A lock in a field of a package-level struct type, or in a package-level
+// variable, held by value or through a pointer, is named after it in
+// reports ("bbolt.DB.mmaplock", "pkg.mu"): its Lock calls first put it in
+// that class, through lockorder's SetClassIfNew. A lock first locked
+// otherwise (through a parameter, a Locker) is named after the code that
+// first locks it.
 //
 // A module with a vendor directory is built from the module cache
 // (-mod=mod), and syncwatch says so: its vendor directory does not hold
