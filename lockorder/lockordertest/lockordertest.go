@@ -41,7 +41,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/syncwatch/syncwatch/internal/report"
 	"github.com/syncwatch/syncwatch/lockorder"
 )
 
@@ -214,16 +213,7 @@ func verify(opts []Option) error {
 // end, naming the test it happened in when its stacks show one, so that
 // each report is printed once.
 func VerifyTestMain(m TestingM, opts ...Option) {
-	report.SetHarness(true)
-	code := m.Run()
-	if err := verify(opts); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		code = 1
-	}
-	if s := abandoned(); s != "" {
-		fmt.Fprint(os.Stderr, s)
-	}
-	os.Exit(code)
+	os.Exit(RunAndVerify(m, opts...))
 }
 
 // abandoned lists, in full, the locks left held by exited goroutines

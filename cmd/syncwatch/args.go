@@ -1,0 +1,114 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// options are syncwatch's own flags and the go command's, split.
+type options struct {
+	syncwatchDir string // -syncwatch DIR
+	deps         bool   // -deps
+	keep         bool   // -keep: leave the work directory
+	mode         string // -mode (run only)
+
+	goFlags    []string // flags for the go command, in order
+	buildFlags []string // the flags among goFlags that change which files build
+	patterns   []string // packages (test); the package (run)
+	rest       []string // after -args (test), the program's arguments (run)
+}
+
+// goBoolFlags are the go build and go test flags that take no value.
+var goBoolFlags = []string{
+	"a", "asan", "benchmem", "cover", "failfast", "fullpath", "i", "json",
+	"linkshared", "modcacherw", "msan", "n", "race", "short", "trimpath",
+	"v", "work", "x",
+}
+
+// errUsage marks a command line syncwatch cannot read.
+var errUsage = errors.New("syncwatch: bad usage")
+
+// parseArgs splits args. With program set (syncwatch run), the first
+// argument that is not a flag is the package, and what follows it is the
+// program's.
+func parseArgs(args []string, program bool) (options, error) {
+	var o options
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "-args" || a == "--args" {
+			if program {
+				return o, fmt.Errorf("%w: -args is for syncwatch test", errUsage)
+			}
+			o.rest = args[i+1:]
+			break
+		}
+		if !strings.HasPrefix(a, "-") || a == "-" {
+			o.patterns = append(o.patterns, a)
+			if program {
+				o.rest = args[i+1:]
+				break
+			}
+			continue
+		}
+		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		takeValue := func() (string, error) {
+			if hasValue {
+				return value, nil
+			}
+			if i+1 >= len(args) {
+				return "", fmt.Errorf("%w: flag -%s needs a value", errUsage, name)
+			}
+			i++
+			return args[i], nil
+		}
+		switch name {
+		case "syncwatch":
+			v, err := takeValue()
+			if err != nil {
+				return o, err
+			}
+			o.syncwatchDir = v
+			continue
+		case "deps", "keep":
+			on := !hasValue || value == "true"
+			if name == "deps" {
+				o.deps = on
+			} else {
+				o.keep = on
+			}
+			continue
+		case "mode":
+			if program {
+				v, err := takeValue()
+				if err != nil {
+					return o, err
+				}
+				o.mode = v
+				continue
+			}
+		case "modfile", "overlay", "mod":
+			// -mod=mod: a vendor directory lacks syncwatch, and the
+			// temporary go.mod and go.sum are completed as the go
+			// command builds.
+			return o, fmt.Errorf("%w: syncwatch sets -%s itself", errUsage, name)
+		}
+		flag := []string{a}
+		if !hasValue && !slices.Contains(goBoolFlags, name) {
+			v, err := takeValue()
+			if err != nil {
+				return o, err
+			}
+			flag = append(flag, v)
+		}
+		o.goFlags = append(o.goFlags, flag...)
+		if name == "tags" || name == "race" || name == "msan" || name == "asan" {
+			o.buildFlags = append(o.buildFlags, flag...)
+		}
+	}
+	if program && len(o.patterns) == 0 {
+		return o, fmt.Errorf("%w: syncwatch run needs a package", errUsage)
+	}
+	return o, nil
+}

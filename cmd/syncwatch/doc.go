@@ -1,0 +1,100 @@
+// Command syncwatch runs a module's tests, or a program, with sync's locks
+// swapped for lockorder's, without editing a file.
+//
+//	go install github.com/syncwatch/syncwatch/cmd/syncwatch@latest
+//	cd your/module
+//	syncwatch test ./...
+//
+// # syncwatch test
+//
+//	syncwatch test [-syncwatch DIR] [-deps] [-keep] [go test flags] [packages]
+//
+// runs go test on the module in the current directory with sync.Mutex,
+// RWMutex, Once, WaitGroup, Cond and NewCond replaced by lockorder's in
+// the module's packages, test files included. Every test binary is
+// checked as lockordertest.VerifyTestMain checks it: a lock-order cycle,
+// recursive lock, bad unlock, deadlock or goroutine blocked at exit fails
+// the run; a deadlock fails it at once, without a timeout. At the end
+// syncwatch prints each distinct finding once, across
+// all packages: its kind, its locks, its code sites, and the tests and
+// instances that showed it; the exit status is non-zero if there was one.
+//
+// go test's flags pass through (-run, -count, -race, -timeout, -v, -json,
+// -tags, ...). The summary goes to standard error, so that with -json
+// standard output stays go test's. Arguments after -args go to the test
+// binaries.
+//
+// A package with its own TestMain keeps it: it is renamed and run by a
+// generated TestMain, and the check comes after it. Its os.Exit calls end
+// it with their code, which stands unless the check fails. A harness it
+// hands m to, which exits by itself (goleak.VerifyTestMain(m)), gets m
+// wrapped, so that the check runs inside the harness's m.Run. An os.Exit
+// in a helper that TestMain calls ends the binary unchecked.
+//
+// # How it works, and what it never does
+//
+// syncwatch never writes the module's files, go.mod or go.sum. It loads
+// the packages with their types (golang.org/x/tools/go/packages), writes
+// rewritten copies of the files that name a swapped type to a temporary
+// directory, and runs go test with -overlay (the copies stand in for the
+// originals) and -modfile (a temporary go.mod, the module's own plus a
+// requirement on syncwatch). Edits stay on their line, so reports, stacks
+// and compiler errors name the original lines.
+//
+// The rewrite follows the types: import aliases and dot-imports, embedded
+// locks (promoted Lock and Unlock keep working), composite literals, new,
+// Locker values, NewCond on a mutex or an RLocker. Files the type checker
+// did not see (other build tags, cgo) are rewritten on their syntax. A
+// value that meets code which is not rewritten, such as a *sync.Mutex
+// passed to another module's function, stays sync, with every variable,
+// field and parameter it flows through; syncwatch says so once per site.
+//
+// A lock in a field of a package-level struct type, or in a package-level
+// variable, held by value or through a pointer, is named after it in
+// reports ("bbolt.DB.mmaplock", "pkg.mu"): its Lock calls first put it in
+// that class, through lockorder's SetClassIfNew. A lock first locked
+// otherwise (through a parameter, a Locker) is named after the code that
+// first locks it.
+//
+// A module with a vendor directory is built from the module cache
+// (-mod=mod), and syncwatch says so: its vendor directory does not hold
+// syncwatch. The -mod, -modfile and -overlay flags are syncwatch's.
+//
+// The temporary go.mod raises the module's go line to syncwatch's when it
+// is older (Go 1.25), as the go command requires; for modules older than
+// Go 1.22 that gives loop variables per-iteration scope.
+//
+// # Flags
+//
+//	-syncwatch DIR
+//		Use the syncwatch checkout in DIR (a replace in the temporary
+//		go.mod), for development and offline use. By default syncwatch
+//		uses the version it was built from; a development build, whose
+//		version is unknown, uses the checkout it was built from, and says so.
+//	-deps
+//		Rewrite every dependency module too (from the module cache or a
+//		replaced directory), except the standard library and the modules
+//		syncwatch itself is built from, so that a cycle between the
+//		module's lock and a dependency's is found.
+//	-keep
+//		Keep the temporary directory (rewritten files, go.mod, overlay)
+//		and print its path.
+//
+// # syncwatch run
+//
+//	syncwatch run [-syncwatch DIR] [-deps] [-keep] [-mode check|trace|off] [go build flags] package [arguments]
+//
+// runs a program the same way, through go run, in the mode -mode names
+// (default check; it sets SYNCWATCH_MODE). Reports are printed as they
+// happen, by lockorder's default handler.
+//
+// # Cost
+//
+// The rewrite costs a type-check of the module's packages (about as long
+// as go vet); the swapped locks cost what lockorder costs in check mode.
+// With -deps, or with a go command newer than the importer this command
+// was built with reads (Go 1.27), every package is type-checked from
+// source, which takes seconds more. SYNCWATCH_TIMING=1 prints how long
+// the rewrite took. README.md states what syncwatch test added on a real
+// suite.
+package main

@@ -1,0 +1,241 @@
+package main_test
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// binary is syncwatch, built once for the tests.
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "syncwatch-e2e-")
+	if err != nil {
+		panic(err)
+	}
+	binary = filepath.Join(dir, "syncwatch")
+	out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput()
+	if err != nil {
+		os.Stderr.Write(out)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+type result struct {
+	code           int
+	stdout, stderr string
+}
+
+// syncwatch runs the command in testdata/dir against this checkout, and
+// checks that no file of the testdata modules changed.
+func syncwatch(t *testing.T, dir string, env []string, args ...string) result {
+	t.Helper()
+	root, err := filepath.Abs("../..")
+	require.NoError(t, err)
+	return runIn(t, dir, env, append([]string{args[0], "-syncwatch", root}, args[1:]...)...)
+}
+
+// runIn runs the command in testdata/dir with args as given.
+func runIn(t *testing.T, dir string, env []string, args ...string) result {
+	t.Helper()
+	before := snapshot(t, "testdata")
+	cmd := exec.Command(binary, args...)
+	cmd.Dir = filepath.Join("testdata", dir)
+	cmd.Env = append(os.Environ(), env...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	r := result{stdout: stdout.String(), stderr: stderr.String()}
+	if exit := (*exec.ExitError)(nil); errors.As(err, &exit) {
+		r.code = exit.ExitCode()
+	} else {
+		require.NoError(t, err)
+	}
+	assert.Equal(t, before, snapshot(t, "testdata"), "syncwatch changed a file of the module")
+	return r
+}
+
+// snapshot returns a hash of every file under dir, by path.
+func snapshot(t *testing.T, dir string) map[string][32]byte {
+	t.Helper()
+	files := map[string][32]byte{}
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		files[path] = sha256.Sum256(data)
+		return err
+	})
+	require.NoError(t, err)
+	return files
+}
+
+// A correct module passes, with no report.
+func TestCleanModulePasses(t *testing.T) {
+	r := syncwatch(t, "clean", nil, "test", "-count=1", "./...")
+	assert.Equal(t, 0, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stdout, "ok  \texample.com/clean")
+	assert.NotContains(t, r.stderr, "finding")
+	assert.NotContains(t, r.stdout+r.stderr, "lockorder:")
+}
+
+// Two tests that take the same two locks in opposite orders fail the run,
+// and the summary names the cycle once, with its sites and test.
+func TestInversionBetweenTwoTestsFails(t *testing.T) {
+	r := syncwatch(t, "abba", nil, "test", "-count=1", "./...")
+	assert.Equal(t, 1, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stderr, "syncwatch: 1 distinct finding(s)")
+	assert.Contains(t, r.stderr, "1. lock-order-cycle: cycle of 2 locks: bank.Account.mu#2 -> bank.Account.mu#1 -> bank.Account.mu#2")
+	assert.Contains(t, r.stderr, "at example.com/abba.Transfer")
+	assert.Contains(t, r.stderr, "bank.go:17")
+	assert.Contains(t, r.stderr, "seen in 1 test(s)")
+}
+
+// go test's flags pass through: -run picks one test, which passes alone;
+// -json keeps stdout machine-readable, the summary going to stderr.
+func TestGoTestFlagsPassThrough(t *testing.T) {
+	r := syncwatch(t, "abba", nil, "test", "-count=1", "-run", "TestToSavings", "-json", ".")
+	assert.Equal(t, 0, r.code, r.stdout+r.stderr)
+	var tests []string
+	for line := range strings.Lines(r.stdout) {
+		var ev struct{ Action, Test string }
+		require.NoError(t, json.Unmarshal([]byte(line), &ev), line)
+		if ev.Action == "pass" && ev.Test != "" {
+			tests = append(tests, ev.Test)
+		}
+	}
+	assert.Equal(t, []string{"TestToSavings"}, tests)
+}
+
+// A package's own TestMain still runs, around the tests, and the binary
+// is still checked after it.
+func TestOwnTestMainRunsAndIsChecked(t *testing.T) {
+	r := syncwatch(t, "testmain", nil, "test", "-count=1", "-v", ".")
+	assert.Equal(t, 0, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stdout, "own TestMain: before")
+	assert.Contains(t, r.stdout, "own TestMain: after")
+
+	r = syncwatch(t, "testmain", []string{"PAIR_BA=1"}, "test", "-count=1", "-v", ".")
+	assert.Equal(t, 1, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stdout, "own TestMain: after")
+	assert.Contains(t, r.stderr, "1. lock-order-cycle: cycle of 2 locks: pair.b -> pair.a -> pair.b")
+	assert.Contains(t, r.stderr, "TestBA")
+}
+
+// The exit code the package's own TestMain chose is kept.
+func TestOwnTestMainExitCodeKept(t *testing.T) {
+	r := syncwatch(t, "testmain", []string{"PAIR_EXIT=1"}, "test", "-count=1", "-v", ".")
+	assert.Equal(t, 1, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stdout, "own TestMain: after")
+	assert.Contains(t, r.stdout, "FAIL\texample.com/testmain")
+	assert.NotContains(t, r.stderr, "finding")
+}
+
+// A cycle whose other half is a dependency's lock is found with -deps
+// only; without it, a lock passed to the dependency's API typed
+// *sync.Mutex stays sync, said once with its site. Files under a build
+// tag are rewritten when the tag is given.
+func TestDepsFindsCycleInDependency(t *testing.T) {
+	r := syncwatch(t, "app", nil, "test", "-count=1", "./...")
+	assert.Equal(t, 0, r.code, r.stdout+r.stderr)
+	assert.Equal(t, 1, strings.Count(r.stderr, "app.go:37:15: stays sync: it meets extlib.mu (*sync.Mutex)"), r.stderr)
+
+	r = syncwatch(t, "app", nil, "test", "-count=1", "-deps", "./...")
+	assert.Equal(t, 1, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stderr, "1. lock-order-cycle")
+	assert.Contains(t, r.stderr, "locks: extlib.libMu, app.mu")
+	assert.Contains(t, r.stderr, "extlib.go:11")
+	assert.NotContains(t, r.stderr, "stays sync")
+
+	r = syncwatch(t, "app", nil, "test", "-count=1", "-tags", "apptag", "-run", "Tagged", "-v", ".")
+	assert.Equal(t, 0, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stdout, "--- PASS: TestTagged")
+}
+
+// syncwatch run runs a program in check mode by default, with its
+// arguments; -mode off turns the checks off.
+func TestRunProgram(t *testing.T) {
+	r := syncwatch(t, "abba", nil, "run", "./cmd/cross", "x", "-y")
+	assert.Equal(t, 0, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stdout, "done [x -y]")
+	assert.Contains(t, r.stderr, "lock-order-cycle")
+
+	r = syncwatch(t, "abba", nil, "run", "-mode", "off", "./cmd/cross")
+	assert.Equal(t, 0, r.code, r.stdout+r.stderr)
+	assert.NotContains(t, r.stderr, "lock-order-cycle")
+}
+
+// Usage errors exit 2 and say why.
+func TestUsageErrors(t *testing.T) {
+	for _, args := range [][]string{{"run"}, {"test", "-modfile=x"}, {"test", "-mod=vendor"}, {"run", "-mode", "loud", "."}} {
+		r := syncwatch(t, "abba", nil, args...)
+		assert.Equal(t, 2, r.code, "%v: %s", args, r.stderr)
+		assert.Contains(t, r.stderr, "usage:")
+	}
+}
+
+// A development build, whose version is unknown, uses the checkout it was
+// built from, and says so.
+func TestDevelopmentBuildUsesItsCheckout(t *testing.T) {
+	root, err := filepath.Abs("../..")
+	require.NoError(t, err)
+	r := runIn(t, "clean", nil, "test", "-count=1", ".")
+	assert.Equal(t, 0, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stderr, "syncwatch: a development build: using the checkout it was built from, "+root)
+}
+
+// A test that deadlocks fails at once, without a timeout, and the
+// summary names the deadlock although it ended its test binary.
+func TestDeadlockFailsWithoutTimeout(t *testing.T) {
+	r := syncwatch(t, "hang", nil, "test", "-count=1", ".")
+	assert.Equal(t, 1, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stdout, "*** DEADLOCK ***")
+	assert.Contains(t, r.stderr, "1. deadlock: cycle of 2 goroutines blocked for good")
+	assert.Contains(t, r.stderr, "hang.Store.log#1")
+	assert.NotContains(t, r.stdout, "test timed out")
+}
+
+// A TestMain that hands m to a harness which exits by itself (as
+// goleak.VerifyTestMain does) keeps its harness, and is still checked.
+func TestHarnessThatExitsIsChecked(t *testing.T) {
+	r := syncwatch(t, "testmain", nil, "test", "-count=1", "./viaharness")
+	assert.Equal(t, 0, r.code, r.stdout+r.stderr)
+
+	r = syncwatch(t, "testmain", []string{"PAIR_BA=1"}, "test", "-count=1", "-v", "./viaharness")
+	assert.Equal(t, 1, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stdout, "harness: after")
+	assert.Contains(t, r.stderr, "1. lock-order-cycle: cycle of 2 locks: viaharness.second -> viaharness.first -> viaharness.second")
+}
+
+// A module with a vendor directory is built from the module cache, and
+// syncwatch says so.
+func TestVendoredModuleSaysSo(t *testing.T) {
+	r := syncwatch(t, "vendored", nil, "test", "-count=1", ".")
+	assert.Equal(t, 0, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stderr, "syncwatch: the vendor directory is not used")
+}
+
+// go test's result cache works across runs, as with go test: a package
+// that passed and has not changed is not run again.
+func TestPassingResultsAreCached(t *testing.T) {
+	syncwatch(t, "clean", nil, "test", ".")
+	r := syncwatch(t, "clean", nil, "test", ".")
+	assert.Equal(t, 0, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stdout, "ok  \texample.com/clean\t(cached)")
+}

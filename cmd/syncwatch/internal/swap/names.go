@@ -1,0 +1,189 @@
+package swap
+
+import (
+	"fmt"
+	"go/ast"
+	"go/types"
+)
+
+// NamesFile is the name of the generated file that holds a package's
+// naming helpers (NamesSource).
+const NamesFile = "syncwatch_names.go"
+
+// lockingMethods are the methods whose call names a lock on first use.
+var lockingMethods = []string{"Lock", "RLock", "TryLock", "TryRLock", "LockContext", "RLockContext"}
+
+// nameLock names the lock that call locks, when the code knows it by its
+// declaration: a field (x.revMu.Lock(), or x.Lock() on an embedded lock)
+// or a package-level variable (mu.Lock(), pkg.Mu.Lock()), holding the
+// lock or a pointer to it. It wraps the
+// lock in a call of the package's naming helper, which puts it in the
+// class "pkg.Type.field" or "pkg.var" unless it already has one; it
+// reports whether it did.
+func (r *rewriter) nameLock(call *ast.CallExpr) bool {
+	info := r.f.Info
+	fun, ok := call.Fun.(*ast.SelectorExpr)
+	if !ok || info == nil || r.f.Swapped == nil || !isLocking(fun.Sel.Name) {
+		return false
+	}
+	sel := info.Selections[fun]
+	if sel == nil || sel.Kind() != types.MethodVal {
+		return false
+	}
+	var obj *types.Var // the lock's field or variable
+	suffix := ""       // text after fun.X that selects the lock
+	switch path := sel.Index(); len(path) {
+	case 1: // x.f.Lock(), mu.Lock(), pkg.Mu.Lock()
+		obj = lockVar(fun.X, info)
+	case 2: // x.Lock() on an embedded lock
+		if st, ok := deref(sel.Recv()).Underlying().(*types.Struct); ok {
+			if f := st.Field(path[0]); f.Embedded() {
+				obj, suffix = f, "."+f.Name()
+			}
+		}
+	}
+	if obj == nil || !r.f.Swapped(obj) {
+		return false
+	}
+	kind, ptr, ok := lockKind(obj.Type())
+	if !ok {
+		return false
+	}
+	addr := "&"
+	if ptr {
+		addr = ""
+	}
+	name := lockName(obj, sel.Recv(), suffix != "")
+	if name == "" {
+		return false
+	}
+	r.replace(fun.X.Pos(), fun.X.Pos(), fmt.Sprintf("syncwatchNamed%s(%s", kind, addr))
+	r.replace(fun.X.End(), fun.X.End(), fmt.Sprintf("%s, %q)", suffix, name))
+	return true
+}
+
+func isLocking(method string) bool {
+	for _, m := range lockingMethods {
+		if m == method {
+			return true
+		}
+	}
+	return false
+}
+
+// lockVar returns the field or package-level variable e denotes, or nil.
+func lockVar(e ast.Expr, info *types.Info) *types.Var {
+	switch e := e.(type) {
+	case *ast.SelectorExpr:
+		if sel := info.Selections[e]; sel != nil {
+			if sel.Kind() == types.FieldVal && len(sel.Index()) == 1 {
+				v, _ := sel.Obj().(*types.Var)
+				return v
+			}
+			return nil
+		}
+		return packageVar(info.Uses[e.Sel])
+	case *ast.Ident:
+		return packageVar(info.Uses[e])
+	}
+	return nil
+}
+
+func packageVar(obj types.Object) *types.Var {
+	v, ok := obj.(*types.Var)
+	if !ok || v.Pkg() == nil || v.Parent() != v.Pkg().Scope() {
+		return nil
+	}
+	return v
+}
+
+// lockKind returns "Mutex" or "RWMutex" for a lock held by value or
+// through a pointer, and whether through a pointer.
+func lockKind(t types.Type) (kind string, ptr bool, ok bool) {
+	if p, isPtr := t.(*types.Pointer); isPtr {
+		t, ptr = p.Elem(), true
+	}
+	named, isNamed := t.(*types.Named)
+	if !isNamed || named.Obj().Pkg() == nil || named.Obj().Pkg().Path() != "sync" {
+		return "", false, false
+	}
+	switch name := named.Obj().Name(); name {
+	case "Mutex", "RWMutex":
+		return name, ptr, true
+	}
+	return "", false, false
+}
+
+// lockName is "pkg.Type.field" for a field of a struct type declared at
+// package level, "pkg.var" for a package-level variable, and "" for a
+// field of another struct (unnamed, or declared in a function), which is
+// left to be named after its first use.
+func lockName(v *types.Var, recv types.Type, embedded bool) string {
+	pkg := v.Pkg().Name()
+	if !v.IsField() {
+		return pkg + "." + v.Name()
+	}
+	owner := deref(recv)
+	if !embedded {
+		owner = nil // the field's struct is the selector's X, found below
+	}
+	if n, ok := owner.(*types.Named); ok {
+		return pkg + "." + n.Obj().Name() + "." + v.Name()
+	}
+	if n := fieldOwner(v); n != "" {
+		return pkg + "." + n + "." + v.Name()
+	}
+	return ""
+}
+
+// fieldOwner returns the name of the named struct type that declares
+// field v, searched among its package's types, or "".
+func fieldOwner(v *types.Var) string {
+	scope := v.Pkg().Scope()
+	for _, name := range scope.Names() {
+		tn, ok := scope.Lookup(name).(*types.TypeName)
+		if !ok {
+			continue
+		}
+		st, ok := tn.Type().Underlying().(*types.Struct)
+		if !ok {
+			continue
+		}
+		for i := range st.NumFields() {
+			if st.Field(i) == v {
+				return tn.Name()
+			}
+		}
+	}
+	return ""
+}
+
+func deref(t types.Type) types.Type {
+	if p, ok := t.(*types.Pointer); ok {
+		return p.Elem()
+	}
+	return t
+}
+
+// NamesSource returns a file of package pkg with the naming helpers the
+// rewritten files call: each puts a lock in the class named after its
+// declaration unless it has one (lockorder's SetClassIfNew), and returns
+// it.
+func NamesSource(pkg string) []byte {
+	return fmt.Appendf(nil, `// Code generated by syncwatch. DO NOT EDIT.
+
+package %s
+
+import %s %q
+
+func syncwatchNamedMutex(m *%[2]s.Mutex, name string) *%[2]s.Mutex {
+	m.SetClassIfNew(name)
+	return m
+}
+
+func syncwatchNamedRWMutex(m *%[2]s.RWMutex, name string) *%[2]s.RWMutex {
+	m.SetClassIfNew(name)
+	return m
+}
+`, pkg, LockorderName, LockorderPath)
+}

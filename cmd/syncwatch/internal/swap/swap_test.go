@@ -1,0 +1,184 @@
+package swap_test
+
+import (
+	"flag"
+	"go/parser"
+	"go/token"
+	"go/version"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"golang.org/x/tools/go/packages"
+
+	"github.com/syncwatch/syncwatch/cmd/syncwatch/internal/swap"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+// sourceDeps is packages.NeedDeps (type-check dependencies from source)
+// on Go releases whose export data the importer cannot read, as
+// syncwatch itself does.
+func sourceDeps() packages.LoadMode {
+	if version.Compare(version.Lang(runtime.Version()), "go1.26") > 0 {
+		return packages.NeedDeps
+	}
+	return 0
+}
+
+// rewriteDir loads the packages under dir (a module, or a directory of
+// this one), rewrites every file that is not rewritten to go to a package
+// named in foreign, and returns the output by file name, and the notes.
+func rewriteDir(t *testing.T, dir string, foreign ...string) (map[string][]byte, []string) {
+	t.Helper()
+	cfg := &packages.Config{
+		Mode: packages.NeedName | packages.NeedFiles | packages.NeedTypes | packages.NeedSyntax |
+			packages.NeedTypesInfo | packages.NeedImports,
+		Dir:   dir,
+		Tests: true,
+	}
+	cfg.Mode |= sourceDeps()
+	pkgs, err := packages.Load(cfg, "./...")
+	require.NoError(t, err)
+	var chosen []*packages.Package
+	for _, p := range pkgs {
+		require.Empty(t, p.Errors, p.ID)
+		if !slices.Contains(foreign, p.Name) && !strings.HasSuffix(p.ID, ".test") {
+			chosen = append(chosen, p)
+		}
+	}
+	require.NotEmpty(t, chosen)
+	an := swap.NewAnalysis(chosen[0].Fset, func(path string) bool { return !slices.Contains(foreign, filepath.Base(path)) })
+	for _, p := range chosen {
+		an.AddPackage(p.Syntax, p.TypesInfo)
+	}
+	an.Solve()
+	out := map[string][]byte{}
+	for _, p := range chosen {
+		for _, f := range p.Syntax {
+			name := p.Fset.File(f.Package).Name()
+			if _, done := out[name]; done {
+				continue
+			}
+			src, err := os.ReadFile(name)
+			require.NoError(t, err)
+			res, err := swap.Rewrite(swap.File{Fset: p.Fset, AST: f, Src: src, Info: p.TypesInfo, Keep: an.Keep, Swapped: an.Swapped, WrapTestMain: strings.HasSuffix(name, "_test.go")})
+			require.NoError(t, err)
+			out[name] = res.Src
+		}
+	}
+	return out, an.Notes
+}
+
+// checkGolden compares each output with name+".golden", and checks that
+// it parses and keeps every line where it was.
+func checkGolden(t *testing.T, out map[string][]byte) {
+	t.Helper()
+	for name, got := range out {
+		src, err := os.ReadFile(name)
+		require.NoError(t, err)
+		_, err = parser.ParseFile(token.NewFileSet(), name, got, parser.ParseComments)
+		assert.NoError(t, err, "rewritten %s does not parse", name)
+		assert.Equal(t, strings.Count(string(src), "\n"), strings.Count(string(got), "\n"), "%s: lines moved", name)
+		golden := name + ".golden"
+		if *update {
+			require.NoError(t, os.WriteFile(golden, got, 0o644))
+			continue
+		}
+		want, err := os.ReadFile(golden)
+		require.NoError(t, err)
+		assert.Equal(t, string(want), string(got), "%s differs from its golden file (go test -update)", name)
+	}
+}
+
+// An import alias, an embedded lock with promoted methods, composite
+// literals, new, NewCond on an RLocker, Locker values and a local name
+// that shadows the import: the sync names are swapped, nothing else.
+func TestRewriteAliases(t *testing.T) {
+	out, notes := rewriteDir(t, "testdata/aliases")
+	assert.Empty(t, notes)
+	checkGolden(t, out)
+}
+
+// A dot-import keeps the import when Locker is still used through it, and
+// is blanked when nothing else uses it.
+func TestRewriteDotImport(t *testing.T) {
+	out, _ := rewriteDir(t, "testdata/dotimport")
+	checkGolden(t, out)
+}
+
+// A package's own TestMain is renamed and its os.Exit calls handed to the
+// generated TestMain; a file with nothing to swap is left as it was.
+func TestRewriteTestMain(t *testing.T) {
+	out, _ := rewriteDir(t, "testdata/testmain")
+	checkGolden(t, out)
+	main := swap.TestMainFile("tm", true)
+	assert.Contains(t, string(main), "syncwatchUserTestMain(w.m)")
+	assert.Contains(t, string(main), "RunAndVerify(c.m)")
+	_, err := parser.ParseFile(token.NewFileSet(), "main_test.go", main, 0)
+	assert.NoError(t, err)
+	_, err = parser.ParseFile(token.NewFileSet(), "main_test.go", swap.TestMainFile("tm", false), 0)
+	assert.NoError(t, err)
+}
+
+// A TestMain that hands m to a harness taking an interface hands it a
+// wrapper that checks the tests instead; a helper typed *testing.M gets m.
+func TestRewriteHarness(t *testing.T) {
+	out, _ := rewriteDir(t, "testdata/harness")
+	checkGolden(t, out)
+	got := string(out[mustAbs(t, "testdata/harness/h_test.go")])
+	assert.Contains(t, got, "VerifyTestMain(syncwatchChecked{m}, 1)")
+	assert.Contains(t, got, "_ = direct(m)")
+}
+
+func mustAbs(t *testing.T, path string) string {
+	t.Helper()
+	abs, err := filepath.Abs(path)
+	require.NoError(t, err)
+	return abs
+}
+
+// A lock passed to an API typed *sync.Mutex of a package that is not
+// rewritten stays sync, and so does every variable and parameter it flows
+// through; the note names the site once.
+func TestRewriteKeepsWhatMeetsForeignCode(t *testing.T) {
+	out, notes := rewriteDir(t, "testdata/keep", "lib")
+	checkGolden(t, out)
+	require.Len(t, notes, 4)
+	assert.Contains(t, notes[0], "app.go:15:12: stays sync")
+	assert.Contains(t, notes[0], "it meets lib.mu (*sync.Mutex)")
+	assert.Contains(t, notes[1], "app.go:19:7: stays sync: it meets lib.(a result) (*sync.Mutex)")
+	assert.Contains(t, notes[2], "app.go:25:44: stays sync")
+}
+
+// A file the type checker does not see (another build tag) is rewritten
+// on its syntax.
+func TestRewriteUntyped(t *testing.T) {
+	name := "testdata/tagged/other.go"
+	src, err := os.ReadFile(name)
+	require.NoError(t, err)
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, name, src, parser.ParseComments)
+	require.NoError(t, err)
+	res, err := swap.Rewrite(swap.File{Fset: fset, AST: f, Src: src})
+	require.NoError(t, err)
+	assert.True(t, res.Changed)
+	checkGolden(t, map[string][]byte{name: res.Src})
+}
+
+// A lock known by its field or package-level variable is named after it
+// where it is locked, through the package's helpers; one kept as sync, or
+// held through a pointer, is not.
+func TestLocksNamedAfterDeclaration(t *testing.T) {
+	out, _ := rewriteDir(t, "testdata/names")
+	checkGolden(t, out)
+	src := swap.NamesSource("names")
+	_, err := parser.ParseFile(token.NewFileSet(), swap.NamesFile, src, 0)
+	assert.NoError(t, err)
+	assert.Contains(t, string(src), "m.SetClassIfNew(name)")
+}

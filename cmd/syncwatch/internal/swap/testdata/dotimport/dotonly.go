@@ -1,0 +1,7 @@
+package dotimport
+
+import (
+	. "sync"
+)
+
+var wg WaitGroup

@@ -1,0 +1,33 @@
+package app
+
+import (
+	"sync"
+
+	"example.com/keep/lib"
+)
+
+type guarded struct {
+	mu    sync.Mutex // passed to lib.Guard: stays sync
+	other sync.Mutex // swapped
+}
+
+func run(g *guarded) {
+	lib.Guard(&g.mu, func() {})
+	g.other.Lock()
+	g.other.Unlock()
+	viaHelper(&sync.Mutex{})
+	m := lib.Shared() // from lib: stays sync
+	m.Lock()
+	m.Unlock()
+}
+
+// viaHelper's parameter reaches lib.Guard, so it and its argument stay sync.
+func viaHelper(mu *sync.Mutex) { lib.Guard(mu, func() {}) }
+
+var (
+	kept  sync.Mutex   // passed to lib.Guard: stays sync, unnamed
+	named sync.RWMutex // swapped, and named app.named
+	ptr   *sync.Mutex  // a pointer: not named
+)
+
+func useKept() { lib.Guard(&kept, func() {}) }

@@ -1,0 +1,3 @@
+module example.com/keep
+
+go 1.22

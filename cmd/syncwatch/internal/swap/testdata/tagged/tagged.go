@@ -1,0 +1,4 @@
+package tagged
+
+// Nothing here names sync.
+func Nothing() {}

@@ -1,0 +1,4 @@
+package tm
+
+// Nothing here names sync.
+func Nothing() {}

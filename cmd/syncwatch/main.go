@@ -1,0 +1,160 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"time"
+
+	"github.com/syncwatch/syncwatch/lockorder/lockordertest"
+)
+
+const usage = `usage:
+	syncwatch test [-syncwatch DIR] [-deps] [-keep] [go test flags] [packages]
+	syncwatch run [-syncwatch DIR] [-deps] [-keep] [-mode check|trace|off] [go build flags] package [arguments]
+
+Run 'go doc github.com/syncwatch/syncwatch/cmd/syncwatch' for details.
+`
+
+func main() {
+	os.Exit(runMain(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// runMain runs one command and returns the exit code.
+func runMain(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	program := false
+	switch args[0] {
+	case "test":
+	case "run":
+		program = true
+	case "help", "-h", "-help", "--help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	default:
+		fmt.Fprintf(stderr, "syncwatch: unknown command %q\n%s", args[0], usage)
+		return 2
+	}
+	o, err := parseArgs(args[1:], program)
+	if err == nil && program {
+		switch o.mode {
+		case "":
+			o.mode = "check"
+		case "check", "trace", "off":
+		default:
+			err = fmt.Errorf("%w: -mode %q: want check, trace or off", errUsage, o.mode)
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "%v\n%s", err, usage)
+		return 2
+	}
+	code, err := command(o, program, stdout, stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		if errors.Is(err, errUsage) {
+			return 2
+		}
+		return 1
+	}
+	return code
+}
+
+// command prepares the rewrite and runs go test or go run on it.
+func command(o options, program bool, stdout, stderr io.Writer) (int, error) {
+	start := time.Now()
+	m, err := findModule()
+	if err != nil {
+		return 0, err
+	}
+	src, err := findSource(o.syncwatchDir)
+	if err != nil {
+		return 0, err
+	}
+	if src.note != "" {
+		fmt.Fprintln(stderr, src.note)
+	}
+	work, err := os.MkdirTemp("", "syncwatch-")
+	if err != nil {
+		return 0, err
+	}
+	if o.keep {
+		fmt.Fprintf(stderr, "syncwatch: work directory %s (kept)\n", work)
+	} else {
+		defer os.RemoveAll(work)
+	}
+	if _, err := os.Stat(filepath.Join(m.dir, "vendor", "modules.txt")); err == nil {
+		fmt.Fprintln(stderr, "syncwatch: the vendor directory is not used: the modules are built from the module cache (-mod=mod)")
+	}
+	modPath, err := writeModfile(m, src, work)
+	if err != nil {
+		return 0, err
+	}
+	excluded := map[string]bool{selfModule: true}
+	if o.deps {
+		if excluded, err = excludedModules(modPath); err != nil {
+			return 0, err
+		}
+	}
+	overlay, set, err := prepare(m, o, work, excluded, !program)
+	if err != nil {
+		return 0, err
+	}
+	if err := addReplaces(modPath, set.copied); err != nil {
+		return 0, err
+	}
+	for _, n := range set.notes {
+		fmt.Fprintln(stderr, "syncwatch: "+n)
+	}
+	if os.Getenv("SYNCWATCH_TIMING") != "" {
+		fmt.Fprintf(stderr, "syncwatch: rewrote %d file(s) in %v\n", set.files, time.Since(start).Round(time.Millisecond))
+	}
+
+	goArgs := []string{"test"}
+	if program {
+		goArgs[0] = "run"
+	}
+	goArgs = append(goArgs, "-modfile="+modPath, "-overlay="+overlay, "-mod=mod")
+	goArgs = append(goArgs, o.goFlags...)
+	goArgs = append(goArgs, o.patterns...)
+	if program || len(o.rest) > 0 {
+		if !program {
+			goArgs = append(goArgs, "-args")
+		}
+		goArgs = append(goArgs, o.rest...)
+	}
+	findings := filepath.Join(work, "findings.jsonl")
+	cmd := exec.Command("go", goArgs...)
+	dl := &deadlockWatcher{w: stdout}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, dl, stderr
+	cmd.Env = append(os.Environ(), lockordertest.FindingsEnv+"="+findings)
+	if program {
+		cmd.Env = append(cmd.Env, "SYNCWATCH_MODE="+o.mode)
+	}
+	code := 0
+	if err := cmd.Run(); err != nil {
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) {
+			return 0, fmt.Errorf("syncwatch: go %s: %w", goArgs[0], err)
+		}
+		code = exit.ExitCode()
+	}
+	fs, err := readFindings(findings)
+	if err != nil {
+		return 0, err
+	}
+	for _, msg := range dl.found {
+		fs = append(fs, deadlockFinding(msg))
+	}
+	writeSummary(stderr, fs)
+	if len(fs) > 0 && code == 0 {
+		code = 1
+	}
+	return code, nil
+}

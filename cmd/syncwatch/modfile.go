@@ -1,0 +1,183 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"strings"
+
+	"golang.org/x/mod/modfile"
+)
+
+// selfModule is syncwatch's module path.
+const selfModule = "github.com/syncwatch/syncwatch"
+
+// develVersion is the version a replace to a local checkout requires.
+const develVersion = "v0.0.0-00010101000000-000000000000"
+
+// errNotModule is returned outside a Go module.
+var errNotModule = errors.New("syncwatch: not in a Go module (run it where go.mod is, or below)")
+
+// module is the user's module.
+type module struct {
+	path string // module path
+	dir  string // where go.mod is
+	mod  string // go.mod's path
+}
+
+func findModule() (module, error) {
+	out, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil {
+		return module{}, fmt.Errorf("syncwatch: go env GOMOD: %w", err)
+	}
+	gomod := strings.TrimSpace(string(out))
+	if gomod == "" || gomod == os.DevNull {
+		return module{}, errNotModule
+	}
+	data, err := os.ReadFile(gomod)
+	if err != nil {
+		return module{}, err
+	}
+	f, err := modfile.ParseLax(gomod, data, nil)
+	if err != nil || f.Module == nil {
+		return module{}, fmt.Errorf("syncwatch: reading %s: %v", gomod, err)
+	}
+	return module{path: f.Module.Mod.Path, dir: filepath.Dir(gomod), mod: gomod}, nil
+}
+
+// source is the syncwatch that rewritten code imports: a local checkout
+// (dir set) or a published version.
+type source struct {
+	dir     string
+	version string
+	note    string // said once on stderr
+}
+
+// findSource picks the syncwatch to use: -syncwatch DIR, else the version
+// this command was built from, else (a development build) the checkout
+// it was built from.
+func findSource(flagDir string) (source, error) {
+	if flagDir != "" {
+		return checkout(flagDir)
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Path == selfModule &&
+		bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return source{version: bi.Main.Version}, nil
+	}
+	_, file, _, ok := runtime.Caller(0)
+	if !ok {
+		return source{}, fmt.Errorf("%w: a development build of syncwatch needs -syncwatch DIR", errUsage)
+	}
+	s, err := checkout(filepath.Join(filepath.Dir(file), "..", ".."))
+	if err != nil {
+		return source{}, fmt.Errorf("%w: a development build of syncwatch needs -syncwatch DIR (%v)", errUsage, err)
+	}
+	s.note = fmt.Sprintf("syncwatch: a development build: using the checkout it was built from, %s (-syncwatch DIR to choose another)", s.dir)
+	return s, nil
+}
+
+func checkout(dir string) (source, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return source{}, err
+	}
+	data, err := os.ReadFile(filepath.Join(abs, "go.mod"))
+	if err != nil {
+		return source{}, fmt.Errorf("syncwatch: -syncwatch %s: %w", dir, err)
+	}
+	if modfile.ModulePath(data) != selfModule {
+		return source{}, fmt.Errorf("syncwatch: -syncwatch %s: not a checkout of %s", dir, selfModule)
+	}
+	return source{dir: abs}, nil
+}
+
+// writeModfile writes work/go.mod and work/go.sum: the module's own, plus
+// a requirement on syncwatch (and a replace for a checkout). The go
+// command completes them (-mod=mod) as it builds.
+func writeModfile(m module, src source, work string) (string, error) {
+	data, err := os.ReadFile(m.mod)
+	if err != nil {
+		return "", err
+	}
+	f, err := modfile.Parse(m.mod, data, nil)
+	if err != nil {
+		return "", fmt.Errorf("syncwatch: %w", err)
+	}
+	version := src.version
+	if src.dir != "" {
+		version = develVersion
+		if err := f.AddReplace(selfModule, "", src.dir, ""); err != nil {
+			return "", err
+		}
+	}
+	if err := f.AddRequire(selfModule, version); err != nil {
+		return "", err
+	}
+	out, err := f.Format()
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(work, "go.mod")
+	if err := os.WriteFile(path, out, 0o644); err != nil {
+		return "", err
+	}
+	sum, err := os.ReadFile(filepath.Join(m.dir, "go.sum"))
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return "", err
+	}
+	if src.dir != "" {
+		// The checkout's sums cover syncwatch's own requirements offline.
+		if own, err := os.ReadFile(filepath.Join(src.dir, "go.sum")); err == nil {
+			sum = append(append(sum, '\n'), own...)
+		}
+	}
+	return path, os.WriteFile(filepath.Join(work, "go.sum"), sum, 0o644)
+}
+
+// excludedModules lists the modules -deps leaves alone: syncwatch and
+// every module its requirement graph names (rewriting them would make
+// lockorder import itself).
+func excludedModules(modPath string) (map[string]bool, error) {
+	cmd := exec.Command("go", "list", "-modfile="+modPath, "-mod=mod", "-m", "-json", "all")
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("syncwatch: go list -m all: %w", err)
+	}
+	var self struct{ GoMod string }
+	dec := json.NewDecoder(bytes.NewReader(out))
+	for dec.More() {
+		var m struct {
+			Path  string
+			GoMod string
+		}
+		if err := dec.Decode(&m); err != nil {
+			return nil, err
+		}
+		if m.Path == selfModule {
+			self.GoMod = m.GoMod
+		}
+	}
+	ex := map[string]bool{selfModule: true}
+	if self.GoMod == "" {
+		return ex, nil
+	}
+	data, err := os.ReadFile(self.GoMod)
+	if err != nil {
+		return nil, err
+	}
+	f, err := modfile.ParseLax(self.GoMod, data, nil)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range f.Require {
+		ex[r.Mod.Path] = true
+	}
+	return ex, nil
+}

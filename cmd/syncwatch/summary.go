@@ -1,0 +1,96 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/syncwatch/syncwatch/lockorder"
+	"github.com/syncwatch/syncwatch/lockorder/lockordertest"
+)
+
+// finding is one distinct finding across the run's test binaries.
+type finding struct {
+	lockordertest.Finding
+	binaries  []string
+	tests     []string
+	instances int
+}
+
+// readFindings reads the JSON lines the test binaries appended to path
+// and merges those with the same key.
+func readFindings(path string) ([]*finding, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	byKey := map[string]*finding{}
+	var order []*finding
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 64<<20)
+	for sc.Scan() {
+		var one lockordertest.Finding
+		if err := json.Unmarshal(sc.Bytes(), &one); err != nil {
+			return nil, fmt.Errorf("syncwatch: reading findings: %w", err)
+		}
+		// Distinct as a reader sees it: kind, locks and code sites.
+		key := strings.Join(append(append([]string{string(one.Kind)}, one.Classes...), one.Sites...), "\x00")
+		fd := byKey[key]
+		if fd == nil {
+			fd = &finding{Finding: one}
+			byKey[key] = fd
+			order = append(order, fd)
+		}
+		fd.instances += one.Instances
+		if !slices.Contains(fd.binaries, one.Binary) {
+			fd.binaries = append(fd.binaries, one.Binary)
+		}
+		if one.Test != "" && !slices.Contains(fd.tests, one.Test) {
+			fd.tests = append(fd.tests, one.Test)
+		}
+	}
+	return order, sc.Err()
+}
+
+// writeSummary prints each distinct finding once.
+func writeSummary(w io.Writer, fs []*finding) {
+	if len(fs) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nsyncwatch: %d distinct finding(s)\n", len(fs))
+	for i, f := range fs {
+		fmt.Fprintf(w, "\n%d. %s: %s\n", i+1, f.Kind, f.Message)
+		if len(f.Locks) > 0 {
+			fmt.Fprintf(w, "   locks: %s\n", strings.Join(f.Locks, ", "))
+		}
+		for _, s := range f.Sites {
+			fmt.Fprintf(w, "   at %s\n", s)
+		}
+		tests := "no test named"
+		if len(f.tests) > 0 {
+			tests = fmt.Sprintf("%d test(s): %s", len(f.tests), strings.Join(f.tests, ", "))
+		}
+		if len(f.binaries) == 0 {
+			fmt.Fprintf(w, "   it ended its test binary (the report is above)\n")
+			continue
+		}
+		fmt.Fprintf(w, "   seen in %s; %d instance(s); in %s\n", tests, f.instances, strings.Join(f.binaries, ", "))
+	}
+}
+
+// deadlockFinding is a deadlock that ended its test binary, known only
+// by its message.
+func deadlockFinding(msg string) *finding {
+	f := &finding{instances: 1}
+	f.Kind, f.Message = lockorder.KindDeadlock, msg
+	return f
+}

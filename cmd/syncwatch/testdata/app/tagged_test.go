@@ -1,0 +1,7 @@
+//go:build apptag
+
+package app
+
+import "testing"
+
+func TestTagged(t *testing.T) { Tagged.RLock(); Tagged.RUnlock() }

@@ -1,0 +1,3 @@
+module example.com/testmain
+
+go 1.22

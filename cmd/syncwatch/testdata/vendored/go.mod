@@ -1,0 +1,3 @@
+module example.com/vendored
+
+go 1.22
