@@ -57,12 +57,11 @@
 //     the stack where it was seen (the first time, or the time it could
 //     first block: with fewer locks around it), and a table showing how
 //     goroutines following the edges at once deadlock.
-//   - recursive-lock: a goroutine locks what it already holds (it blocks
-//     forever, as sync would; the report comes first). A write Lock of an
-//     RWMutex the goroutine read-holds is a deadlock (see below), not this;
-//     a LockContext over such a hold can only end by giving up, and is
-//     reported as recursive-lock once, after it gave up, the goroutine
-//     releases the read hold itself (so the hold was its own).
+//   - recursive-lock: a goroutine locks what it already holds for
+//     writing, and is blocked for good. It blocks as sync would; since
+//     any goroutine may Unlock a Mutex (a completion signal, a hand-off),
+//     it is reported only on evidence that nobody will (see below). A
+//     LockContext over such a hold can only end by giving up.
 //   - recursive-rlock: a goroutine read-locks an RWMutex it already
 //     read-holds. sync forbids it: it deadlocks as soon as a writer queues.
 //     sync also lets one goroutine RUnlock what another RLocked, so the
@@ -115,36 +114,39 @@
 // missing ranks. A monitor looks at the graph while anything waits (and is
 // no goroutine at all otherwise). It reports:
 //
-//   - deadlock: goroutines blocked in a cycle, each waiting for the next;
-//     a goroutine waiting for itself (Lock of a mutex it holds) is a cycle
-//     of one. A Lock of an RWMutex the goroutine read-holds is not
-//     reported when it starts, as a recursive-lock is (the read hold may
-//     be another goroutine's to release), but as this deadlock, once it
-//     has lasted with the hold still the goroutine's own: while no
-//     goroutine has released a read hold of the lock that it did not take.
-//     If one has (a hand-off of another hold, even while the goroutine
-//     waits), the hold left cannot be told from a handed one, and the
-//     hang is reported as a long-wait instead. The report
-//     lists every goroutine, what it waits for, who holds it, which locks
-//     each holds, and each one's stack. Any goroutine may unlock a Mutex,
-//     so a cycle that one outside it could still break is reported only
-//     after it has lasted two seconds; a wait that ends is never a deadlock, and a cycle through a wait that gives up by itself
-//     (a timeout, a context) is left to that wait. Once.Do called inside
-//     its own function, and WaitGroup.Wait inside a function started by its
-//     Go, are reported at once. What happens next is [WithDeadlockAction]:
-//     under go test the default, [DeadlockPanic], ends the test binary with
-//     the report, so go test fails in seconds instead of at -timeout;
-//     elsewhere, [DeadlockReport] reports and leaves the goroutines
-//     blocked, as sync would. Fix: take the locks in one order everywhere.
+//   - deadlock: goroutines blocked for good, in a cycle each waiting for
+//     the next, or (where the runtime proves it) behind one another: a
+//     lock whose holder waits on a channel nobody can send on, a Cond
+//     nobody can signal. A goroutine waiting for a lock it holds is a
+//     recursive-lock. The report lists every goroutine, what it waits
+//     for, who holds it, which locks each holds, each one's stack, and
+//     the proof. Any goroutine may unlock a Mutex, so a verdict needs
+//     evidence that none will (docs/RULES.md, W1, W2): the runtime's leak
+//     detection (Go 1.27; Go 1.26 built with
+//     GOEXPERIMENT=goroutineleakprofile), which proves a goroutine blocked
+//     on something no running goroutine can reach; or every goroutine of
+//     the program blocked, in a channel, select, sync or I/O wait, for two
+//     seconds on end. Until then a cycle is a long-wait that names it.
+//     A cycle through a wait that gives up by itself (a timeout, a
+//     deadline) is left to that wait. What happens next is
+//     [WithDeadlockAction]: under go test the default, [DeadlockPanic],
+//     ends the test binary with the report, so go test fails in seconds
+//     instead of at -timeout; elsewhere, [DeadlockReport] reports and
+//     leaves the goroutines blocked, as sync would, and the runtime ends a
+//     program whose goroutines are all asleep as it would with sync: the
+//     monitor arms no timer once nothing can change (W5). Fix: take the
+//     locks in one order everywhere.
 //   - long-wait: a wait longer than [WithLongWait] (5s by default in
-//     ModeCheck) without progress, once per wait: a lock that keeps
+//     ModeCheck) without progress, once per wait, with the likely cycle
+//     or exited holder it is stuck behind, if any, not proven: a lock that keeps
 //     changing hands meanwhile is contended, not stuck, and its waiters
 //     count from its last hand-off. With the holder and what the runtime
 //     says it is doing now (chan receive, select, IO wait, sleep, running)
 //     and where. It names the commonest mixed deadlock of real Go code: a lock
 //     whose holder is blocked on a channel.
-//   - held-by-exited-goroutine: a goroutine has waited a second for a lock
-//     whose holder has exited without unlocking it (an Unlock lost on an
+//   - held-by-exited-goroutine: a goroutine waits, blocked for good (the
+//     same evidence as a deadlock), for a lock whose holder has exited
+//     without unlocking it (an Unlock lost on an
 //     early return, or in a callback that never ran). The report says
 //     where the lock was first taken, recorded once per lock; with the
 //     held profile on ([WithHeldProfile]) it says where the holder took
@@ -158,6 +160,13 @@
 //     goroutine that has exited are reported then as
 //     held-by-exited-goroutine: Expected (shown, not failing) when no
 //     goroutine waits for the lock. See [ReportBlocked].
+//
+// Cond waits are idle, never long by themselves: a consumer waits as long
+// as its producer is quiet. Waits are timed on the runtime's real clock,
+// also in a testing/synctest bubble, whose fake clock makes no wait long;
+// the monitor runs outside any bubble, so a deadlock inside one (sync's
+// lock waits are not durable there: the bubble never looks idle) is still
+// reported.
 //
 // In ModeTrace lock waits that reach the slow path are registered too,
 // without the holder (ModeTrace tracks no holders: that would cost a store

@@ -11,8 +11,8 @@ import (
 // Evidence is what the monitor knows, at one moment, of which goroutines
 // are blocked for good. A suspicion (a cycle of waits, a long wait) becomes
 // a verdict only on evidence: any goroutine may Unlock a Mutex, so a cycle
-// of lock waits could still be broken from outside it (rules W1 and W2 of
-// RULES.md).
+// of lock waits could still be broken from outside it (rules W1 and W2 of docs/
+// docs/RULES.md).
 type Evidence struct {
 	// Dump is the goroutines' states when the evidence was gathered.
 	Dump *Dump

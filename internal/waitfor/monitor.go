@@ -16,7 +16,7 @@ import (
 // Settings configure the monitor, which looks at the registered waits
 // every Tick while a report may still come of them, and arms no timer
 // otherwise (so it is no goroutine and no timer of the program's while
-// nothing can change: rule W5 of RULES.md).
+// nothing can change: rule W5 of docs/RULES.md).
 type Settings struct {
 	// Tick is how often the monitor looks.
 	Tick time.Duration
