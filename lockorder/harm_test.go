@@ -6,6 +6,7 @@ import (
 	"context"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -261,4 +262,30 @@ func TestSynctestDeadlockInABubbleIsReported(t *testing.T) {
 		<-done
 		<-done
 	})
+}
+
+// A lock first contended inside a bubble, which makes its wait queues
+// then, is contended again outside it after the bubble ended: its queues
+// belong to no bubble (a channel of the bubble used outside it is a fatal
+// error).
+func TestLockFirstContendedInABubbleWorksOutside(t *testing.T) {
+	fresh(t)
+	rw := lockorder.NewRWMutex("bubble-first")
+	contend := func() {
+		rw.RLock()
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			rw.Lock() // waits for the reader: the queues are made
+			rw.Unlock()
+		}()
+		for !parked("TestLockFirstContendedInABubbleWorksOutside") {
+			runtime.Gosched() // a ticker would not tick: the bubble is busy
+		}
+		rw.RUnlock()
+		<-done
+	}
+	synctest.Test(t, func(t *testing.T) { contend() })
+	contend()
+	noVerdicts(t)
 }

@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/syncwatch/syncwatch/internal/bubble"
 	"github.com/syncwatch/syncwatch/internal/ctxwait"
 )
 
@@ -92,7 +93,10 @@ func (rw *RWMutex) queues() *queues {
 	if q := rw.q.Load(); q != nil {
 		return q
 	}
-	q := &queues{readers: make(chan struct{}, MaxReaders), writer: make(chan struct{}, 1)}
+	var q *queues
+	// Made outside any testing/synctest bubble: the lock may be used
+	// from outside the bubble of its first contention.
+	bubble.Outside(func() { q = &queues{readers: make(chan struct{}, MaxReaders), writer: make(chan struct{}, 1)} })
 	if rw.q.CompareAndSwap(nil, q) {
 		return q
 	}

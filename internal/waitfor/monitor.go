@@ -2,13 +2,13 @@ package waitfor
 
 import (
 	"fmt"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/syncwatch/syncwatch/internal/bubble"
 	"github.com/syncwatch/syncwatch/internal/leak"
 	"github.com/syncwatch/syncwatch/internal/mono"
 )
@@ -191,34 +191,14 @@ func wake() {
 		return
 	}
 	if running.CompareAndSwap(false, true) {
-		if inBubble() {
-			armFromOutside(s.Tick)
+		if bubble.In() {
+			// A cleanup arms it from outside: only the first wait of a
+			// bubble after the monitor went idle pays a collection.
+			bubble.Later(func() { arm(s.Tick) })
 			return
 		}
 		arm(s.Tick)
 	}
-}
-
-// inBubble reports whether the caller is in a testing/synctest bubble,
-// where time.Now has no monotonic reading (the runtime omits it there).
-func inBubble() bool {
-	now := time.Now()
-	return now == now.Round(0)
-}
-
-// armFromOutside arms the monitor's timer to fire after d, from outside
-// the caller's synctest bubble (see arm). A cleanup runs on the
-// runtime's cleanup goroutine, in no bubble; a garbage collection hands it
-// over at once. Only the first wait of a bubble after the monitor went idle
-// pays for it.
-func armFromOutside(d time.Duration) {
-	p := new(struct {
-		_ *int // not a tiny allocation: its cleanup runs as soon as it is garbage
-		_ [8]byte
-	})
-	runtime.AddCleanup(p, arm, d)
-	p = nil
-	runtime.GC()
 }
 
 // tick is one look at the waits; it schedules the next while a report may
