@@ -30,9 +30,17 @@ type Cond struct {
 
 	checker copyChecker
 	mu      sync.Mutex
-	waiters []chan struct{} // oldest first
-	id      condID          // its name in reports, made on first Wait
+	woken   sync.Cond     // on mu: a waiter's turn may have come
+	waiters []*condWaiter // oldest first
+	id      condID        // its name in reports, made on first Wait
 }
+
+// A condWaiter is one call of Wait, signalled when its turn has come. The
+// waiters wait on a sync.Cond of the Cond's own, never on a channel: a
+// channel made by a goroutine in a testing/synctest bubble could not be
+// closed from outside it, and sync.Cond's waits are durable in a bubble
+// as the Cond they replace is.
+type condWaiter struct{ signalled bool }
 
 // NewCond returns a new Cond with Locker l.
 func NewCond(l sync.Locker) *Cond { return &Cond{L: l} }
@@ -43,12 +51,12 @@ func NewCond(l sync.Locker) *Cond { return &Cond{L: l} }
 // the condition.
 func (c *Cond) Wait() {
 	c.checker.check()
-	ch := make(chan struct{})
+	w := new(condWaiter)
 	c.mu.Lock()
-	c.waiters = append(c.waiters, ch)
+	c.waiters = append(c.waiters, w)
 	c.mu.Unlock()
 	c.L.Unlock()
-	c.block(ch)
+	c.block(w)
 	c.L.Lock()
 }
 
@@ -58,9 +66,10 @@ func (c *Cond) Signal() {
 	c.checker.check()
 	c.mu.Lock()
 	if len(c.waiters) > 0 {
-		close(c.waiters[0])
+		c.waiters[0].signalled = true
 		c.waiters[0] = nil
 		c.waiters = c.waiters[1:]
+		c.wake()
 	}
 	c.mu.Unlock()
 }
@@ -70,16 +79,36 @@ func (c *Cond) Signal() {
 func (c *Cond) Broadcast() {
 	c.checker.check()
 	c.mu.Lock()
-	for _, ch := range c.waiters {
-		close(ch)
+	for _, w := range c.waiters {
+		w.signalled = true
 	}
-	c.waiters = nil
+	if len(c.waiters) > 0 {
+		c.waiters = nil
+		c.wake()
+	}
 	c.mu.Unlock()
 }
 
 // copyChecker holds its own address from a Cond's first use on, so that
 // a use of a copy, whose checker holds another address, panics, as
 // sync.Cond's does.
+// wake wakes the goroutines waiting in await, for each to see whether its
+// turn has come. Called with c.mu held.
+func (c *Cond) wake() {
+	c.woken.L = &c.mu
+	c.woken.Broadcast()
+}
+
+// await blocks until w is signalled.
+func (c *Cond) await(w *condWaiter) {
+	c.mu.Lock()
+	c.woken.L = &c.mu
+	for !w.signalled {
+		c.woken.Wait()
+	}
+	c.mu.Unlock()
+}
+
 type copyChecker struct{ self atomic.Uintptr }
 
 // check panics if c is not where it was first used.

@@ -8,24 +8,32 @@ import (
 
 	"github.com/syncwatch/syncwatch/internal/class"
 
+	"github.com/syncwatch/syncwatch/internal/gls"
 	"github.com/syncwatch/syncwatch/internal/goid"
 	"github.com/syncwatch/syncwatch/internal/waitfor"
 )
 
-// block waits for ch to be closed by Signal or Broadcast, registered in
+// block waits for w to be signalled by Signal or Broadcast, registered in
 // the wait-for graph.
-func (c *Cond) block(ch chan struct{}) {
+func (c *Cond) block(w *condWaiter) {
 	if loadMode() == ModeOff {
-		<-ch
+		c.await(w)
 		return
 	}
 	l := c.id.l.Load()
 	if l == nil {
 		l = initLock(&c.id.l, "Cond", unsafe.Pointer(c))
 	}
-	// The Lock field names the Cond; a Cond wait has no holder.
-	wt := waitfor.Begin(&waitfor.Wait{Goroutine: goid.ID(), Kind: waitfor.KindCond, ObjectID: l.ID, Lock: l})
-	<-ch
+	// The Lock field names the Cond; a Cond wait has no holder. In
+	// ModeCheck it lists the locks the goroutine holds while it waits.
+	wt := &waitfor.Wait{Goroutine: goid.ID(), Kind: waitfor.KindCond, ObjectID: l.ID, Lock: l}
+	if w := modeWord.Load(); Mode(w&modeMask) == ModeCheck {
+		if gs := gls.Find(wt.Goroutine); gs != nil && gs.Tag() == w {
+			wt.Holds = holdsOf(gs, 0)
+		}
+	}
+	waitfor.Begin(wt)
+	c.await(w)
 	waitfor.End(wt)
 }
 

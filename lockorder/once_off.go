@@ -36,7 +36,7 @@ func (wg *WaitGroup) Go(f func()) { wg.wg.Go(f) }
 type condID struct{}
 
 // block waits for ch to be closed by Signal or Broadcast.
-func (c *Cond) block(ch chan struct{}) { <-ch }
+func (c *Cond) block(w *condWaiter) { c.await(w) }
 
 // applyMonitor has no monitor to configure in this build.
 func applyMonitor(*config, uint32) {}

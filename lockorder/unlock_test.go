@@ -5,6 +5,7 @@ package lockorder_test
 import (
 	"os"
 	"os/exec"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -70,6 +71,10 @@ func runChild() {
 		raceScenario(lockorder.ModeTrace)
 	case "race-check":
 		raceScenario(lockorder.ModeCheck)
+	default:
+		if name, ok := strings.CutPrefix(os.Getenv(childEnv), "proof-"); ok {
+			runProof(name)
+		}
 	}
 	os.Exit(0)
 }

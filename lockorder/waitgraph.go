@@ -152,8 +152,9 @@ func suspicion(f waitfor.Finding) string {
 	return b.String()
 }
 
-// blockedViolation reports a wait the runtime proved blocked for good,
-// outside any cycle of waits: f.Waits[0], then what it waits behind.
+// blockedViolation reports waits the runtime proved blocked for good,
+// outside any cycle of waits: what each waits for, who holds it, and what
+// each holds.
 func blockedViolation(f waitfor.Finding) Violation {
 	w := f.Waits[0]
 	v := Violation{
@@ -163,23 +164,39 @@ func blockedViolation(f waitfor.Finding) Violation {
 		Waited:    w.Age(),
 		Holder:    w.Holder(),
 	}
-	var key []string
+	var parts, key []string
+	var detail strings.Builder
 	for _, x := range f.Waits {
 		if x.Lock != nil {
 			v.Locks = append(v.Locks, ref(x.Lock))
 		}
 		key = append(key, fmt.Sprintf("%s/%d/%d", x.Kind, x.ObjectID, x.Goroutine))
+		part := fmt.Sprintf("goroutine %d waits for %s", x.Goroutine, waitfor.Describe(x))
+		if h := x.Holder(); h != 0 {
+			part += fmt.Sprintf(" held by goroutine %d", h)
+		}
+		parts = append(parts, part)
+		fmt.Fprintf(&detail, "goroutine %d is %s", x.Goroutine, f.Graph.Explain(x, f.Dump))
+		if hs := holdNames(x); hs != "" {
+			fmt.Fprintf(&detail, "; it holds %s", hs)
+		}
+		detail.WriteString("\n")
+		if r, ok := routine(f.Dump, x.Goroutine); ok {
+			detail.WriteString(r.String())
+		}
+		detail.WriteString("\n")
 	}
 	v.Stack, _ = routine(f.Dump, w.Goroutine)
 	if v.Holder != 0 {
 		v.HolderStack, _ = routine(f.Dump, v.Holder)
 	}
-	v.Message = fmt.Sprintf("goroutine %d is blocked for good waiting for %s", w.Goroutine, waitfor.Describe(w))
-	v.Detail = fmt.Sprintf("goroutine %d is %s", w.Goroutine, f.Graph.Explain(w, f.Dump))
-	if hs := holdNames(w); hs != "" {
-		v.Detail += "\nit holds " + hs
+	n := "goroutines"
+	if len(f.Waits) == 1 {
+		n = "goroutine"
 	}
-	v.Detail += "\nproof: " + f.Proof()
+	v.Message = fmt.Sprintf("%d %s blocked for good: %s", len(f.Waits), n, strings.Join(parts, "; "))
+	v.Detail = strings.TrimRight(detail.String(), "\n") + "\nproof: " + f.Proof()
+	slices.Sort(key)
 	v.Key = string(KindDeadlock) + ":blocked:" + strings.Join(key, ",")
 	return v
 }

@@ -294,9 +294,12 @@ func shardOf(m *sync.Mutex) *shard {
 	return &shards[(p>>3^p>>11)%shardCount]
 }
 
-// drop forgets m's queue, q, if it has no waiters. s.mu is held.
+// drop forgets m's queue, q, if it has no waiters and is still m's: a
+// waiter handed the lock leaves a queue that may have been dropped and
+// replaced by a new one since, whose waiters must stay findable. s.mu is
+// held.
 func (s *shard) drop(m *sync.Mutex, q *queue) {
-	if len(q.waiters) == 0 {
+	if len(q.waiters) == 0 && s.locks[m] == q {
 		delete(s.locks, m)
 	}
 }

@@ -36,8 +36,20 @@ func (e *Evidence) Leaked(gid int64) bool { return e != nil && e.Leaks && e.Dump
 // gather collects evidence about the waits of g: the runtime's leak
 // detection where it has one (a garbage collection cycle), then a goroutine
 // dump (a stop-the-world). Callers rate-limit it.
-func gather(g *Graph) *Evidence {
-	e := &Evidence{Leaks: leak.Detect()}
+//
+// Where every goroutine is blocked and the runtime's own detection is to
+// end the program (keepLooking unset: see Settings.KeepLooking), it leaves
+// the leak detection out: a leaked goroutine is marked for good, and a
+// program whose goroutines are all marked ends with the runtime's "no
+// goroutines (main called runtime.Goexit)" instead of sync's "all
+// goroutines are asleep".
+func gather(g *Graph, keepLooking bool) *Evidence {
+	e := &Evidence{Dump: Fresh()}
+	e.AllBlocked, e.Busy = allBlocked(e.Dump, g)
+	if (e.AllBlocked && !keepLooking) || !leak.Supported() {
+		return e
+	}
+	e.Leaks = leak.Detect()
 	e.Dump = Fresh()
 	e.AllBlocked, e.Busy = allBlocked(e.Dump, g)
 	return e

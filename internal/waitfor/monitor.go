@@ -67,9 +67,8 @@ const (
 	// HeldByExited: Waits[0] is for a lock whose holder has exited, and
 	// Evidence proves the wait blocked for good.
 	HeldByExited
-	// Blocked: the runtime proved Waits[0] blocked for good, outside any
-	// cycle of waits; Waits follows what it waits for, as far as other
-	// registered waits go.
+	// Blocked: the runtime proved Waits blocked for good, outside any
+	// cycle of waits.
 	Blocked
 )
 
@@ -107,7 +106,7 @@ func (f Finding) Standing() bool {
 			}
 		}
 	case Blocked:
-		return Lookup(f.Waits[0].Goroutine) == f.Waits[0]
+		return Lookup(f.Waits[0].Goroutine) == f.Waits[0] // the others are proven
 	case HeldByExited:
 		return f.Waits[0].Holder() == f.Holder
 	}
@@ -117,13 +116,13 @@ func (f Finding) Standing() bool {
 // Proof says in words what proved f, or "" for a finding that needs none.
 func (f Finding) Proof() string {
 	e := f.Evidence
-	switch {
-	case e == nil:
+	if e == nil {
 		return ""
-	case e.AllBlocked:
-		return "every goroutine of the program is blocked, none running, sleeping, in a system call or in I/O"
 	}
-	return "the runtime's leak detection found it blocked for good: nothing running can reach what it waits on"
+	if all(f.Waits, func(w *Wait) bool { return e.Leaked(w.Goroutine) }) {
+		return "the runtime's leak detection found them blocked for good: nothing running can reach what they wait on"
+	}
+	return "every goroutine of the program has been blocked for the grace period, none running, sleeping or in a system call"
 }
 
 // The bits of Wait.seen.
@@ -307,7 +306,8 @@ func look(s *Settings, g *Graph, now int64) (found []Finding, pending bool) {
 	if !canDump(s.DumpEvery) {
 		return nil, true // looked into too recently: next tick
 	}
-	e := gather(g)
+	keepLooking := s.KeepLooking != nil && s.KeepLooking()
+	e := gather(g, keepLooking)
 	switch {
 	case !e.AllBlocked:
 		blockedSince = 0
@@ -338,12 +338,17 @@ func look(s *Settings, g *Graph, now int64) (found []Finding, pending bool) {
 			found = append(found, Finding{Kind: Deadlock, Waits: c, Graph: g, Dump: e.Dump, Evidence: e})
 		}
 	}
+	// The waits the runtime proved blocked for good, outside any cycle,
+	// are one finding: they are usually one hang (a Cond waiter holding
+	// the lock its signaller waits for), best told together.
+	var stuck []*Wait
 	for _, w := range asks {
 		if w.seen.Load()&seenDeadlock == 0 && inCycle[w.Goroutine] == nil && e.Leaked(w.Goroutine) {
-			if settle([]*Wait{w}) {
-				found = append(found, Finding{Kind: Blocked, Waits: chain(g, w), Graph: g, Dump: e.Dump, Evidence: e})
-			}
+			stuck = append(stuck, w)
 		}
+	}
+	if len(stuck) > 0 && settle(stuck) {
+		found = append(found, Finding{Kind: Blocked, Waits: stuck, Graph: g, Dump: e.Dump, Evidence: e})
 	}
 	exited := map[*Wait]int64{}
 	for _, w := range exits {
@@ -388,29 +393,13 @@ func look(s *Settings, g *Graph, now int64) (found []Finding, pending bool) {
 			found = append(found, Finding{Kind: LongWait, Waits: []*Wait{w}, Cycle: inCycle[w.Goroutine], Graph: g, Dump: e.Dump, Holder: h})
 		}
 	}
-	if stable && (s.KeepLooking == nil || !s.KeepLooking()) {
+	if stable && !keepLooking {
 		// Nothing can wake anyone: what could be proven has been reported,
 		// and the runtime's own detection ends the program, as with sync
 		// (rule W5).
 		pending = false
 	}
 	return found, pending
-}
-
-// chain returns w, then the waits of the goroutines it needs, as far as
-// they go one by one, for a report of what w is stuck behind.
-func chain(g *Graph, w *Wait) []*Wait {
-	out := []*Wait{w}
-	seen := map[int64]bool{w.Goroutine: true}
-	for len(out) < 8 {
-		bs := g.Blockers(out[len(out)-1])
-		if len(bs) != 1 || seen[bs[0]] || g.Wait(bs[0]) == nil {
-			break
-		}
-		seen[bs[0]] = true
-		out = append(out, g.Wait(bs[0]))
-	}
-	return out
 }
 
 func all(ws []*Wait, ok func(*Wait) bool) bool {

@@ -1,0 +1,145 @@
+//go:build !syncwatch_off
+
+package lockorder_test
+
+import (
+	"context"
+	"flag"
+	"os"
+	"os/exec"
+	"runtime/pprof"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/syncwatch/syncwatch/lockorder"
+)
+
+// Deadlocks that no cycle of waits shows, or whose cycle runs through a
+// wait that looks bounded, still fail go test within seconds, naming the
+// primitives: proven by the runtime's leak detection where it has one
+// (docs/RULES.md, W2), and by W1's evidence for the cycle.
+
+// proofShapes each leave goroutines blocked for good on primitives that
+// nothing running can reach (they are made in the shape's function, which
+// returns), then the child blocks for good too. leak says the shape needs
+// the runtime's leak detection; want is what the report names.
+var proofShapes = map[string]struct {
+	run  func()
+	leak bool
+	want []string
+}{
+	// A goroutine waits on a Cond while holding a lock that the only
+	// goroutine that would signal it needs.
+	"cond-holding-the-signallers-lock": {func() {
+		var mu lockorder.Mutex
+		other := lockorder.NewMutex("signaller-needs")
+		c := lockorder.NewCond(&mu)
+		waiting := make(chan struct{})
+		go func() {
+			other.Lock()
+			mu.Lock()
+			close(waiting)
+			c.Wait() // nobody will signal
+		}()
+		<-waiting
+		go func() {
+			other.Lock() // held by the waiter
+			c.Signal()
+		}()
+	}, true, []string{"blocked for good", "signaller-needs"}},
+	// The same with a Cond on RWMutex.RLocker() and a queued writer.
+	"rlocker-cond-and-a-queued-writer": {func() {
+		rw := lockorder.NewRWMutex("cond-rw")
+		other := lockorder.NewMutex("writer-needs")
+		c := lockorder.NewCond(rw.RLocker())
+		waiting := make(chan struct{})
+		go func() {
+			other.Lock()
+			rw.RLock()
+			close(waiting)
+			c.Wait()
+		}()
+		<-waiting
+		go func() {
+			rw.Lock() // the writer queues, then needs other
+			other.Lock()
+			c.Broadcast()
+		}()
+	}, true, []string{"blocked for good", "writer-needs"}},
+	// A worker counted with Add and Done needs a lock its waiter holds.
+	"waitgroup-add-done": {func() {
+		l := lockorder.NewMutex("waiter-holds")
+		var wg lockorder.WaitGroup
+		held := make(chan struct{})
+		go func() {
+			l.Lock()
+			wg.Add(1)
+			close(held)
+			wg.Wait()
+		}()
+		<-held
+		go func() {
+			l.Lock()
+			wg.Done()
+		}()
+	}, true, []string{"blocked for good", "waiter-holds"}},
+	// LockContext with a context that can be cancelled but never is: no
+	// deadline bounds the wait, so the cycle through it is a deadlock.
+	"lockcontext-cancellable-never-cancelled": {func() {
+		a, b := lockorder.NewMutex("ctx-a"), lockorder.NewMutex("ctx-b")
+		ctx, cancel := context.WithCancel(context.Background())
+		_ = cancel // kept, never called
+		aHeld, bHeld := make(chan struct{}), make(chan struct{})
+		go func() {
+			a.Lock()
+			close(aHeld)
+			<-bHeld
+			_ = b.LockContext(ctx)
+		}()
+		go func() {
+			b.Lock()
+			close(bHeld)
+			<-aHeld
+			a.Lock()
+		}()
+	}, false, []string{"cycle of 2 goroutines", "ctx-a", "ctx-b"}},
+}
+
+// runProof runs proof shape name in this child process under go test's
+// defaults (DeadlockPanic, a test timeout), and blocks for good. It does
+// not return.
+func runProof(name string) {
+	flag.Parse() // -test.timeout, as go test passes it
+	lockorder.Configure(lockorder.WithDeadlockAction(lockorder.DeadlockPanic), lockorder.WithHandler(nil))
+	proofShapes[name].run()
+	select {}
+}
+
+func TestDeadlocksOutsideCyclesFailFast(t *testing.T) {
+	leaks := pprof.Lookup("goroutineleak") != nil
+	for name, s := range proofShapes {
+		t.Run(name, func(t *testing.T) {
+			if s.leak && !leaks {
+				t.Skip("needs the runtime's leak detection (Go 1.27)")
+			}
+			t.Parallel()
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^$", "-test.timeout=10m")
+			cmd.Env = append(os.Environ(), childEnv+"=proof-"+name)
+			start := time.Now()
+			out, err := cmd.CombinedOutput()
+			require.NoError(t, ctx.Err(), "hung:\n%s", out)
+			require.Error(t, err, "%s", out)
+			assert.Less(t, time.Since(start), 20*time.Second, "slow to fail")
+			assert.Contains(t, string(out), "panic: lockorder: deadlock")
+			for _, w := range s.want {
+				assert.True(t, strings.Contains(string(out), w), "the report names %q:\n%s", w, out)
+			}
+		})
+	}
+}
