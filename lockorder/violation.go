@@ -56,6 +56,13 @@ const (
 	// was still blocked in a syncwatch wait; the report says on what and
 	// why.
 	KindBlockedAtExit Kind = "blocked-at-exit"
+	// KindLeaked: the runtime found a goroutine blocked for good, on a
+	// channel, select or sync primitive that no runnable goroutine can
+	// reach (Go 1.27, or 1.26 built with
+	// GOEXPERIMENT=goroutineleakprofile); the report says what syncwatch
+	// knows of the wait and where the goroutine was started. See
+	// [ReportBlocked].
+	KindLeaked Kind = "leaked-goroutine"
 )
 
 // Frame is one call site of a stack.
