@@ -18,10 +18,11 @@ type funcM func()
 func (f funcM) Run() int { f(); return 0 }
 
 var (
-	globalMu   lockorder.Mutex // reachable for the life of the program
-	globalLeft lockorder.RWMutex
-	idleMu     lockorder.Mutex
-	idleCond   = lockorder.NewCond(&idleMu) // reachable: its waiter is idle, not leaked
+	globalMu    lockorder.Mutex // reachable for the life of the program
+	globalLeft  lockorder.RWMutex
+	globalLeft2 lockorder.RWMutex
+	idleMu      lockorder.Mutex
+	idleCond    = lockorder.NewCond(&idleMu) // reachable: its waiter is idle, not leaked
 )
 
 // exitScenarios are test binaries' bodies: each starts goroutines that
@@ -70,6 +71,40 @@ var exitScenarios = map[string]func(){
 			globalLeft.RLock()
 		}()
 		<-done
+	},
+	// A read lock left by a goroutine that exited, and a writer that
+	// then waits for it; the lock is reachable only from the writer.
+	"left-rlock-writer": func() {
+		var mu lockorder.RWMutex
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			mu.RLock()
+		}()
+		<-done
+		go func() {
+			mu.Lock()
+			mu.Unlock()
+		}()
+	},
+	"left-rlock-nested": func() {
+		var outer lockorder.Mutex
+		done := make(chan struct{})
+		for range 2 {
+			go func() {
+				defer close(done)
+				outer.Lock()
+				globalLeft2.RLock()
+				outer.Unlock()
+			}()
+			<-done
+			done = make(chan struct{})
+		}
+		go func() {
+			globalLeft2.RLock()
+			globalLeft2.RUnlock()
+			globalLeft2.Lock()
+		}()
 	},
 	// The holder of a lock blocks on a channel no one sends on; a waiter
 	// blocks on the lock.
@@ -124,11 +159,13 @@ func TestVerifyTestMainAtExit(t *testing.T) {
 		blocked, inChan = "leaked-goroutine", "which is blocked for good in chan receive at"
 	}
 	for scenario, want := range map[string][]string{
-		"straggler":   {"lock-order-cycle", "sB -> sA -> sB"},
-		"lost-unlock": {"blocked-at-exit", "which has exited", "held-by-exited-goroutine: lockordertest_test.init.func2.1 (exit_test.go:", "took it at:", "lockordertest_test.init.func2"},
-		"left-rlock":  {"held-by-exited-goroutine: lockordertest_test.init.func3.1 (exit_test.go:", "still held for reading by goroutine"},
-		"lock-chan":   {blocked, "waiting for lock aggregation_lock#1, held by goroutine", inChan + " github.com/syncwatch/syncwatch/lockorder/lockordertest_test"},
-		"idle":        nil,
+		"straggler":         {"lock-order-cycle", "sB -> sA -> sB"},
+		"lost-unlock":       {"blocked-at-exit", "which has exited", "held-by-exited-goroutine: lockordertest_test.init.func2.1 (exit_test.go:", "took it at:", "lockordertest_test.init.func2"},
+		"left-rlock":        {"held-by-exited-goroutine: lockordertest_test.init.func3.1 (exit_test.go:", "still held for reading by goroutine"},
+		"left-rlock-nested": {"held-by-exited-goroutine", "still held for reading by goroutine"},
+		"left-rlock-writer": {"held-by-exited-goroutine", "still held for reading by goroutine"},
+		"lock-chan":         {blocked, "waiting for lock aggregation_lock#1, held by goroutine", inChan + " github.com/syncwatch/syncwatch/lockorder/lockordertest_test"},
+		"idle":              nil,
 	} {
 		t.Run(scenario, func(t *testing.T) {
 			cmd := exec.Command(os.Args[0], "-test.run=^TestVerifyTestMainAtExit$")
