@@ -11,12 +11,6 @@ import (
 	"github.com/syncwatch/syncwatch/internal/waitfor"
 )
 
-// TopFunctionAttribute is the attribute of a leaked-goroutine violation
-// that names the goroutine's innermost function as the runtime prints it,
-// machinery included ("sync.runtime_notifyListWait", "main.worker"): what
-// go.uber.org/goleak calls its top function.
-const TopFunctionAttribute = "syncwatch.goroutine.top_function"
-
 // leakViolation reports goroutine id, which d shows the runtime found
 // blocked for good: what syncwatch knows of its wait (the primitive, who
 // holds it, the chain or cycle of waits), its stack, and where it was

@@ -65,6 +65,12 @@ const (
 	KindLeaked Kind = "leaked-goroutine"
 )
 
+// TopFunctionAttribute is the attribute of a leaked-goroutine violation
+// that names the goroutine's innermost function as the runtime prints it,
+// machinery included ("sync.runtime_notifyListWait", "main.worker"): what
+// go.uber.org/goleak calls its top function.
+const TopFunctionAttribute = "syncwatch.goroutine.top_function"
+
 // Frame is one call site of a stack.
 type Frame struct {
 	Function string
