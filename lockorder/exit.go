@@ -10,6 +10,7 @@ import (
 	"github.com/syncwatch/syncwatch/internal/class"
 	"github.com/syncwatch/syncwatch/internal/gls"
 	"github.com/syncwatch/syncwatch/internal/held"
+	"github.com/syncwatch/syncwatch/internal/leak"
 	"github.com/syncwatch/syncwatch/internal/waitfor"
 )
 
@@ -24,27 +25,56 @@ import (
 // held-by-exited-goroutine violation, which says where the lock was
 // taken and is Expected unless a goroutine waits for the lock. It returns how many violations it
 // recorded. It stops the world once, to read the goroutines' states.
+//
+// Where the runtime can tell (Go 1.27, or 1.26 built with
+// GOEXPERIMENT=goroutineleakprofile), its garbage collection cycle also
+// finds the goroutines blocked for good, on anything (a channel, a select,
+// a Cond, a WaitGroup, a lock), which it reports as leaked-goroutine
+// violations, once each, instead of as blocked-at-exit. The cycle costs
+// what runtime.GC does (see bench/ for the figures).
 // lockordertest's VerifyNone and VerifyTestMain call it.
-func ReportBlocked(minAge time.Duration) int {
+func ReportBlocked(minAge time.Duration) int { return ReportBlockedExcept(minAge, true, nil) }
+
+// ReportBlockedExcept is [ReportBlocked] for a caller that filters, as
+// lockordertest does: with leaks false it does not ask the runtime for
+// leaked goroutines, and a violation for which ignore (if not nil) returns
+// true is neither recorded nor delivered. A leaked goroutine ignored is
+// not reported as blocked-at-exit either.
+func ReportBlockedExcept(minAge time.Duration, leaks bool, ignore func(Violation) bool) int {
 	if loadMode() == ModeOff {
 		return 0
+	}
+	// Where it can, the runtime finds the leaked goroutines in a garbage
+	// collection cycle, which the dump below shows.
+	if leaks {
+		leak.Detect()
 	}
 	g := waitfor.Snapshot()
 	states := gls.States()
 	d := waitfor.Fresh() // after both: what is not in it has exited
 	n := 0
+	publish := func(v Violation) {
+		if (ignore == nil || !ignore(v)) && publishCounted(v) {
+			n++
+		}
+	}
+	leaked := map[int64]bool{}
+	if leaks {
+		for _, id := range d.LeakedIDs() {
+			leaked[id] = true
+			publish(leakViolation(id, g, d))
+		}
+	}
 	for _, w := range g.Waits() {
 		if w.Bounded || w.Kind == waitfor.KindCond || w.Kind == waitfor.KindWatch || w.Age() < minAge {
 			continue
 		}
-		if d.Exited(w.Goroutine) {
-			continue // it has gone since the snapshot
+		if d.Exited(w.Goroutine) || leaked[w.Goroutine] {
+			continue // it has gone since the snapshot, or is reported above
 		}
 		v := waitViolation(KindBlockedAtExit, waitfor.Finding{Waits: []*waitfor.Wait{w}, Graph: g, Dump: d},
 			fmt.Sprintf("is still blocked, after %v, in a wait for %s", w.Age().Round(time.Millisecond), waitfor.Describe(w)))
-		if publishCounted(v) {
-			n++
-		}
+		publish(v)
 	}
 	if Mode(modeWord.Load()&modeMask) != ModeCheck {
 		return n
@@ -87,9 +117,7 @@ func ReportBlocked(minAge time.Duration) int {
 			Expected:  waiters == 0,
 			Key:       fmt.Sprintf("%s:exit:%d:%d", KindHeldByExited, l.ID, h.Goroutine),
 		}
-		if publishCounted(v) {
-			n++
-		}
+		publish(v)
 	}
 	return n
 }

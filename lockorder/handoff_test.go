@@ -161,7 +161,7 @@ func TestWriteLockOverHandedOffReadHoldIsNotReported(t *testing.T) {
 	handed, done := make(chan struct{}), make(chan struct{})
 	go func() {
 		<-handed
-		time.Sleep(300 * time.Millisecond) // G is waiting in Lock by now
+		waitForWriter(m) // G is waiting in Lock
 		m.RUnlock()
 	}()
 	run(func() {
@@ -262,8 +262,8 @@ func TestWriteOverOwnReadHoldAfterOtherHandOffIsALongWait(t *testing.T) {
 		m.Unlock()
 	}()
 	<-gHeld
-	time.Sleep(200 * time.Millisecond) // G waits in Lock
-	run(func() { m.RUnlock() })        // K releases H's hold
+	waitForWriter(m)            // G waits in Lock
+	run(func() { m.RUnlock() }) // K releases H's hold
 	v := awaitKind(t, lockorder.KindLongWait, 10*time.Second)
 	assert.Contains(t, v.Message, "wovrother#")
 	m.RUnlock() // G's hold, released on its behalf

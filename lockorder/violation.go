@@ -56,7 +56,20 @@ const (
 	// was still blocked in a syncwatch wait; the report says on what and
 	// why.
 	KindBlockedAtExit Kind = "blocked-at-exit"
+	// KindLeaked: the runtime found a goroutine blocked for good, on a
+	// channel, select or sync primitive that no runnable goroutine can
+	// reach (Go 1.27, or 1.26 built with
+	// GOEXPERIMENT=goroutineleakprofile); the report says what syncwatch
+	// knows of the wait and where the goroutine was started. See
+	// [ReportBlocked].
+	KindLeaked Kind = "leaked-goroutine"
 )
+
+// TopFunctionAttribute is the attribute of a leaked-goroutine violation
+// that names the goroutine's innermost function as the runtime prints it,
+// machinery included ("sync.runtime_notifyListWait", "main.worker"): what
+// go.uber.org/goleak calls its top function.
+const TopFunctionAttribute = "syncwatch.goroutine.top_function"
 
 // Frame is one call site of a stack.
 type Frame struct {

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"unsafe"
+	"weak"
 
 	"github.com/syncwatch/syncwatch/internal/class"
 	"github.com/syncwatch/syncwatch/internal/goid"
@@ -82,7 +83,7 @@ func (wg *WaitGroup) Wait() {
 		wg.wg.Wait()
 		return
 	}
-	wt := blockOn(gs, gid, l, waitfor.KindWaitGroup, wg.blockers)
+	wt := blockOn(gs, gid, l, waitfor.KindWaitGroup, wg.weakBlockers())
 	defer waitfor.End(wt)
 	wg.wg.Wait()
 }
@@ -144,6 +145,19 @@ func (wg *WaitGroup) isRunning(gid int64) bool {
 
 // blockers lists the goroutines started by Go that have not returned, for
 // the wait-for graph.
+// weakBlockers is blockers through a weak pointer: a wait in the wait-for
+// graph must not keep wg reachable, or the runtime could never find its
+// waiters leaked (see ReportBlocked).
+func (wg *WaitGroup) weakBlockers() func([]int64) []int64 {
+	p := weak.Make(wg)
+	return func(dst []int64) []int64 {
+		if wg := p.Value(); wg != nil {
+			return wg.blockers(dst)
+		}
+		return dst
+	}
+}
+
 func (wg *WaitGroup) blockers(dst []int64) []int64 {
 	wg.mu.Lock()
 	defer wg.mu.Unlock()

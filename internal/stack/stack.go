@@ -234,6 +234,53 @@ func All() []byte {
 	}
 }
 
+// Origin returns what the text of one goroutine from runtime.Stack says
+// of it beyond its frames: its top function as the runtime prints it,
+// machinery included ("sync.runtime_notifyListWait", "main.worker"), and
+// the go statement that started it ("created by main.run in goroutine 1",
+// as a Frame of main.run at that statement), zero if none is shown.
+func Origin(text string) (top string, created Frame) {
+	lines := strings.Split(text, "\n")
+	for i := 1; i+1 < len(lines); i += 2 {
+		fn, loc := lines[i], strings.TrimSpace(lines[i+1])
+		rest, isCreated := strings.CutPrefix(fn, "created by ")
+		if !isCreated {
+			if top == "" {
+				top = funcName(fn)
+			}
+			continue
+		}
+		if j := strings.Index(rest, " in goroutine "); j >= 0 {
+			rest = rest[:j]
+		}
+		created = Frame{Function: rest}
+		created.File, created.Line = fileLine(loc)
+		break
+	}
+	return top, created
+}
+
+// funcName cuts the arguments off a frame's function line.
+func funcName(line string) string {
+	if p := strings.LastIndexByte(line, '('); p > 0 {
+		return line[:p]
+	}
+	return line
+}
+
+// fileLine parses a frame's location line, "/src/x.go:42 +0x1d".
+func fileLine(loc string) (string, int) {
+	if sp := strings.LastIndexByte(loc, ' '); sp > 0 {
+		loc = loc[:sp]
+	}
+	file, line := loc, 0
+	if c := strings.LastIndexByte(loc, ':'); c > 0 {
+		file = loc[:c]
+		fmt.Sscan(loc[c+1:], &line)
+	}
+	return file, line
+}
+
 // ParseGoroutine turns the text of one goroutine from runtime.Stack into
 // frames, leaving out syncwatch's machinery and the runtime, as Frames does.
 // The header line is returned separately.
@@ -244,20 +291,8 @@ func ParseGoroutine(text string) (header string, frames []Frame) {
 	}
 	header = lines[0]
 	for i := 1; i+1 < len(lines); i += 2 {
-		fn := lines[i]
-		if p := strings.LastIndexByte(fn, '('); p > 0 {
-			fn = fn[:p]
-		}
-		fn = strings.TrimPrefix(fn, "created by ")
-		loc := strings.TrimSpace(lines[i+1])
-		if sp := strings.LastIndexByte(loc, ' '); sp > 0 {
-			loc = loc[:sp]
-		}
-		file, line := loc, 0
-		if c := strings.LastIndexByte(loc, ':'); c > 0 {
-			file = loc[:c]
-			fmt.Sscan(loc[c+1:], &line)
-		}
+		fn := strings.TrimPrefix(funcName(lines[i]), "created by ")
+		file, line := fileLine(strings.TrimSpace(lines[i+1]))
 		if isInternal(fn) || strings.HasPrefix(lines[i], "created by ") {
 			continue
 		}

@@ -93,3 +93,25 @@ func idOfSelf() int64 {
 	fmt.Sscanf(string(b[:n]), "goroutine %d ", &id)
 	return id
 }
+
+func TestOrigin(t *testing.T) {
+	text := `goroutine 7 [sync.Cond.Wait (leaked)]:
+sync.runtime_notifyListWait(0xc000012345, 0x0)
+	/go/src/runtime/sema.go:606 +0x15d
+sync.(*Cond).Wait(0xc000012340)
+	/go/src/sync/cond.go:71 +0x85
+main.worker(...)
+	/src/main.go:12
+created by main.run in goroutine 1
+	/src/main.go:30 +0x2a`
+	top, created := stack.Origin(text)
+	if top != "sync.runtime_notifyListWait" {
+		t.Errorf("top %q, want sync.runtime_notifyListWait", top)
+	}
+	if want := (stack.Frame{Function: "main.run", File: "/src/main.go", Line: 30}); created != want {
+		t.Errorf("created %+v, want %+v", created, want)
+	}
+	if _, created := stack.Origin("goroutine 1 [running]:\nmain.main()\n\t/src/main.go:5 +0x1"); created != (stack.Frame{}) {
+		t.Errorf("created %+v for the main goroutine, want none", created)
+	}
+}

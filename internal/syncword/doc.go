@@ -14,7 +14,7 @@
 //
 // Reading sync's unexported state relies on its layout, so the fast paths
 // are guarded three ways: they are compiled only for the Go releases whose
-// layout has been checked (go1.24 up to go1.26, see enabled.go), never
+// layout has been checked (go1.24 up to go1.27, see enabled.go), never
 // under the race detector (sync tells the detector about its own fast path,
 // and a fast path that bypassed that would make it report false races), and
 // [Verify] checks the layout at run time so that the caller can turn them

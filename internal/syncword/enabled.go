@@ -1,4 +1,4 @@
-//go:build go1.24 && !go1.27 && !race
+//go:build go1.24 && !go1.28 && !race
 
 package syncword
 

@@ -2,6 +2,7 @@ package waitfor
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -20,6 +21,11 @@ type Routine struct {
 	ID     int64
 	State  string
 	Frames []stack.Frame
+	// Top is its innermost function as the runtime prints it, machinery
+	// included, and Created the go statement that started it (zero if
+	// the dump shows none).
+	Top     string
+	Created stack.Frame
 }
 
 // Dump is every goroutine's stack at one moment, as runtime.Stack prints
@@ -49,7 +55,8 @@ func (d *Dump) Leaked(gid int64) bool {
 	if !ok {
 		return false
 	}
-	_, leaked := leak.Marked(r.State)
+	state, _, _ := strings.Cut(r.State, ", ") // "chan receive (leaked), locked to thread"
+	_, leaked := leak.Marked(state)
 	return leaked
 }
 
@@ -62,14 +69,29 @@ func (d *Dump) text(gid int64) string {
 	return string(d.buf[span[0]:span[1]])
 }
 
+// LeakedIDs returns the goroutines d shows the runtime found blocked for
+// good (see Leaked), in increasing order of id.
+func (d *Dump) LeakedIDs() []int64 {
+	var out []int64
+	for id := range d.index {
+		if d.Leaked(id) {
+			out = append(out, id)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 // Routine returns goroutine gid as d shows it.
 func (d *Dump) Routine(gid int64) (Routine, bool) {
 	span, ok := d.index[gid]
 	if !ok {
 		return Routine{}, false
 	}
-	header, frames := stack.ParseGoroutine(string(d.buf[span[0]:span[1]]))
-	return Routine{ID: gid, State: stateOf(header), Frames: frames}, true
+	text := string(d.buf[span[0]:span[1]])
+	header, frames := stack.ParseGoroutine(text)
+	top, created := stack.Origin(text)
+	return Routine{ID: gid, State: stateOf(header), Frames: frames, Top: top, Created: created}, true
 }
 
 // stateOf returns the state in a header "goroutine 7 [chan receive, 2

@@ -3,6 +3,8 @@ package waitfor
 import (
 	"fmt"
 	"strings"
+
+	"github.com/syncwatch/syncwatch/internal/leak"
 )
 
 // Describe names what w waits for: "lock store#1", "read lock cache#2",
@@ -100,7 +102,8 @@ func (g *Graph) follow(b *strings.Builder, id int64, d *Dump, seen map[int64]boo
 // RoutineState says what d shows of goroutine id, known to have existed
 // before d was taken, for a goroutine in no syncwatch wait: "has exited",
 // "is blocked in chan receive at main.worker (worker.go:42)", "is running
-// at ...".
+// at ...", "is blocked for good in chan receive at ..." (when the runtime
+// found it so: see Dump.Leaked).
 func RoutineState(d *Dump, id int64) string {
 	r, ok := d.Routine(id)
 	if !ok {
@@ -113,6 +116,13 @@ func RoutineState(d *Dump, id int64) string {
 	switch r.State {
 	case "running", "runnable":
 		return "is " + r.State + where
+	}
+	state, rest, _ := strings.Cut(r.State, ", ")
+	if state, leaked := leak.Marked(state); leaked {
+		if rest != "" {
+			state += ", " + rest
+		}
+		return "is blocked for good in " + state + where
 	}
 	return "is blocked in " + r.State + where
 }

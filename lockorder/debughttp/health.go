@@ -31,6 +31,9 @@ type HealthReport struct {
 	Status    string     `json:"status"`
 	Stalled   []Stalled  `json:"stalled,omitempty"`
 	Deadlocks []Deadlock `json:"deadlocks,omitempty"`
+	// Leaks is the answer of a leak check, run only when the request asks
+	// for one (see [LeakParam]); leaked goroutines do not change Status.
+	Leaks *Leaks `json:"leaks,omitempty"`
 }
 
 // Healthy reports whether nothing is stalled or deadlocked.
@@ -79,11 +82,14 @@ func stalled(ss []watchdog.Stall) []Stalled {
 // deadlock is seen where lockorder knows lock holders (its check mode) or
 // where the waits name who they need (Once, WaitGroup): in trace mode,
 // goroutines blocked on each other's locks are listed by [View] but do
-// not form a cycle here. The body is the same for every method; HEAD gets
+// not form a cycle here. With "?leaks=1" (see [LeakParam]) it also runs a
+// leak check and lists the leaked goroutines, without changing the
+// status. The body is the same for every method; HEAD gets
 // the status alone. It is safe for concurrent use.
 func Health() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := CheckHealth()
+		h.Leaks = leaksAsked(r)
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Cache-Control", "no-store")
 		status := http.StatusOK

@@ -54,12 +54,15 @@ func (d pageData) Reasons() string {
 //
 //	mux.Handle("/debug/syncwatch", debughttp.View())
 //
-// Each request collects the state afresh (see [Collect]). It is safe for
+// Each request collects the state afresh (see [Collect]); its "Check for
+// leaked goroutines" link adds "?leaks=1", which runs a leak check (see
+// [LeakParam]). It is safe for
 // concurrent use.
 func View(opts ...Option) http.Handler {
 	c := newConfig(opts)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		st := collect(c)
+		st.Health.Leaks = leaksAsked(r)
 		w.Header().Set("Cache-Control", "no-store")
 		if r.URL.Query().Get("format") == "json" {
 			w.Header().Set("Content-Type", "application/json")

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/syncwatch/syncwatch/internal/leak"
 	"github.com/syncwatch/syncwatch/lockorder"
 	"github.com/syncwatch/syncwatch/lockorder/lockordertest"
 )
@@ -17,10 +18,13 @@ type funcM func()
 func (f funcM) Run() int { f(); return 0 }
 
 var (
-	globalMu   lockorder.Mutex // reachable for the life of the program
-	globalLeft lockorder.RWMutex
-	leftInTest lockorder.Mutex
-	lostMu     lockorder.Mutex
+	globalMu    lockorder.Mutex // reachable for the life of the program
+	globalLeft  lockorder.RWMutex
+	globalLeft2 lockorder.RWMutex
+	leftInTest  lockorder.Mutex
+	lostMu      lockorder.Mutex
+	idleMu      lockorder.Mutex
+	idleCond    = lockorder.NewCond(&idleMu) // reachable: its waiter is idle, not leaked
 )
 
 // exitScenarios are test binaries' bodies: each starts goroutines that
@@ -86,6 +90,40 @@ var exitScenarios = map[string]func(){
 	},
 	// The test function itself abandons a lock (see TestVerifyTestMainAtExit).
 	"left-in-test": func() {},
+	// A read lock left by a goroutine that exited, and a writer that
+	// then waits for it; the lock is reachable only from the writer.
+	"left-rlock-writer": func() {
+		var mu lockorder.RWMutex
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			mu.RLock()
+		}()
+		<-done
+		go func() {
+			mu.Lock()
+			mu.Unlock()
+		}()
+	},
+	"left-rlock-nested": func() {
+		var outer lockorder.Mutex
+		done := make(chan struct{})
+		for range 2 {
+			go func() {
+				defer close(done)
+				outer.Lock()
+				globalLeft2.RLock()
+				outer.Unlock()
+			}()
+			<-done
+			done = make(chan struct{})
+		}
+		go func() {
+			globalLeft2.RLock()
+			globalLeft2.RUnlock()
+			globalLeft2.Lock()
+		}()
+	},
 	// The holder of a lock blocks on a channel no one sends on; a waiter
 	// blocks on the lock.
 	"lock-chan": func() {
@@ -104,15 +142,14 @@ var exitScenarios = map[string]func(){
 			mu.Unlock()
 		}()
 	},
-	// Correct code: a worker idle in Cond.Wait, a lock left held by a
-	// goroutine whose lock became garbage.
+	// Correct code: a worker idle in Cond.Wait on a Cond that can still
+	// be signalled, a lock left held by a goroutine whose lock became
+	// garbage.
 	"idle": func() {
-		var mu lockorder.Mutex
-		c := lockorder.NewCond(&mu)
 		go func() {
-			mu.Lock()
-			c.Wait()
-			mu.Unlock()
+			idleMu.Lock()
+			idleCond.Wait()
+			idleMu.Unlock()
 		}()
 		done := make(chan struct{})
 		go func() {
@@ -142,6 +179,12 @@ func TestVerifyTestMainAtExit(t *testing.T) {
 	if lockorder.CurrentMode() == lockorder.ModeOff {
 		t.Skip("built with syncwatch_off")
 	}
+	// Where the runtime can tell, a goroutine blocked for good is reported
+	// as leaked, with the same explanation.
+	blocked, inChan := "blocked-at-exit", "which is blocked in chan receive at"
+	if leak.Supported() {
+		blocked, inChan = "leaked-goroutine", "which is blocked for good in chan receive at"
+	}
 	type outcome struct {
 		fail bool
 		out  []string
@@ -154,7 +197,9 @@ func TestVerifyTestMainAtExit(t *testing.T) {
 		"left-rlock":             {false, []string{"not failing", "held-by-exited-goroutine: lockordertest_test.init.func4.1 (exit_test.go:", "still held for reading by goroutine", "no goroutine waits for it", "the stack above is where the lock was first taken", "lockordertest_test.init.func4.1"}},
 		"lost-unlock-no-profile": {true, []string{"held-by-exited-goroutine", "1 goroutine(s) wait for it", "the stack above is where the lock was first taken", "lockordertest_test.init.func3.1"}},
 		"left-in-test":           {false, []string{"not failing", "in TestVerifyTestMainAtExit: lockorder: held-by-exited-goroutine"}},
-		"lock-chan":              {true, []string{"blocked-at-exit", "waiting for lock aggregation_lock#1, held by goroutine", "which is blocked in chan receive at github.com/syncwatch/syncwatch/lockorder/lockordertest_test"}},
+		"left-rlock-nested":      {true, []string{"held-by-exited-goroutine", "still held for reading by goroutine"}},
+		"left-rlock-writer":      {true, []string{"held-by-exited-goroutine", "still held for reading by goroutine"}},
+		"lock-chan":              {true, []string{blocked, "waiting for lock aggregation_lock#1, held by goroutine", inChan + " github.com/syncwatch/syncwatch/lockorder/lockordertest_test"}},
 		"idle":                   {},
 	} {
 		t.Run(scenario, func(t *testing.T) {
