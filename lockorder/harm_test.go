@@ -6,7 +6,6 @@ import (
 	"context"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -47,13 +46,20 @@ func TestWhollyDeadlockedProgramEndsAsWithSync(t *testing.T) {
 	build := exec.Command("go", "build", "-o", bin, "./testdata/hang")
 	out, err := build.CombinedOutput()
 	require.NoError(t, err, "%s", out)
-	for _, mode := range []string{"trace", "check"} {
+	// With a long-wait bound of an hour, no report is due for an hour: the
+	// program must end all the same.
+	for _, mode := range []string{"trace", "check", "trace-longwait", "check-longwait"} {
 		for shape, report := range hangShapes {
+			args := []string{mode, shape}
+			if m, ok := strings.CutSuffix(mode, "-longwait"); ok {
+				args = []string{m, shape, "1h"}
+				report = ""
+			}
 			t.Run(mode+"/"+shape, func(t *testing.T) {
 				t.Parallel()
 				ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 				defer cancel()
-				out, err := exec.CommandContext(ctx, bin, mode, shape).CombinedOutput()
+				out, err := exec.CommandContext(ctx, bin, args...).CombinedOutput()
 				require.NoError(t, ctx.Err(), "the program hung instead of ending as with sync:\n%s", out)
 				var exit *exec.ExitError
 				require.ErrorAs(t, err, &exit, "%s", out)
@@ -262,30 +268,4 @@ func TestSynctestDeadlockInABubbleIsReported(t *testing.T) {
 		<-done
 		<-done
 	})
-}
-
-// A lock first contended inside a bubble, which makes its wait queues
-// then, is contended again outside it after the bubble ended: its queues
-// belong to no bubble (a channel of the bubble used outside it is a fatal
-// error).
-func TestLockFirstContendedInABubbleWorksOutside(t *testing.T) {
-	fresh(t)
-	rw := lockorder.NewRWMutex("bubble-first")
-	contend := func() {
-		rw.RLock()
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			rw.Lock() // waits for the reader: the queues are made
-			rw.Unlock()
-		}()
-		for !parked("TestLockFirstContendedInABubbleWorksOutside") {
-			runtime.Gosched() // a ticker would not tick: the bubble is busy
-		}
-		rw.RUnlock()
-		<-done
-	}
-	synctest.Test(t, func(t *testing.T) { contend() })
-	contend()
-	noVerdicts(t)
 }

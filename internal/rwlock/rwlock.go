@@ -5,7 +5,6 @@ import (
 	"sync/atomic"
 	"unsafe"
 
-	"github.com/syncwatch/syncwatch/internal/bubble"
 	"github.com/syncwatch/syncwatch/internal/ctxwait"
 )
 
@@ -93,10 +92,12 @@ func (rw *RWMutex) queues() *queues {
 	if q := rw.q.Load(); q != nil {
 		return q
 	}
-	var q *queues
-	// Made outside any testing/synctest bubble: the lock may be used
-	// from outside the bubble of its first contention.
-	bubble.Outside(func() { q = &queues{readers: make(chan struct{}, MaxReaders), writer: make(chan struct{}, 1)} })
+	// Made by the goroutine of the first contention: in a testing/synctest
+	// bubble, the bubble's, so that a wait on them is durable there and
+	// RLockContext ends at the bubble's fake deadline (on channels of no
+	// bubble the bubble's clock would never move). The limit: such a lock
+	// cannot then be waited for from outside that bubble.
+	q := &queues{readers: make(chan struct{}, MaxReaders), writer: make(chan struct{}, 1)}
 	if rw.q.CompareAndSwap(nil, q) {
 		return q
 	}

@@ -125,6 +125,10 @@ func (f Finding) Proof() string {
 	return "every goroutine of the program has been blocked for the grace period, none running, sleeping or in a system call"
 }
 
+// askMax caps the back-off between two asks of the runtime about waits it
+// does not find blocked for good (each ask is a garbage collection).
+const askMax = 5 * time.Minute
+
 // The bits of Wait.seen.
 const (
 	seenDeadlock = 1 << iota
@@ -152,6 +156,11 @@ var (
 	// blockedSince is when the monitor's looks first found every
 	// goroutine blocked, through the latest look (0: the latest did not).
 	blockedSince int64
+	// nextProbe is when a look for evidence is next due outside tests,
+	// for rule W5, and probeGap the back-off; only the monitor touches
+	// them.
+	nextProbe int64
+	probeGap  time.Duration
 )
 
 // arm makes the monitor's timer fire tick after d. It is never called
@@ -300,19 +309,36 @@ func look(s *Settings, g *Graph, now int64) (found []Finding, pending bool) {
 			}
 		}
 	}
-	if len(due) == 0 && len(longs) == 0 && len(exits) == 0 && len(asks) == 0 {
+	keepLooking := s.KeepLooking != nil && s.KeepLooking()
+	// Outside tests, a look for evidence is also due, backing off, while
+	// a wait has lasted the grace period and a report is still to come of
+	// it: if every goroutine is blocked for good, the monitor must stop
+	// arming its timer (rule W5) even if a long-wait bound or a leak check
+	// is far off.
+	probe := false
+	if pending && !keepLooking && now >= nextProbe {
+		for _, w := range g.Waits() {
+			if time.Duration(now-w.start) >= s.Grace {
+				probe = true
+				break
+			}
+		}
+	}
+	if len(due) == 0 && len(longs) == 0 && len(exits) == 0 && len(asks) == 0 && !probe {
 		return nil, pending
 	}
 	if !canDump(s.DumpEvery) {
 		return nil, true // looked into too recently: next tick
 	}
-	keepLooking := s.KeepLooking != nil && s.KeepLooking()
 	e := gather(g, keepLooking)
+	probeGap = min(max(2*probeGap, s.Grace), max(s.Recheck, s.Grace))
+	nextProbe = now + int64(probeGap)
 	switch {
 	case !e.AllBlocked:
 		blockedSince = 0
 	case blockedSince == 0:
 		blockedSince = now
+		probeGap, nextProbe = s.Grace, now+int64(s.Grace) // look again when it is evidence
 	}
 	// Every goroutine blocked is evidence once it has lasted the grace
 	// period across looks: a goroutine that a timer was about to wake,
@@ -365,18 +391,26 @@ func look(s *Settings, g *Graph, now int64) (found []Finding, pending bool) {
 	// Waits looked into and not proven are looked into again, backing
 	// off; soon if every goroutine was blocked (it is evidence once that
 	// has lasted the grace period).
-	for i, ws := range [][]*Wait{asks, exits} {
-		for _, w := range ws {
-			switch {
-			case w.seen.Load()&seenDeadlock != 0:
-			case e.AllBlocked && !stable:
-				w.ask = blockedSince + int64(s.Grace)
-			case e.Busy && i == 1: // an exited holder, caught running: soon
-				w.ask = now + int64(s.DumpEvery)
-			default:
-				w.gap = min(max(2*w.gap, s.Grace), max(s.Recheck, s.Grace))
+	// One look at the leak marks serves every wait: the waits not proven
+	// are asked about again together, backing off to askMax.
+	if e.Leaks {
+		for _, w := range g.Waits() {
+			if w.ask != 0 && w.seen.Load()&seenDeadlock == 0 && !slices.Contains(exits, w) {
+				w.gap = min(max(2*w.gap, s.LongWait), askMax)
 				w.ask = now + int64(w.gap)
 			}
+		}
+	}
+	for _, w := range exits {
+		switch {
+		case w.seen.Load()&seenDeadlock != 0:
+		case e.AllBlocked && !stable:
+			w.ask = blockedSince + int64(s.Grace)
+		case e.Busy: // caught running: soon
+			w.ask = now + int64(s.DumpEvery)
+		default:
+			w.gap = min(max(2*w.gap, s.Grace), max(s.Recheck, s.Grace))
+			w.ask = now + int64(w.gap)
 		}
 	}
 	for _, w := range longs {

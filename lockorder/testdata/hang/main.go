@@ -4,12 +4,15 @@
 // runtime ends each at once ("all goroutines are asleep"); lockorder must
 // still let it. Used by lockorder's TestWhollyDeadlockedProgramEndsAsWithSync.
 //
-//	hang MODE SHAPE
+//	hang MODE SHAPE [LONGWAIT]
+//
+// LONGWAIT, a duration, sets lockorder.WithLongWait.
 package main
 
 import (
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/syncwatch/syncwatch/lockorder"
 )
@@ -67,8 +70,8 @@ var shapes = map[string]struct {
 }
 
 func main() {
-	if len(os.Args) != 3 {
-		fmt.Fprintln(os.Stderr, "usage: hang MODE SHAPE")
+	if len(os.Args) != 3 && len(os.Args) != 4 {
+		fmt.Fprintln(os.Stderr, "usage: hang MODE SHAPE [LONGWAIT]")
 		os.Exit(64)
 	}
 	m, err := lockorder.ParseMode(os.Args[1])
@@ -78,6 +81,14 @@ func main() {
 		os.Exit(64)
 	}
 	lockorder.Configure(lockorder.WithMode(m), lockorder.WithDeadlockAction(lockorder.DeadlockReport))
+	if len(os.Args) == 4 {
+		d, err := time.ParseDuration(os.Args[3])
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "hang:", err)
+			os.Exit(64)
+		}
+		lockorder.Configure(lockorder.WithLongWait(d))
+	}
 	s.run()
 	fmt.Println("returned")
 }
