@@ -24,33 +24,24 @@ func TestIn(t *testing.T) {
 	})
 }
 
-// A channel made by Outside in a bubble belongs to none: a goroutine
-// outside the bubble can use it after the bubble ended (a channel of the
-// bubble would be a fatal error).
-func TestOutsideMakesStateOfNoBubble(t *testing.T) {
+// Later runs f outside the bubble: a channel it makes is usable from
+// outside after the bubble ended (a channel of the bubble would be a fatal
+// error), and a timer it makes runs on the real clock.
+func TestLaterRunsOutsideTheBubble(t *testing.T) {
+	made := make(chan struct{}) // of no bubble
 	var ch chan int
-	var timer *time.Timer
 	fired := make(chan struct{})
 	synctest.Test(t, func(t *testing.T) {
-		bubble.Outside(func() {
+		bubble.Later(func() {
 			ch = make(chan int, 1)
-			timer = time.AfterFunc(time.Hour, func() { close(fired) })
+			time.AfterFunc(time.Millisecond, func() { close(fired) })
+			close(made)
 		})
-		ch <- 1
-		<-ch
 	})
-	ch <- 2 // outside: fatal if ch were the bubble's
+	<-made
+	ch <- 2 // fatal if ch were the bubble's
 	if got := <-ch; got != 2 {
 		t.Fatalf("got %d", got)
 	}
-	timer.Reset(time.Millisecond) // fatal if the timer were the bubble's
 	<-fired
-}
-
-func TestOutsideRunsAtOnceOutsideABubble(t *testing.T) {
-	ran := false
-	bubble.Outside(func() { ran = true })
-	if !ran {
-		t.Fatal("f did not run before Outside returned")
-	}
 }
