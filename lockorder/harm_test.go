@@ -269,3 +269,30 @@ func TestSynctestDeadlockInABubbleIsReported(t *testing.T) {
 		<-done
 	})
 }
+
+// A writer waits for a read hold left by a goroutine that returned without
+// RUnlock: its long-wait report names the exited reader, which the
+// wait-for graph alone cannot (read holds are anonymous to it).
+func TestLongWaitNamesAnExitedReader(t *testing.T) {
+	fresh(t)
+	lockorder.Configure(lockorder.WithLongWait(300 * time.Millisecond))
+	t.Cleanup(func() { lockorder.Configure(lockorder.WithLongWait(5 * time.Second)) })
+	rw := lockorder.NewRWMutex("left-read")
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		rw.RLock() // and returns without RUnlock
+	}()
+	<-done
+	wrote := make(chan struct{})
+	go func() {
+		defer close(wrote)
+		rw.Lock()
+		rw.Unlock()
+	}()
+	v := awaitKind(t, lockorder.KindLongWait, 10*time.Second)
+	assert.Contains(t, v.Detail, "left-read#1 is held for reading by goroutine")
+	assert.Contains(t, v.Detail, "which has exited without unlocking it")
+	rw.RUnlock() // on the exited reader's behalf
+	<-wrote
+}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/syncwatch/syncwatch/internal/class"
+	"github.com/syncwatch/syncwatch/internal/gls"
 	"github.com/syncwatch/syncwatch/internal/held"
 	"github.com/syncwatch/syncwatch/internal/report"
 	"github.com/syncwatch/syncwatch/internal/stack"
@@ -180,6 +181,7 @@ func blockedViolation(f waitfor.Finding) Violation {
 		if hs := holdNames(x); hs != "" {
 			fmt.Fprintf(&detail, "; it holds %s", hs)
 		}
+		detail.WriteString(exitedReaders(x))
 		detail.WriteString("\n")
 		if r, ok := routine(f.Dump, x.Goroutine); ok {
 			detail.WriteString(r.String())
@@ -291,6 +293,27 @@ func deadlockViolation(f waitfor.Finding) Violation {
 	return v
 }
 
+// exitedReaders says, for a write-lock wait w on a lock no goroutine
+// holds for writing, which goroutines that have exited still hold it for
+// reading: a reader's RUnlock lost on an early return, which the wait-for
+// graph cannot name (read holds are anonymous to it). It takes a goroutine
+// dump of its own, after listing the goroutines' states, as
+// held.DeadHolds requires; only such waits, once reported, pay for it.
+func exitedReaders(w *waitfor.Wait) string {
+	if w.Kind != waitfor.KindLock || !w.HolderKnown || w.Holder() != 0 {
+		return ""
+	}
+	states := gls.States()
+	d := waitfor.Fresh()
+	var b strings.Builder
+	for _, h := range held.DeadHolds(states, d.Exited) {
+		if h.Entry.Lock == w.Lock && h.Entry.Read {
+			fmt.Fprintf(&b, "\n%s is held for reading by goroutine %d, which has exited without unlocking it", w.Lock.Name(), h.Goroutine)
+		}
+	}
+	return b.String()
+}
+
 // holdNames lists the locks a waiting goroutine holds.
 func holdNames(w *waitfor.Wait) string {
 	var names []string
@@ -355,6 +378,7 @@ func waitViolation(kind Kind, f waitfor.Finding, what string) Violation {
 	if hs := holdNames(w); hs != "" {
 		v.Detail += "\nit holds " + hs
 	}
+	v.Detail += exitedReaders(w)
 	top := ""
 	if len(v.Stack) > 0 {
 		top = v.Stack[0].String()
