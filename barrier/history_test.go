@@ -155,7 +155,7 @@ func TestSlowWarningHalfwayToContextDeadline(t *testing.T) {
 	_, err := b.Await(ctx, 0)
 	took := time.Since(start)
 	require.ErrorIs(t, err, context.DeadlineExceeded)
-	assert.Less(t, took, 800*time.Millisecond)
+	assert.Less(t, took, 5*time.Minute, "ended by the context's deadline, not the barrier's ten-minute timeout")
 	slow := violations(barrier.KindSlow)
 	require.Len(t, slow, 1)
 	assert.Contains(t, slow[0].Message, "barrier ctxbound generation 0: 1/2 arrived, missing [1] after")
