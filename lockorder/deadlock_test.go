@@ -14,12 +14,16 @@ import (
 )
 
 // reportDeadlocks makes deadlocks reports only, for tests that cause one
-// on purpose and then break it.
+// on purpose and then break it. The long-wait bound is a minute, so that a
+// verdict that comes late on a loaded machine is not preceded by a long
+// wait; tests of long waits set their own.
 func reportDeadlocks(t *testing.T) {
 	t.Helper()
 	fresh(t)
-	lockorder.Configure(lockorder.WithDeadlockAction(lockorder.DeadlockReport))
-	t.Cleanup(func() { lockorder.Configure(lockorder.WithDeadlockAction(lockorder.DeadlockPanic)) })
+	lockorder.Configure(lockorder.WithDeadlockAction(lockorder.DeadlockReport), lockorder.WithLongWait(time.Minute))
+	t.Cleanup(func() {
+		lockorder.Configure(lockorder.WithDeadlockAction(lockorder.DeadlockPanic), lockorder.WithLongWait(5*time.Second))
+	})
 }
 
 // awaitKind waits until a violation of kind k is recorded, and returns it.
