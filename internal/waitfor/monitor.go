@@ -303,7 +303,7 @@ func look(s *Settings, g *Graph, now int64) (found []Finding, pending bool) {
 		if s.ExitedAfter > 0 && seen&seenExited == 0 && w.IsLock() {
 			if h := w.Holder(); h != 0 && g.Wait(h) == nil {
 				pending = true
-				if time.Duration(now-w.start) >= s.ExitedAfter && now >= w.ask {
+				if time.Duration(now-w.start) >= s.ExitedAfter && now >= w.exitAt {
 					exits = append(exits, w)
 				}
 			}
@@ -395,7 +395,7 @@ func look(s *Settings, g *Graph, now int64) (found []Finding, pending bool) {
 	// are asked about again together, backing off to askMax.
 	if e.Leaks {
 		for _, w := range g.Waits() {
-			if w.ask != 0 && w.seen.Load()&seenDeadlock == 0 && !slices.Contains(exits, w) {
+			if w.ask != 0 && w.seen.Load()&seenDeadlock == 0 {
 				w.gap = min(max(2*w.gap, s.LongWait), askMax)
 				w.ask = now + int64(w.gap)
 			}
@@ -405,12 +405,12 @@ func look(s *Settings, g *Graph, now int64) (found []Finding, pending bool) {
 		switch {
 		case w.seen.Load()&seenDeadlock != 0:
 		case e.AllBlocked && !stable:
-			w.ask = blockedSince + int64(s.Grace)
+			w.exitAt = blockedSince + int64(s.Grace)
 		case e.Busy: // caught running: soon
-			w.ask = now + int64(s.DumpEvery)
+			w.exitAt = now + int64(s.DumpEvery)
 		default:
-			w.gap = min(max(2*w.gap, s.Grace), max(s.Recheck, s.Grace))
-			w.ask = now + int64(w.gap)
+			w.exitGap = min(max(2*w.exitGap, s.Grace), max(s.Recheck, s.Grace))
+			w.exitAt = now + int64(w.exitGap)
 		}
 	}
 	for _, w := range longs {

@@ -97,6 +97,11 @@ type Wait struct {
 	// the last; only the monitor touches them, under candMu.
 	ask int64
 	gap time.Duration
+	// exitAt is when the monitor next looks into a holder that has
+	// exited (0: once the wait has lasted Settings.ExitedAfter), and
+	// exitGap its back-off; only the monitor touches them.
+	exitAt  int64
+	exitGap time.Duration
 }
 
 // Since returns when the wait began, on the wall clock.
