@@ -31,6 +31,11 @@ func recordEdges(gs *held.G, e held.Entry, st stack.ID) {
 	var found []graph.Cycle
 	eng.mu.Lock()
 	for i := range ents {
+		if h := &ents[i]; !h.Read && h.Lock != e.Lock {
+			noteSolo(h.Lock)
+		}
+	}
+	for i := range ents {
 		h := &ents[i]
 		if h.Lock == e.Lock || (waiting && handedOver(h)) {
 			continue
@@ -226,6 +231,9 @@ func firstWrite(gs *held.G, l *class.Lock) {
 	}
 	var vs []Violation
 	eng.mu.Lock()
+	if gs != nil {
+		noteSolos(gs, l)
+	}
 	if !c.MarkWritten(wg.Len() > 0) {
 		// Another goroutine's write came first: this one narrows its gate.
 		if c.Gated() {
@@ -249,6 +257,7 @@ func firstWrite(gs *held.G, l *class.Lock) {
 func writeUnder(gs *held.G, l *class.Lock) {
 	wg := heldGate(gs, l)
 	eng.mu.Lock()
+	noteSolos(gs, l)
 	vs := narrowWriters(l.Class, wg)
 	eng.mu.Unlock()
 	for _, v := range vs {
@@ -267,6 +276,17 @@ func heldGate(gs *held.G, l *class.Lock) graph.Gate {
 		}
 	}
 	return graph.NewGate(ids)
+}
+
+// noteSolos calls noteSolo for the locks of heldGate(gs, l). Called with
+// eng.mu held.
+func noteSolos(gs *held.G, l *class.Lock) {
+	ents := gs.Entries()
+	for i := range ents {
+		if h := &ents[i]; !h.Read && h.Lock != l && gs.Valid(h) {
+			noteSolo(h.Lock)
+		}
+	}
 }
 
 // narrowWriters narrows c's writers' gate to its intersection with wg,

@@ -144,6 +144,7 @@ func (m *RWMutex) rlockSlow(r int64) {
 		gs = gls.Get(id)
 	}
 	gs.Retag(w)
+	took(l, id)
 	shared := false
 	if !l.Plain() && !l.Quiet(gs.Seq()) {
 		noteFirst(l)
@@ -396,8 +397,11 @@ func (m *RWMutex) lockContext(ctx context.Context, read bool) error {
 			return err
 		}
 	}
-	if read && gs.HasPending() {
-		gs.TookRead(l)
+	if read {
+		took(l, gs.ID())
+		if gs.HasPending() {
+			gs.TookRead(l)
+		}
 	}
 	if !read {
 		if again {

@@ -113,6 +113,9 @@ type Graph struct {
 	// it: the locks the rule of heldBack can find held. Empty, the rule
 	// costs nothing.
 	gated map[NodeID]int
+	// solo holds the locks only one goroutine has taken so far (see
+	// SetSolo).
+	solo map[NodeID]struct{}
 }
 
 // edgeKey is an edge's key in Graph.edges: its nodes, and whether To is
@@ -321,6 +324,7 @@ func (g *Graph) Remove(id NodeID) {
 	}
 	g.countWriters(n.writers, -1)
 	delete(g.nodes, id)
+	delete(g.solo, id)
 	g.shrink()
 	if hadCyclic {
 		g.retopo()
@@ -349,6 +353,48 @@ func (g *Graph) shrink() {
 
 // Reset empties the graph.
 func (g *Graph) Reset() { *g = Graph{MaxSearch: g.MaxSearch} }
+
+// SetSolo records whether lock id has been taken by one goroutine only
+// (on) or by two at least. A lock is evidence that two edges' goroutines
+// exclude each other only if two goroutines take it: until then it
+// counts neither in an edge's own gate for the gate rule nor for the
+// pair rule (rule R-SOLO of docs/RULES.md); through a writers' gate it
+// still does. The owner calls it for the locks it puts in gates, and
+// again when they are taken by a second goroutine or die.
+func (g *Graph) SetSolo(id NodeID, on bool) {
+	if !on {
+		delete(g.solo, id)
+		return
+	}
+	if g.solo == nil {
+		g.solo = make(map[NodeID]struct{})
+	}
+	g.solo[id] = struct{}{}
+}
+
+// evidence returns gate w less the locks of g.solo: gate w itself when
+// none is, which is the common case and costs one map length.
+func (g *Graph) evidence(w Gate) Gate {
+	if len(g.solo) == 0 || w.Len() == 0 {
+		return w
+	}
+	var ids []NodeID
+	drop := false
+	for i, id := range w.ids {
+		if i+1 == w.skip {
+			continue
+		}
+		if _, ok := g.solo[id]; ok {
+			drop = true
+			continue
+		}
+		ids = append(ids, id)
+	}
+	if !drop {
+		return w
+	}
+	return Gate{ids: ids}
+}
 
 // SetWritersGate sets the writers' gate of node id, if it exists: locks
 // held for writing at every acquisition of id for writing that could

@@ -43,7 +43,7 @@ package graph
 // g.gated can be in both, so holds keeps only those: where no writers'
 // gate holds a lock, heldBack costs nothing.
 func (g *Graph) heldBack(c Cycle) bool {
-	if exclusive(c) {
+	if g.exclusive(c) {
 		return true
 	}
 	if len(g.gated) == 0 {
@@ -61,18 +61,19 @@ func (g *Graph) heldBack(c Cycle) bool {
 
 // exclusive reports whether two edges of c hold one lock for writing (in
 // their gates, or as their From, always write-held: Src): then c cannot
-// deadlock, the pair rule. In a deadlock along c each edge is a goroutine
+// deadlock, the pair rule. A lock only one goroutine has taken does not
+// count (R-SOLO in docs/RULES.md). In a deadlock along c each edge is a goroutine
 // of its own, blocked while it holds its edge's locks, and a lock held
 // for writing has one holder. Where every edge holds the lock in its
 // gate, this is the rule of the gates, which the search applies itself;
 // the pair rule needs two, and counts Src: a cycle through a lock's
 // holder, taken again under it elsewhere (a database's Close holding the
 // writer lock that its transactions take first), cannot close.
-func exclusive(c Cycle) bool {
+func (g *Graph) exclusive(c Cycle) bool {
 	for i, e := range c {
-		h := holdsOf(e, nil, false)
+		h := holdsOf(e, nil, false, g.solo)
 		for _, f := range c[i+1:] {
-			if h.Meets(holdsOf(f, nil, false)) {
+			if h.Meets(holdsOf(f, nil, false, g.solo)) {
 				return true
 			}
 		}
@@ -83,14 +84,18 @@ func exclusive(c Cycle) bool {
 // holds returns the locks of g.gated (those some writers' gate holds)
 // that e's goroutine holds for writing, e.Gate and e.Src, less e.To's
 // writers' gate if e may write To (see heldBack).
-func (g *Graph) holds(e *Edge) Gate { return holdsOf(e, g.gated, true) }
+func (g *Graph) holds(e *Edge) Gate { return holdsOf(e, g.gated, true, nil) }
 
 // holdsOf returns the locks e's goroutine holds for writing, e.Gate and
 // e.Src: those of among (all if among is nil), less e.To's writers' gate
-// if e may write To and maybeY is set (holds).
-func holdsOf(e *Edge, among map[NodeID]int, maybeY bool) Gate {
+// if e may write To and maybeY is set (holds), and less the locks of solo
+// (taken by one goroutine only: see SetSolo).
+func holdsOf(e *Edge, among map[NodeID]int, maybeY bool, solo map[NodeID]struct{}) Gate {
 	var ids []NodeID
 	keep := func(id NodeID) {
+		if _, ok := solo[id]; ok {
+			return
+		}
 		if among != nil {
 			if _, ok := among[id]; !ok {
 				return
@@ -128,6 +133,9 @@ type exists struct {
 	// back holds the nodes that reach e.From, the only ones a path of the
 	// search can go through; nil if not known (any node).
 	back map[*Node]bool
+	// solo is the graph's: the locks the pair rule does not count (see
+	// SetSolo).
+	solo map[NodeID]struct{}
 }
 
 // pathSets are a path's sets: held and wg of the rule of heldBack, and
@@ -147,7 +155,7 @@ type pathSets struct{ held, wg, all Gate }
 // locks that a layered graph multiplies. Should that look visit more
 // than budget nodes, held keeps every lock of g.gated.
 func (g *Graph) newExists(e *Edge, canBlock func(*Edge) bool, bound, budget int) (x *exists, region, visited int) {
-	x = &exists{sets: []pathSets{{}}, index: map[[3]string]uint32{{}: 0}, among: g.gated}
+	x = &exists{sets: []pathSets{{}}, index: map[[3]string]uint32{{}: 0}, among: g.gated, solo: g.solo}
 	among := make(map[NodeID]int)
 	// holders keeps, for each lock, a few of the edges that hold it; a
 	// lock goes into x.pair once two of them differ in From and in To.
@@ -164,7 +172,7 @@ func (g *Graph) newExists(e *Edge, canBlock func(*Edge) bool, bound, budget int)
 				}
 			}
 		}
-		for _, id := range holdsOf(e, nil, false).IDs() {
+		for _, id := range holdsOf(e, nil, false, g.solo).IDs() {
 			if _, ok := x.pair[id]; ok {
 				continue
 			}
@@ -246,12 +254,12 @@ func (x *exists) intern(held, wg, all Gate) uint32 {
 // states kept, and how many.
 func (x *exists) follow(from uint32, e *Edge, ways [2]state, split bool) ([2]state, int) {
 	s := x.sets[from]
-	mine := holdsOf(e, x.pair, false)
+	mine := holdsOf(e, x.pair, false, x.solo)
 	if mine.Meets(s.all) {
 		return ways, 0 // the pair rule (exclusive)
 	}
 	all := s.all.With(mine)
-	held := s.held.With(holdsOf(e, x.among, true))
+	held := s.held.With(holdsOf(e, x.among, true, nil))
 	if held.Meets(s.wg) {
 		return ways, 0
 	}
@@ -277,9 +285,9 @@ func (x *exists) follow(from uint32, e *Edge, ways [2]state, split bool) ([2]sta
 func (x *exists) addPairs(d Cycle) bool {
 	added := false
 	for i, a := range d {
-		h := holdsOf(a, nil, false)
+		h := holdsOf(a, nil, false, x.solo)
 		for _, b := range d[i+1:] {
-			for _, id := range h.Intersect(holdsOf(b, nil, false)).IDs() {
+			for _, id := range h.Intersect(holdsOf(b, nil, false, x.solo)).IDs() {
 				if _, ok := x.pair[id]; !ok {
 					x.pair[id] = 1
 					added = true

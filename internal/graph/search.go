@@ -224,11 +224,12 @@ func (g *Graph) searchCounted(e *Edge, canBlock func(*Edge) bool, bound int) (Cy
 // to its end (false if budget states were visited first), and how many
 // states it visited.
 func (g *Graph) searchStates(e *Edge, canBlock func(*Edge) bool, bound int, x *exists, budget int) (Cycle, bool, int) {
-	starts := [2]state{{id: e.To, gate: e.Gate.key()}}
-	gates := map[string]Gate{starts[0].gate: e.Gate}
+	start := g.evidence(e.Gate)
+	starts := [2]state{{id: e.To, gate: start.key()}}
+	gates := map[string]Gate{starts[0].gate: start}
 	split := false
 	if !e.ToWrite && e.to.writers.Len() > 0 {
-		if with := e.Gate.Union(e.to.writers); with.Len() != e.Gate.Len() {
+		if with := start.Union(e.to.writers); with.Len() != start.Len() {
 			starts[0].next = writeNext
 			starts[1] = state{id: e.To, gate: with.key(), next: readNext}
 			gates[starts[1].gate] = with
@@ -238,7 +239,7 @@ func (g *Graph) searchStates(e *Edge, canBlock func(*Edge) bool, bound int, x *e
 	n := 1 + btoi(split)
 	if x != nil {
 		starts, n = x.follow(0, e, starts, split)
-	} else if !split && e.Gate.Len() == 0 {
+	} else if !split && start.Len() == 0 {
 		c, n := g.searchPlain(e, canBlock, bound)
 		return c, true, n
 	}
