@@ -30,8 +30,9 @@ func recordEdges(gs *held.G, e held.Entry, st stack.ID) {
 	waiting := holdReadEdges(gs, e, writers, st, now)
 	var found []graph.Cycle
 	eng.mu.Lock()
+	readers := readGate(gs, e.Lock)
 	for i := range ents {
-		if h := &ents[i]; !h.Read && h.Lock != e.Lock {
+		if h := &ents[i]; h.Lock != e.Lock && (!h.Read || readers.Has(graph.NodeID(h.Lock.ID))) {
 			noteSolo(h.Lock)
 		}
 	}
@@ -47,12 +48,16 @@ func recordEdges(gs *held.G, e held.Entry, st stack.ID) {
 		}
 		o := graph.Observation{
 			Gate:      writers.Without(graph.NodeID(h.Lock.ID)),
+			RGate:     readers.Without(graph.NodeID(h.Lock.ID)),
 			FromRead:  h.Read,
 			FromLock:  graph.NodeID(h.Lock.ID),
 			ToRead:    e.Read,
 			Goroutine: gs.ID(),
 			Stack:     uint32(st),
 			Time:      now,
+		}
+		if h.Read && !readers.Has(o.FromLock) {
+			o.FromLock = 0 // a read hold R-RW does not count
 		}
 		if _, _, c := eng.graph.Add(from, to, o, canBlock); c != nil {
 			found = append(found, c)
@@ -154,8 +159,16 @@ func provedReads(gs *held.G, l *class.Lock) {
 		for _, s := range w.Srcs {
 			same := s.Lock.Class == w.To.Class
 			from, to := node(s.Lock, same), node(w.To, same)
+			var hold graph.NodeID
+			if unhanded(s.Lock) {
+				// Proved its own, and no read hold of it ever handed
+				// over: held while the edge waits (R-RW).
+				hold = graph.NodeID(s.Lock.ID)
+				noteSolo(s.Lock)
+			}
 			o := graph.Observation{
 				Gate:      w.Gate.Without(graph.NodeID(s.Lock.ID)),
+				FromLock:  hold,
 				FromRead:  true,
 				ToRead:    w.ToRead,
 				Goroutine: gs.ID(),
@@ -176,6 +189,58 @@ func provedReads(gs *held.G, l *class.Lock) {
 	for _, v := range vs {
 		publish(v)
 	}
+}
+
+// Rule R-RW (docs/RULES.md). A lock held for writing around one edge of
+// a cycle and for reading around another excludes the two, as the pair
+// rule's write holds do, if the read hold cannot have ended in another
+// goroutine's hands while its taker waits. sync lets any goroutine
+// RUnlock: a read hold counts only while no read hold of its lock has
+// ever been released by a goroutine that did not hold it (its read
+// generation is 0). Then every RUnlock so far ended one of the
+// releaser's own holds, so the lock's reader count is at least the
+// holds goroutines' records show: a goroutine that records one holds the
+// lock for reading, and no writer can. The first release by another
+// goroutine (loosened) makes the lock's read holds count for nothing,
+// and the cycles they held back are searched again and reported.
+
+// unhanded reports whether a read hold of l can count under R-RW: l is
+// an RWMutex none of whose read holds was ever released by a goroutine
+// that did not hold it.
+func unhanded(l *class.Lock) bool { return l.Kind == "RWMutex" && l.ReadGen() == 0 }
+
+// readGate returns the locks other than l that gs validly holds for
+// reading and whose read holds can count under R-RW.
+func readGate(gs *held.G, l *class.Lock) graph.Gate {
+	var ids []graph.NodeID
+	ents := gs.Entries()
+	for i := range ents {
+		if h := &ents[i]; h.Read && h.Lock != l && unhanded(h.Lock) && gs.Valid(h) {
+			ids = append(ids, graph.NodeID(h.Lock.ID))
+		}
+	}
+	if len(ids) == 0 {
+		return graph.Gate{}
+	}
+	return graph.NewGate(ids)
+}
+
+// loosened is called once a read hold of l was first released by a
+// goroutine that did not hold it (its read generation is 1 now): l's
+// read holds count for nothing under R-RW from now on. It returns the
+// cycles that R-RW held back on l, for the caller to publish once l is
+// released.
+func loosened(l *class.Lock) []Violation {
+	var vs []Violation
+	eng.mu.Lock()
+	for _, e := range eng.graph.Loosen(graph.NodeID(l.ID)) {
+		if cy := eng.graph.Recheck(e, canBlock); cy != nil {
+			vs = append(vs, cycleViolation(cy, e.First.Goroutine, stack.ID(e.First.Stack)))
+		}
+	}
+	eng.mu.Unlock()
+	runtime.AddCleanup(l, forgetLock, graph.NodeID(l.ID))
+	return vs
 }
 
 // readsHeld reports whether gs validly holds l for reading.

@@ -226,14 +226,15 @@ func noteSolo(l *class.Lock) {
 	}
 	eng.graph.SetSolo(graph.NodeID(l.ID), true)
 	if first {
-		runtime.AddCleanup(l, forgetSolo, graph.NodeID(l.ID))
+		runtime.AddCleanup(l, forgetLock, graph.NodeID(l.ID))
 	}
 }
 
-// forgetSolo drops a dead lock from the graph's solo locks.
-func forgetSolo(id graph.NodeID) {
+// forgetLock drops a dead lock from the graph's sets of locks (solo,
+// loose).
+func forgetLock(id graph.NodeID) {
 	eng.mu.Lock()
-	eng.graph.SetSolo(id, false)
+	eng.graph.Forget(id)
 	eng.mu.Unlock()
 }
 

@@ -42,8 +42,14 @@ type Observation struct {
 	Time      time.Time
 	// FromLock is the lock (an id of the space gates use) that held From,
 	// or 0 if unknown: an edge taken always from a write hold of one lock
-	// knows its goroutine holds that lock (see Edge.Src).
+	// knows its goroutine holds that lock (see Edge.Src); one taken always
+	// from a hold of one lock, for reading or writing, knows it holds
+	// that lock at least for reading (Edge.Hold). The owner leaves it 0
+	// for a read hold that may have been handed over (rule R-RW).
 	FromLock NodeID
+	// RGate holds the locks held for reading, other than From and To,
+	// whose read holds cannot have been handed over (rule R-RW).
+	RGate Gate
 }
 
 // Edge is an order edge with what is known about it: the sightings of
@@ -74,6 +80,12 @@ type Edge struct {
 	// edge's goroutine holds Src for writing, as it holds its Gate (see
 	// heldBack).
 	Src NodeID
+	// Hold is the lock every observation held From by, for reading or
+	// writing (Observation.FromLock), or 0: the edge's goroutine holds it
+	// at least for reading. RGate is the intersection of the
+	// observations' read gates. Both serve rule R-RW (see exclusive).
+	Hold  NodeID
+	RGate Gate
 
 	from, to      *Node
 	outIdx, inIdx int // positions in from.out and to.in
@@ -116,6 +128,11 @@ type Graph struct {
 	// solo holds the locks only one goroutine has taken so far (see
 	// SetSolo).
 	solo map[NodeID]struct{}
+	// loose holds the locks whose read holds may have been handed over
+	// (see Loosen); rwHeld, for each lock, edges whose cycles rule R-RW
+	// held back on it, to search again if it turns loose.
+	loose  map[NodeID]struct{}
+	rwHeld map[NodeID][]*Edge
 }
 
 // edgeKey is an edge's key in Graph.edges: its nodes, and whether To is
@@ -206,11 +223,12 @@ func (g *Graph) Add(from, to NodeID, o Observation, canBlock func(*Edge) bool) (
 		// cycles: look again.
 		return e, false, g.search(e, canBlock)
 	}
-	e = &Edge{From: from, To: to, First: o, Gate: o.Gate, ToWrite: !o.ToRead, FromWrite: !o.FromRead}
+	e = &Edge{From: from, To: to, First: o, Gate: o.Gate, ToWrite: !o.ToRead, FromWrite: !o.FromRead,
+		Hold: o.FromLock, RGate: o.RGate}
 	if !o.FromRead {
 		e.Src = o.FromLock
 	}
-	e.First.Gate = Gate{} // a narrower Gate must not keep this one's list
+	e.First.Gate, e.First.RGate = Gate{}, Gate{} // a narrower Gate must not keep this one's list
 	bound := math.MaxInt
 	if g.ranksValid && g.cyclic == 0 {
 		if fn.rank > tn.rank && !g.reorder(fn, tn) {
@@ -275,10 +293,16 @@ func (g *Graph) merge(e *Edge, o Observation) bool {
 	if kept := g.intersect(e.Gate, o.Gate); kept.Len() < e.Gate.Len() {
 		e.Gate, changed = kept, true
 	}
+	if e.Hold != 0 && o.FromLock != e.Hold {
+		e.Hold, changed = 0, true
+	}
+	if kept := e.RGate.Intersect(o.RGate); kept.Len() < e.RGate.Len() {
+		e.RGate, changed = kept, true
+	}
 	if changed {
 		// o is what makes a cycle through e possible now: show it.
 		e.First = o
-		e.First.Gate = Gate{}
+		e.First.Gate, e.First.RGate = Gate{}, Gate{}
 	}
 	return changed
 }
@@ -325,6 +349,8 @@ func (g *Graph) Remove(id NodeID) {
 	g.countWriters(n.writers, -1)
 	delete(g.nodes, id)
 	delete(g.solo, id)
+	delete(g.loose, id)
+	delete(g.rwHeld, id)
 	g.shrink()
 	if hadCyclic {
 		g.retopo()

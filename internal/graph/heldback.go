@@ -69,11 +69,24 @@ func (g *Graph) heldBack(c Cycle) bool {
 // the pair rule needs two, and counts Src: a cycle through a lock's
 // holder, taken again under it elsewhere (a database's Close holding the
 // writer lock that its transactions take first), cannot close.
+//
+// Rule R-RW extends it: one of the two edges may hold the lock for
+// reading (in its RGate, or as its Hold), the other holding it for
+// writing. A cycle held back so is noted (noteRW), to be searched again
+// should that lock's read holds turn out handed over (Loosen).
 func (g *Graph) exclusive(c Cycle) bool {
 	for i, e := range c {
 		h := holdsOf(e, nil, false, g.solo)
 		for _, f := range c[i+1:] {
 			if h.Meets(holdsOf(f, nil, false, g.solo)) {
+				return true
+			}
+		}
+	}
+	for i, e := range c {
+		for _, f := range c[i+1:] {
+			if rw := g.rwExcluded(e, f); rw.Len() > 0 {
+				g.noteRW(rw.IDs(), c[0])
 				return true
 			}
 		}
@@ -125,7 +138,7 @@ func holdsOf(e *Edge, among map[NodeID]int, maybeY bool, solo map[NodeID]struct{
 // held keeps only the locks of among: those wg can come to hold.
 type exists struct {
 	sets  []pathSets
-	index map[[3]string]uint32
+	index map[[4]string]uint32
 	among map[NodeID]int
 	// pair keeps, for the pair rule (exclusive), the locks that two edges
 	// the search can take, e among them, hold; all of them if nil.
@@ -133,14 +146,19 @@ type exists struct {
 	// back holds the nodes that reach e.From, the only ones a path of the
 	// search can go through; nil if not known (any node).
 	back map[*Node]bool
-	// solo is the graph's: the locks the pair rule does not count (see
-	// SetSolo).
-	solo map[NodeID]struct{}
+	// solo and loose are the graph's: the locks the pair rule does not
+	// count (see SetSolo), and read holds R-RW does not (see Loosen).
+	solo, loose map[NodeID]struct{}
+	// closing is the edge the search closes its cycles on, and rw the
+	// locks by which R-RW cut a path of it (see follow).
+	closing *Edge
+	rw      []NodeID
 }
 
-// pathSets are a path's sets: held and wg of the rule of heldBack, and
-// all, the locks of x.pair its edges hold (exclusive).
-type pathSets struct{ held, wg, all Gate }
+// pathSets are a path's sets: held and wg of the rule of heldBack, all,
+// the locks of x.pair its edges hold for writing (exclusive), and reads,
+// those they hold at least for reading (R-RW).
+type pathSets struct{ held, wg, all, reads Gate }
 
 // newExists returns the sets of a search under the rule of heldBack for
 // a cycle through e, visiting nodes of rank up to bound, how many nodes
@@ -155,7 +173,7 @@ type pathSets struct{ held, wg, all Gate }
 // locks that a layered graph multiplies. Should that look visit more
 // than budget nodes, held keeps every lock of g.gated.
 func (g *Graph) newExists(e *Edge, canBlock func(*Edge) bool, bound, budget int) (x *exists, region, visited int) {
-	x = &exists{sets: []pathSets{{}}, index: map[[3]string]uint32{{}: 0}, among: g.gated, solo: g.solo}
+	x = &exists{sets: []pathSets{{}}, index: map[[4]string]uint32{{}: 0}, among: g.gated, solo: g.solo, loose: g.loose, closing: e}
 	among := make(map[NodeID]int)
 	// holders keeps, for each lock, a few of the edges that hold it; a
 	// lock goes into x.pair once two of them differ in From and in To.
@@ -172,7 +190,7 @@ func (g *Graph) newExists(e *Edge, canBlock func(*Edge) bool, bound, budget int)
 				}
 			}
 		}
-		for _, id := range holdsOf(e, nil, false, g.solo).IDs() {
+		for _, id := range holdsOf(e, nil, false, g.solo).Union(readsOf(e, nil, g.solo, g.loose)).IDs() {
 			if _, ok := x.pair[id]; ok {
 				continue
 			}
@@ -230,13 +248,13 @@ func (g *Graph) newExists(e *Edge, canBlock func(*Edge) bool, bound, budget int)
 	return x, region, visited + region
 }
 
-// intern returns the index of the sets held and wg.
-func (x *exists) intern(held, wg, all Gate) uint32 {
-	k := [3]string{held.key(), wg.key(), all.key()}
+// intern returns the index of the sets held, wg, all and reads.
+func (x *exists) intern(held, wg, all, reads Gate) uint32 {
+	k := [4]string{held.key(), wg.key(), all.key(), reads.key()}
 	i, ok := x.index[k]
 	if !ok {
 		i = uint32(len(x.sets))
-		x.sets = append(x.sets, pathSets{held, wg, all})
+		x.sets = append(x.sets, pathSets{held, wg, all, reads})
 		x.index[k] = i
 	}
 	return i
@@ -258,7 +276,13 @@ func (x *exists) follow(from uint32, e *Edge, ways [2]state, split bool) ([2]sta
 	if mine.Meets(s.all) {
 		return ways, 0 // the pair rule (exclusive)
 	}
+	reads := readsOf(e, x.pair, x.solo, x.loose)
+	if rw := mine.Intersect(s.reads).Union(reads.Intersect(s.all)); rw.Len() > 0 {
+		x.rw = append(x.rw, rw.IDs()...)
+		return ways, 0 // rule R-RW
+	}
 	all := s.all.With(mine)
+	reads = s.reads.With(reads)
 	held := s.held.With(holdsOf(e, x.among, true, nil))
 	if held.Meets(s.wg) {
 		return ways, 0
@@ -272,11 +296,11 @@ func (x *exists) follow(from uint32, e *Edge, ways [2]state, split bool) ([2]sta
 		ways[1] = state{id: ways[0].id, gate: ways[0].gate, next: readNext}
 		split = true
 	}
-	ways[0].sets = x.intern(held, s.wg, all)
+	ways[0].sets = x.intern(held, s.wg, all, reads)
 	if !split || held.Meets(wg) {
 		return ways, 1
 	}
-	ways[1].sets = x.intern(held, wg, all)
+	ways[1].sets = x.intern(held, wg, all, reads)
 	return ways, 2
 }
 
@@ -285,9 +309,9 @@ func (x *exists) follow(from uint32, e *Edge, ways [2]state, split bool) ([2]sta
 func (x *exists) addPairs(d Cycle) bool {
 	added := false
 	for i, a := range d {
-		h := holdsOf(a, nil, false, x.solo)
+		h := holdsOf(a, nil, false, x.solo).Union(readsOf(a, nil, x.solo, x.loose))
 		for _, b := range d[i+1:] {
-			for _, id := range h.Intersect(holdsOf(b, nil, false, x.solo)).IDs() {
+			for _, id := range h.Intersect(holdsOf(b, nil, false, x.solo).Union(readsOf(b, nil, x.solo, x.loose))).IDs() {
 				if _, ok := x.pair[id]; !ok {
 					x.pair[id] = 1
 					added = true

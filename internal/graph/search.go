@@ -200,6 +200,9 @@ func (g *Graph) searchCounted(e *Edge, canBlock func(*Edge) bool, bound int) (Cy
 			return c, n + m + used
 		}
 		if d == nil || !x.addPairs(d) {
+			if len(x.rw) > 0 {
+				g.noteRW(NewGate(x.rw).IDs(), e)
+			}
 			return d, n + m + used
 		}
 	}
