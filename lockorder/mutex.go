@@ -86,6 +86,7 @@ func setClass(p *atomic.Pointer[class.Lock], name, kind string, addr unsafe.Poin
 
 func newLock(name, kind string, p unsafe.Pointer) *class.Lock {
 	l := keyed(class.NewNamed(name, kind, uintptr(p)))
+	made(l)
 	return l
 }
 
@@ -157,7 +158,7 @@ func (m *Mutex) lockSlow() {
 		// (Whether it is m's initialisation write changes nothing here,
 		// but it is recorded: see use.)
 		if !l.Plain() && !l.Quiet(gs.Seq()) {
-			init = useSlow(gs, l, false)
+			init = useSlow(gs, l, false) == class.Init
 		}
 		locked = m.mu.TryLock()
 		gs.Push(held.Entry{Lock: l, Elem: l.Elem(false), Chain: chain.Key(l.Chain(false))})
@@ -165,12 +166,17 @@ func (m *Mutex) lockSlow() {
 			gs.MarkInit()
 		}
 	} else {
-		var fresh bool
-		init = use(gs, l, false)
+		var fresh, first bool
+		init, first = useFirst(gs, l, false)
 		if l, again, fresh = enter(gs, m, l, false, init); fresh {
-			newChain(gs, stack.Capture())
+			if skip := firstSkip(gs, l, first); skip > 0 && m.mu.TryLock() {
+				locked = true
+				newChainAfter(gs, stack.Capture(), skip)
+			} else {
+				newChain(gs, stack.Capture())
+			}
 		}
-		locked = m.mu.TryLock()
+		locked = locked || m.mu.TryLock()
 	}
 	if !locked {
 		if init {

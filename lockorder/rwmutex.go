@@ -80,12 +80,18 @@ func (m *RWMutex) Lock() {
 	}
 	gs := current(w)
 	l := m.lock()
-	init := use(gs, l, false)
+	init, first := useFirst(gs, l, false)
 	l, again, fresh := enter(gs, m, l, false, init)
+	locked := false
 	if fresh {
-		newChain(gs, stack.Capture())
+		if skip := firstSkip(gs, l, first); skip > 0 && m.mu.TryLock() {
+			locked = true
+			newChainAfter(gs, stack.Capture(), skip)
+		} else {
+			newChain(gs, stack.Capture())
+		}
 	}
-	if !m.mu.TryLock() {
+	if !locked && !m.mu.TryLock() {
 		if init {
 			initWaits(gs, l)
 		}
@@ -145,10 +151,11 @@ func (m *RWMutex) rlockSlow(r int64) {
 	}
 	gs.Retag(w)
 	took(l, id)
-	shared := false
+	shared, first := false, false
 	if !l.Plain() && !l.Quiet(gs.Seq()) {
 		noteFirst(l)
-		shared = l.Use(false, id, gs.Seq(), nil) == class.Shared
+		u := l.Use(false, id, gs.Seq(), nil)
+		shared, first = u == class.Shared, u == class.First && initRule.Load()
 	}
 	if gs.Len() == 0 && !shared {
 		// Nothing held: nothing to check or report.
@@ -174,10 +181,16 @@ func (m *RWMutex) rlockSlow(r int64) {
 			initShared(l)
 		}
 		var fresh bool
+		locked := false
 		if l, _, fresh = enter(gs, m, l, true, false); fresh {
-			newChain(gs, stack.Capture())
+			if skip := firstSkip(gs, l, first); skip > 0 && m.mu.TryRLock() {
+				locked = true
+				newChainAfter(gs, stack.Capture(), skip)
+			} else {
+				newChain(gs, stack.Capture())
+			}
 		}
-		if !m.mu.TryRLock() {
+		if !locked && !m.mu.TryRLock() {
 			checkWait(gs, l, true, (*rwlock.Reader)(&m.mu))
 		}
 	}

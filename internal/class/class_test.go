@@ -140,8 +140,11 @@ func TestInitialisationWriteWitnesses(t *testing.T) {
 		t.Fatal("CountInit ends the exemption, once")
 	}
 	l = class.New(nil, "RWMutex", 1)
-	if l.Use(false, writer, writerSeq, nil) != class.Plain || !l.Plain() {
-		t.Fatal("a first read is no initialisation")
+	if l.Use(false, writer, writerSeq, nil) != class.First || !l.Plain() {
+		t.Fatal("a first read is no initialisation, and is the lock's first acquisition")
+	}
+	if l.Use(false, 11, 1, nil) != class.Plain {
+		t.Fatal("a second acquisition is no first")
 	}
 	l = class.New(nil, "RWMutex", 1)
 	if l.MarkUsed(); !l.Plain() {
