@@ -198,6 +198,16 @@
 // taken from) cannot deadlock: two goroutines cannot both hold it, so
 // bbolt's Close, holding the writer lock around the meta and mmap locks,
 // forms no cycle with transactions that take the writer lock first.
+// So too where one of the two holds an RWMutex for writing and the other
+// for reading, until a read hold of it is released by a goroutine that
+// did not take it (then the cycles this held back are reported). Two
+// read holds exclude nothing. A lock counts as a common or shared gate
+// only once two goroutines have taken it: one held for good by a single
+// goroutine (a log locked on close) holds back nothing. In a process in
+// ModeCheck since it started, a lock made with NewMutex or NewRWMutex
+// inside a goroutine's critical sections and first taken inside the same
+// ones, at once, is no order from them: nobody else can have it yet
+// (docs/RULES.md, R-RW, R-SOLO, R-FIRST).
 // Where the cycle goes on from a write hold of Y,
 // the reader may wait for that holder, and the gate does not count. A
 // later write of Y without G opens the gate, and the cycles it held back
