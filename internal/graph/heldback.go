@@ -104,33 +104,33 @@ func (g *Graph) holds(e *Edge) Gate { return holdsOf(e, g.gated, true, nil) }
 // if e may write To and maybeY is set (holds), and less the locks of solo
 // (taken by one goroutine only: see SetSolo).
 func holdsOf(e *Edge, among map[NodeID]int, maybeY bool, solo map[NodeID]struct{}) Gate {
+	return collect(e.Gate, e.Src, func(id NodeID) bool {
+		return !in(solo, id) && (among == nil || inCount(among, id)) &&
+			!(maybeY && e.ToWrite && e.to.writers.Has(id))
+	})
+}
+
+// collect returns the locks of w, and extra if it is not 0, that keep
+// keeps, in a new list.
+func collect(w Gate, extra NodeID, keep func(NodeID) bool) Gate {
 	var ids []NodeID
-	keep := func(id NodeID) {
-		if _, ok := solo[id]; ok {
-			return
-		}
-		if among != nil {
-			if _, ok := among[id]; !ok {
-				return
-			}
-		}
-		if !(maybeY && e.ToWrite && e.to.writers.Has(id)) {
+	for i, id := range w.ids {
+		if i+1 != w.skip && keep(id) {
 			ids = append(ids, id)
 		}
 	}
-	for i, id := range e.Gate.ids {
-		if i+1 != e.Gate.skip {
-			keep(id)
-		}
-	}
-	if e.Src != 0 {
-		keep(e.Src)
+	if extra != 0 && keep(extra) {
+		ids = append(ids, extra)
 	}
 	if len(ids) == 0 {
 		return Gate{}
 	}
 	return NewGate(ids)
 }
+
+// in reports whether id is in set; inCount, whether it is in count.
+func in(set map[NodeID]struct{}, id NodeID) bool   { _, ok := set[id]; return ok }
+func inCount(count map[NodeID]int, id NodeID) bool { _, ok := count[id]; return ok }
 
 // exists is what a search under the rule of heldBack adds to its states:
 // the sets held and wg of the paths searched, interned, so that a state

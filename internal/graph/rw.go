@@ -13,33 +13,9 @@ func readsOf(e *Edge, among map[NodeID]int, solo, loose map[NodeID]struct{}) Gat
 	if e.RGate.Len() == 0 && e.Hold == 0 {
 		return Gate{}
 	}
-	var ids []NodeID
-	keep := func(id NodeID) {
-		if _, ok := solo[id]; ok {
-			return
-		}
-		if _, ok := loose[id]; ok {
-			return
-		}
-		if among != nil {
-			if _, ok := among[id]; !ok {
-				return
-			}
-		}
-		ids = append(ids, id)
-	}
-	for i, id := range e.RGate.ids {
-		if i+1 != e.RGate.skip {
-			keep(id)
-		}
-	}
-	if e.Hold != 0 {
-		keep(e.Hold)
-	}
-	if len(ids) == 0 {
-		return Gate{}
-	}
-	return NewGate(ids)
+	return collect(e.RGate, e.Hold, func(id NodeID) bool {
+		return !in(solo, id) && !in(loose, id) && (among == nil || inCount(among, id))
+	})
 }
 
 // rwExcluded returns the locks by which rule R-RW excludes edges e and
