@@ -84,21 +84,10 @@ func recordEdgesAfter(gs *held.G, e held.Entry, st stack.ID, skip int) {
 	}
 }
 
-// Edges from read holds. sync.RWMutex lets one goroutine RLock and another
-// RUnlock, so a read hold may have been handed to another goroutine by the
-// time its taker takes Y: the edge X(read)->Y is then no order the code
-// keeps, and a cycle through it may be false (a goroutine begins read
-// transactions and hands them to others to end, and meanwhile takes other
-// locks). So such an edge is not added when it is seen: it waits on the
-// goroutine (held.Wait), and its chain is not cached, until the goroutine
-// releases its last read hold of X itself with X's read generation
-// unchanged (no goroutine released a read hold of X it did not hold in
-// between): the hold was its own, and the edge is added then, with the
-// stack and time of the acquisition of Y, and the cycles it closes are
-// reported. It is dropped if the generation moves on first. An edge from a
-// write hold is added at once, as before. A goroutine that takes Y while
-// read-holding X and then blocks for good on Y is reported by the wait-for
-// graph, after its grace period, instead.
+// Edges from read holds wait on their goroutine (held.Wait), their chain
+// uncached, until it releases the hold itself with the lock's read
+// generation unchanged: see RULES.md R12 and R13. An edge from a write
+// hold is added at once.
 
 // readEpoch is bumped by resetEngine, under eng.mu: edges that waited
 // across a Reset are forgotten with the graph.
@@ -196,18 +185,11 @@ func provedReads(gs *held.G, l *class.Lock) {
 	}
 }
 
-// Rule R-RW (docs/RULES.md). A lock held for writing around one edge of
-// a cycle and for reading around another excludes the two, as the pair
-// rule's write holds do, if the read hold cannot have ended in another
-// goroutine's hands while its taker waits. sync lets any goroutine
-// RUnlock: a read hold counts only while no read hold of its lock has
-// ever been released by a goroutine that did not hold it (its read
-// generation is 0). Then every RUnlock so far ended one of the
-// releaser's own holds, so the lock's reader count is at least the
-// holds goroutines' records show: a goroutine that records one holds the
-// lock for reading, and no writer can. The first release by another
-// goroutine (loosened) makes the lock's read holds count for nothing,
-// and the cycles they held back are searched again and reported.
+// Rule R18 (R-RW) of docs/RULES.md: a lock held for writing around one
+// edge of a cycle and for reading around another excludes the two, while
+// no read hold of it was released by a goroutine that did not hold it
+// (its read generation is 0). The first such release (loosened) searches
+// again the cycles this held back.
 
 // unhanded reports whether a read hold of l can count under R-RW: l is
 // an RWMutex none of whose read holds was ever released by a goroutine
@@ -259,21 +241,10 @@ func readsHeld(gs *held.G, l *class.Lock) bool {
 	return false
 }
 
-// The writers' gate. A read acquisition of Y blocks only behind a writer
-// of Y that holds it or waits for it. When the cycle leaves Y from a read
-// hold of Y, no writer holds Y: one waits. If every write acquisition of
-// Y that could wait so far was made holding G for writing, that writer
-// holds G, and a cycle whose other edges were all taken holding G cannot
-// form while it waits. So the graph counts a read-only edge into Y, where
-// the cycle's next edge is from a read hold of Y, as taken under its own
-// gate and Y's writers' gate (graph.Graph.SetWritersGate, which proves
-// it); and one edge of the cycle holding G, in its gate or as the lock
-// it is taken from (Observation.FromLock), is enough (the graph's ∃
-// rule, heldBack). The gate is kept from the first write on, narrowed at each write
-// made under fewer locks (TryLock's writes do not wait, and are left
-// out), and when it narrows the read edges into Y are checked again, as
-// firstWrite does when Y gets writers at all. eng.wgates holds it by
-// class; every graph node of the class has a copy.
+// The writers' gate of a class: the locks held for writing at every write
+// of it that could wait, learnt at its first write and narrowed at each
+// write under fewer locks (RULES.md R7; the ∃ rule R8 uses it too).
+// eng.wgates holds it by class; every graph node of the class has a copy.
 
 // setWritersGate makes w the writers' gate of class c and of its graph
 // nodes. Called with eng.mu held.
@@ -416,8 +387,8 @@ func gate(ents []held.Entry, b *class.Lock) graph.Gate {
 }
 
 // canBlock reports whether the acquisition along e can block: a write
-// acquisition always can; a read acquisition only if the lock has writers,
-// since Go's RWMutex blocks new readers behind a waiting writer.
+// acquisition always can; a read acquisition only if the lock has writers
+// (RULES.md R4).
 func canBlock(e *graph.Edge) bool {
 	if e.ToWrite {
 		return true
@@ -494,17 +465,8 @@ func forgetClass(c *class.Class) {
 }
 
 // forgetWriters forgets the writers' gate of every gated class the graph
-// knows of, when the mode leaves check: writes made in the other modes are
-// not seen, so nothing vouches for a gate any more (the program may break
-// it unseen). Nothing is reported for that, which would be a guess: the
-// classes are unwritten again (class.Unwrite, as Reset does), so that the
-// next write seen in check mode learns the gate afresh and reports then,
-// through firstWrite's recheck, the cycles the new gate does not hold
-// back. The chain cache goes too, if a gate did: a chain cached before
-// stands for a write that narrowed the gate then, and a write along it
-// in check mode again must narrow the gate learnt afresh
-// (narrowWriters), as the chain's first sighting did. The edges the
-// chains stood for stay in the graph, and are only merged again.
+// knows of, unwriting the classes, and the chain cache if a gate went,
+// when the mode leaves check (RULES.md R15). The edges stay in the graph.
 func forgetWriters() {
 	eng.mu.Lock()
 	defer eng.mu.Unlock()

@@ -101,7 +101,7 @@ type Lock struct {
 	tracked atomic.Bool
 	waits   atomic.Pointer[WaitCounts]
 	// use is what is known of the lock's own acquisitions in check mode
-	// as to its first write: one of the states below, and while an
+	// as to its first write (docs/RULES.md R11): one of the states below, and while an
 	// initialisation write does not count, the number of goroutine states
 	// that existed when it was made (above useBits). It is read-mostly,
 	// and lives on this line: set at the first acquisition, and written

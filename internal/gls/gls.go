@@ -11,7 +11,8 @@
 // Goroutines die without telling anyone. When the table fills up, a sweep
 // lists the live goroutines (runtime.Stack) and frees the slots of dead
 // ones, so the table stays bounded by the number of live goroutines that
-// ask. Goroutines that find no slot use a small overflow map.
+// ask. Goroutines that find no slot use a small overflow map. Why a state
+// lost here would only hide reports, never make one: docs/RULES.md R17.
 package gls
 
 import (

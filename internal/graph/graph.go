@@ -1,8 +1,8 @@
 // Package graph is the lock-order graph: nodes are lock classes, an edge
 // A->B says "B was acquired while A was held". A cycle is a possible
-// deadlock. A pair of nodes has up to two edges A->B, one per way of
-// acquiring B (for reading, for writing), each with what is known of its
-// own sightings: a cycle is one way to take each of its edges.
+// deadlock (docs/RULES.md R1). A pair of nodes has up to two edges A->B,
+// one per way of acquiring B (R5). Which cycles can deadlock is decided by
+// the rules R6 to R10 and R18 to R20, each written down in docs/RULES.md.
 //
 // Cycle search runs only when an edge is new (or when what is known about an
 // existing edge changes). While the graph is acyclic it keeps an incremental
@@ -55,10 +55,7 @@ type Observation struct {
 // Edge is an order edge with what is known about it: the sightings of
 // From->To that acquired To one way, for writing if ToWrite, for reading
 // if not. The sightings that acquired it the other way are another Edge,
-// with a gate, a Src and a shown sighting of their own. (Merged, a read
-// sighting with no lock around it and a write sighting under a lock made
-// an edge that could block as a writer with no lock around it, which no
-// sighting did: a cycle is one way to take each of its edges.)
+// with a gate, a Src and a shown sighting of their own (RULES.md R5).
 type Edge struct {
 	From, To NodeID
 	// First is the observation of the edge that reports show, less its
@@ -425,32 +422,10 @@ func (g *Graph) evidence(w Gate) Gate {
 // SetWritersGate sets the writers' gate of node id, if it exists: locks
 // held for writing at every acquisition of id for writing that could
 // have queued (empty: none known). The owner keeps it up to date, and
-// rechecks the edges into id when it narrows. Two rules use it: the one
-// below, and the ∃ rule of heldBack.
-//
-// The rule. A search counts a read-only edge p = X->Y (!ToWrite) as taken
-// under p.Gate and Y's writers' gate W when the cycle's next edge q = Y->Z
-// was only ever taken from a read hold of Y (!q.FromWrite), and under
-// p.Gate alone otherwise (q taken from a write hold: the reader may wait
-// for that holder, who needs no gate). The cycle's edges wrap around:
-// the next edge of the last is the first.
-//
-// Why it is sound. Take a deadlock, with its goroutines each blocked on a
-// lock held by the next (a reader blocked behind a queued writer W counts
-// as blocked on the read holder W waits for: W is left out, and appears
-// nowhere else in the cycle, since a goroutine waits for one lock). Their
-// acquisitions are edges of the graph forming a cycle C, whose graph gates
-// are within the locks each goroutine held. Suppose lock G is in every
-// edge's counted gate. For an edge e of C, some goroutine holds G: e's own
-// if G is in e.Gate; else G is in W(Y) and C leaves Y from a read hold of
-// it, so the lock instance e waits for is read-held, not write-held, and a
-// read acquisition blocks then only behind a queued writer, which holds G
-// (every write that could queue held all of W(Y)). Edges' own goroutines
-// are distinct; a queued writer is none of them (it is blocked on a write
-// acquisition C does not make) and one per lock instance waited for. C has
-// two edges at least, so two goroutines hold G for writing at once:
-// impossible. So some deadlocking cycle has an empty counted gate. The
-// limit is the gate's: writes made where the owner does not see them.
+// rechecks the edges into id when it narrows. Rules R7 and R8 of
+// docs/RULES.md use it: a search counts a read-only edge p = X->Y as taken
+// under p.Gate and Y's writers' gate when the cycle's next edge was only
+// ever taken from a read hold of Y, and under p.Gate alone otherwise.
 func (g *Graph) SetWritersGate(id NodeID, w Gate) {
 	if n := g.nodes[id]; n != nil {
 		g.countWriters(n.writers, -1)

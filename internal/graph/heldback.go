@@ -5,37 +5,11 @@ package graph
 // and its second search (searchStates with an exists) to the paths it
 // explores.
 //
-// The rule. Let r = X->Y be a read-only edge of c (!ToWrite) whose next
-// edge q = Y->Z was only ever taken from read holds of Y (!q.FromWrite),
-// and G a lock of Y's writers' gate W(Y). If some edge e of c holds G for
-// writing (G in e.Gate, or G is e.Src: e is always taken holding G as
-// its From), other than an edge that may write Y itself, then r cannot
-// block in a deadlock along c, and c cannot deadlock.
-//
-// Why. In a deadlock along c (its goroutines each blocked on a lock held
-// by the next, as SetWritersGate has it), r's goroutine waits to
-// read-lock the instance y of Y that q's goroutine read-holds. A writer
-// of y does not hold it, then: a read acquisition blocks only behind a
-// queued writer w of y, blocked in its write acquisition of y, which
-// holds every lock of W(Y), G among them (the writes that could queue
-// all did). e's goroutine holds G for writing too, and G is exclusive:
-// it is w. But e's goroutine is blocked on e's own acquisition, which is
-// not a write of Y (a goroutine waits for one lock at a time). If e is r
-// itself, r's goroutine is blocked in a read acquisition of y, not in
-// w's write. So no such w, and r does not block. Where every edge holds
-// G, this is the gate rule of SetWritersGate for the read edges; here
-// one edge is enough, but it must be in the cycle, and the cycle must
-// leave Y from a read hold (else the reader may wait for a writer that
-// holds y, and held G only while it took y). The limit is the writers'
-// gate's: writes of Y the owner does not see.
-//
-// Which edges may write Y. The graph does not know which of its nodes
-// stand for one lock (a class's node, and the nodes of its instances
-// when they nest, all share the class's writers' gate), so an edge taken
-// for writing counts as maybe writing Y whenever its To's writers' gate
-// holds G: holds leaves W(e.To) out of a writing edge's locks, for every
-// read edge of the cycle alike. That misses no deadlock; it can only
-// hold back less.
+// The rule (docs/RULES.md R8): a read-only edge X->Y of c, whose next
+// edge leaves Y from read holds only, cannot block if some edge of c
+// holds a lock of Y's writers' gate for writing, other than an edge that
+// may write Y itself (one taken for writing whose To's writers' gate
+// holds that lock: holds leaves it out).
 //
 // The sets. The rule holds c back exactly when held, the union over c's
 // edges of holds(e), meets wg, the union of W(Y) over the read edges
@@ -61,19 +35,10 @@ func (g *Graph) heldBack(c Cycle) bool {
 
 // exclusive reports whether two edges of c hold one lock for writing (in
 // their gates, or as their From, always write-held: Src): then c cannot
-// deadlock, the pair rule. A lock only one goroutine has taken does not
-// count (R-SOLO in docs/RULES.md). In a deadlock along c each edge is a goroutine
-// of its own, blocked while it holds its edge's locks, and a lock held
-// for writing has one holder. Where every edge holds the lock in its
-// gate, this is the rule of the gates, which the search applies itself;
-// the pair rule needs two, and counts Src: a cycle through a lock's
-// holder, taken again under it elsewhere (a database's Close holding the
-// writer lock that its transactions take first), cannot close.
-//
-// Rule R-RW extends it: one of the two edges may hold the lock for
-// reading (in its RGate, or as its Hold), the other holding it for
-// writing. A cycle held back so is noted (noteRW), to be searched again
-// should that lock's read holds turn out handed over (Loosen).
+// deadlock, the pair rule (docs/RULES.md R9). A lock only one goroutine
+// has taken does not count (R20). Rule R18 (R-RW) extends it to a write
+// hold against a read hold (RGate, Hold); a cycle held back so is noted
+// (noteRW), to be searched again should that lock turn loose (Loosen).
 func (g *Graph) exclusive(c Cycle) bool {
 	for i, e := range c {
 		h := holdsOf(e, nil, false, g.solo)

@@ -1,6 +1,6 @@
 package graph
 
-// Rule R-RW (docs/RULES.md): a lock held for writing by one edge of a
+// Rule R18 (R-RW) of docs/RULES.md: a lock held for writing by one edge of a
 // cycle and held at all (for reading or writing) by another excludes
 // the two: they cannot both wait in a deadlock along the cycle. The pair
 // rule (exclusive) applies it; this file keeps what it needs: each

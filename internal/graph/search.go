@@ -157,13 +157,9 @@ func (g *Graph) search(e *Edge, canBlock func(*Edge) bool) Cycle {
 // cycle back, that costs one pass over it (heldBack), and nothing where
 // no writers' gate holds a lock (g.gated is empty).
 //
-// The sets can make the second search visit many more states than the
-// first: exponentially many, paths that hold different locks reaching
-// one node apart. So it runs on a budget of its own, proportional to
-// what the first visited (existsMin, existsFactor), and keeps in the
-// sets only the locks that can count (newExists); should the budget run
-// out before it finds a cycle or rules every one out, the cycle found
-// first is reported: maybe falsely, rather than a cycle missed.
+// The second search runs on a budget (existsMin, existsFactor) and keeps
+// only the locks that can count (newExists); past the budget the cycle
+// found first is reported (docs/RULES.md R10).
 func (g *Graph) searchWithin(e *Edge, canBlock func(*Edge) bool, bound int) Cycle {
 	c, _ := g.searchCounted(e, canBlock, bound)
 	return c

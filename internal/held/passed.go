@@ -3,7 +3,8 @@ package held
 // passedOnces remembers the last few Onces (by lock id) a goroutine saw
 // done: a Do that returned, or ran the Once's function. It is bounded: a
 // goroutine that uses more Onces forgets the oldest, and forgetting one
-// only costs an order edge that need not have been recorded.
+// only costs an order edge that need not have been recorded
+// (docs/RULES.md R16).
 type passedOnces struct {
 	ids  [4]uint64
 	next uint8
