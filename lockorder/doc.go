@@ -12,8 +12,8 @@
 //
 // In [ModeCheck] lockorder records which locks each goroutine holds when
 // it takes another. Two code paths that take the same locks in opposite
-// orders are reported the first time both have run, even if they never
-// ran at the same time and nothing hung:
+// orders are reported the first time both have run. They need not have
+// run at the same time, and nothing need have hung:
 //
 //	// submit                 // reduce
 //	workers.Lock()            aggregation.Lock()
@@ -22,11 +22,11 @@
 //	lock-order-cycle: cycle of 2 locks: aggregation_lock -> worker_lock -> aggregation_lock
 //
 // The report has each order's goroutine and stack. Cycles of any length
-// are found, and so are a [Once] whose function takes a lock its caller
-// holds and a [WaitGroup.Wait] under a lock that a [WaitGroup.Go]
-// function takes. Locks made by [NewMutex] or [NewRWMutex] with one name
-// form one class, as in Linux's lockdep: an inversion between two
-// objects' locks is found from two other objects of the same kinds.
+// are found. So is a [Once] whose function takes a lock its caller holds,
+// and a [WaitGroup.Wait] under a lock that a [WaitGroup.Go] function
+// takes. Locks made by [NewMutex] or [NewRWMutex] with one name form one
+// class, as in Linux's lockdep. So an inversion between two objects'
+// locks is found from two other objects of the same kinds.
 //
 // Every goroutine blocked in a syncwatch wait is also in a wait-for graph.
 // A cycle of goroutines blocked for good is a deadlock report, with every
@@ -45,14 +45,14 @@
 // The SYNCWATCH_MODE environment variable (off, trace or check) overrides
 // the default. [Configure] with [WithMode] overrides both, at any time.
 // Building with -tags syncwatch_off compiles the instrumentation away.
-// Use check mode in tests and staging, trace mode in production.
+// Use check mode in tests, trace mode in production.
 //
 // # What it costs
 //
 // The figures are from bench/README.md, measured against sync and
 // go-deadlock in one run. In ModeCheck an uncontended Lock/Unlock, a
 // nested pair or an RLock/RUnlock costs 2 to 2.5 times sync's, with no
-// allocation; go-deadlock costs 30 to 45 times more than check mode. In
+// allocation. go-deadlock costs 30 to 45 times more than check mode. In
 // ModeTrace and ModeOff an uncontended Lock or Unlock is inlined into its
 // caller: in ModeTrace it costs within 10% of sync's. With -tags
 // syncwatch_off it is sync's own code. Only a lock sequence never seen
@@ -65,11 +65,12 @@
 // seen. It sees only syncwatch's locks and waits, not channels. It does
 // not report what cannot deadlock, such as a cycle whose orders were all
 // taken under one common lock. To tell those apart it trusts what it saw,
-// and so can miss a cycle: reads of an RWMutex whose holds pass between
-// goroutines, a write made outside check mode, or an object's first write
-// that was not its initialisation. A deadlock that does happen is still
-// reported by the wait-for graph. Each rule, its reason and its limit are
-// in docs/RULES.md of the syncwatch repository.
+// so it can miss a cycle. Read holds may pass between goroutines, writes
+// made outside check mode are not seen, and an object's first write is
+// taken for its initialisation until the object shows itself shared. A
+// deadlock that does happen is still reported by the wait-for graph. Each
+// rule, its reason and its limit are in docs/RULES.md of the syncwatch
+// repository.
 //
 // A wait is declared a deadlock only on proof that nothing will end it:
 // Go 1.27's goroutine leak detection, or every goroutine of the program
@@ -91,11 +92,11 @@
 // default), to [Violations] and, given [WithTracerProvider], to spans with
 // status Error. Each distinct violation is reported once. The handler runs
 // with no internal lock held and may lock lockorder mutexes.
-// [WithMeterProvider] adds a histogram of lock waits, [WithFlightRecorder]
-// keeps a runtime trace of the seconds before a hang, and
-// [WriteWaitProfile] and [WriteDOT] write the wait profile and the order
-// graph. Package debughttp serves a health check and a live view of
-// what is blocked, like net/http/pprof.
+// [WithMeterProvider] adds a histogram of lock waits. [WithFlightRecorder]
+// keeps a runtime trace of the seconds before a hang. [WriteWaitProfile]
+// and [WriteDOT] write the wait profile and the order graph. Package
+// debughttp serves a health check and a live view of what is blocked,
+// like net/http/pprof.
 //
 // # What Go already gives
 //
