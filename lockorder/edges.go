@@ -38,7 +38,7 @@ func recordEdgesAfter(gs *held.G, e held.Entry, st stack.ID, skip int) {
 	readers := readGate(gs, e.Lock)
 	for i := range ents {
 		if h := &ents[i]; h.Lock != e.Lock && (!h.Read || readers.Has(graph.NodeID(h.Lock.ID))) {
-			noteSolo(h.Lock, gs.ID())
+			noteSolo(h.Lock)
 		}
 	}
 	for i := range ents {
@@ -158,7 +158,7 @@ func provedReads(gs *held.G, l *class.Lock) {
 				// Proved its own, and no read hold of it ever handed
 				// over: held while the edge waits (R-RW).
 				hold = graph.NodeID(s.Lock.ID)
-				noteSolo(s.Lock, gs.ID())
+				noteSolo(s.Lock)
 			}
 			o := graph.Observation{
 				Gate:      w.Gate.Without(graph.NodeID(s.Lock.ID)),
@@ -325,7 +325,7 @@ func noteSolos(gs *held.G, l *class.Lock) {
 	ents := gs.Entries()
 	for i := range ents {
 		if h := &ents[i]; !h.Read && h.Lock != l && gs.Valid(h) {
-			noteSolo(h.Lock, gs.ID())
+			noteSolo(h.Lock)
 		}
 	}
 }

@@ -271,17 +271,13 @@ func took(l *class.Lock, id int64) {
 	}
 }
 
-// noteSolo tells the graph that l, held by goroutine gid around an order
-// edge or a write (in a gate, or as the edge's From), is solo, if only
-// one goroutine has taken it (rule R-SOLO). gid counts as a taker first:
-// a read acquisition with nothing held is not counted when it is made,
-// to keep it cheap. MarkSoloGate comes before Solo: a second taker then
-// either comes first, and l is not solo here, or sees the mark, and
-// clears what this records once eng.mu is free. Called with eng.mu held.
-func noteSolo(l *class.Lock, gid int64) {
-	if l.Took(gid) {
-		eng.graph.SetSolo(graph.NodeID(l.ID), false)
-	}
+// noteSolo tells the graph that l, held for writing around an order edge
+// or a write (in a gate, or as the edge's From), is solo, if only one
+// goroutine has taken it (rule R-SOLO). MarkSoloGate comes before Solo:
+// a second taker then either comes first, and l is not solo here, or
+// sees the mark, and clears what this records once eng.mu is free.
+// Called with eng.mu held.
+func noteSolo(l *class.Lock) {
 	first := l.MarkSoloGate()
 	if !l.Solo() {
 		return

@@ -150,6 +150,7 @@ func (m *RWMutex) rlockSlow(r int64) {
 		gs = gls.Get(id)
 	}
 	gs.Retag(w)
+	took(l, id)
 	shared, first := false, false
 	if !l.Plain() && !l.Quiet(gs.Seq()) {
 		noteFirst(l)
@@ -179,7 +180,6 @@ func (m *RWMutex) rlockSlow(r int64) {
 		if shared {
 			initShared(l)
 		}
-		took(l, id) // (a read with nothing held is seen by noteSolo, if held around an edge)
 		var fresh bool
 		locked := false
 		if l, _, fresh = enter(gs, m, l, true, false); fresh {
