@@ -22,17 +22,12 @@ import (
 // stack st, and reports the cycles they close. It runs once per new lock
 // chain. The edges from read holds wait on gs (see holdReadEdges); the
 // others are added at once, and the chain is cached when none waits.
-func recordEdges(gs *held.G, e held.Entry, st stack.ID) { recordEdgesAfter(gs, e, st, 0) }
-
-// recordEdgesAfter is recordEdges leaving out the edges from gs's oldest
-// skip holds (rule R-FIRST); if it leaves any out, the chain is not
-// cached.
-func recordEdgesAfter(gs *held.G, e held.Entry, st stack.ID, skip int) {
+func recordEdges(gs *held.G, e held.Entry, st stack.ID) {
 	now := time.Now()
 	writtenHolds(gs)
 	ents := gs.Entries()
 	writers := gate(ents, e.Lock)
-	waiting := holdReadEdges(gs, e, writers, st, now, skip)
+	waiting := holdReadEdges(gs, e, writers, st, now)
 	var found []graph.Cycle
 	eng.mu.Lock()
 	readers := readGate(gs, e.Lock)
@@ -43,7 +38,7 @@ func recordEdgesAfter(gs *held.G, e held.Entry, st stack.ID, skip int) {
 	}
 	for i := range ents {
 		h := &ents[i]
-		if i < skip || h.Lock == e.Lock || (waiting && handedOver(h)) {
+		if h.Lock == e.Lock || (waiting && handedOver(h)) {
 			continue
 		}
 		same := h.Lock.Class == e.Lock.Class
@@ -68,7 +63,7 @@ func recordEdgesAfter(gs *held.G, e held.Entry, st stack.ID, skip int) {
 			found = append(found, c)
 		}
 	}
-	if !waiting && skip == 0 {
+	if !waiting {
 		chains.Add(e.Chain)
 	}
 	vs := make([]Violation, 0, len(found))
@@ -101,12 +96,12 @@ var readEpoch atomic.Uint32
 // to make room past that bound; the chain is not cached, so it is
 // recorded again when seen again. A hold that may have been handed off
 // never adds an edge.)
-func holdReadEdges(gs *held.G, e held.Entry, writers graph.Gate, st stack.ID, now time.Time, skip int) bool {
+func holdReadEdges(gs *held.G, e held.Entry, writers graph.Gate, st stack.ID, now time.Time) bool {
 	var srcs []held.Src
 	ents := gs.Entries()
 	for i := range ents {
 		h := &ents[i]
-		if i < skip || !handedOver(h) || h.Lock == e.Lock || slices.ContainsFunc(srcs, func(s held.Src) bool { return s.Lock == h.Lock }) {
+		if !handedOver(h) || h.Lock == e.Lock || slices.ContainsFunc(srcs, func(s held.Src) bool { return s.Lock == h.Lock }) {
 			continue
 		}
 		srcs = append(srcs, held.Src{Lock: h.Lock, Gen: h.Gen})

@@ -176,67 +176,6 @@ func newChain(gs *held.G, st stack.ID) {
 	gs.Push(e)
 }
 
-// Rule R19 (R-FIRST) of docs/RULES.md: a lock made by a goroutine inside its
-// critical sections, and first acquired inside the same ones, was not
-// yet published to any goroutine that could hold it; if that first
-// acquisition takes it at once, the edges from those holds into it are
-// no order.
-
-// made records, for rule R-FIRST, the holds under which the calling
-// goroutine makes l, in check mode: its lock count and chain key.
-func made(l *class.Lock) {
-	w := modeWord.Load()
-	if Mode(w&modeMask) != ModeCheck {
-		return
-	}
-	if gs := gls.Find(goid.ID()); gs != nil && gs.Tag() == w && gs.Len() > 0 {
-		l.SetMade(gs.ID(), gs.Len(), uint64(gs.Top().Chain))
-	}
-}
-
-// firstSkip returns how many of gs's oldest holds were held, the same
-// holds, when gs made l, if this acquisition is l's very first (first):
-// the edges from them into l need not be recorded should it take l at
-// once. 0 if none, or if a read hold taken since may have been handed
-// over.
-func firstSkip(gs *held.G, l *class.Lock, first bool) int {
-	if !first {
-		return 0
-	}
-	by, depth, key := l.Made()
-	if by != gs.ID() || depth == 0 || depth > gs.Len()-1 {
-		return 0
-	}
-	// gs's newest entry is l's: the holds are the ones before it.
-	ents := gs.Entries()
-	if uint64(ents[depth-1].Chain) != key {
-		return 0
-	}
-	for i := depth; i < len(ents)-1; i++ {
-		if handedOver(&ents[i]) {
-			// Its edge would wait (holdReadEdges), and its proof would
-			// cache the chain that stands for the edges left out.
-			return 0
-		}
-	}
-	return depth
-}
-
-// newChainAfter is newChain for an acquisition that took its lock at
-// once, at its very first, skip being what firstSkip returned: it
-// records no edge from gs's oldest skip holds into the lock (R-FIRST),
-// and its chain is not cached, so the next acquisition along it
-// records them.
-func newChainAfter(gs *held.G, st stack.ID, skip int) {
-	e := *gs.Top()
-	gs.PopUnnoted()
-	if gs.Inits {
-		nestedUnderInit(gs)
-	}
-	recordEdgesAfter(gs, e, st, skip)
-	gs.Push(e)
-}
-
 // reacquired drops the older entries of l after a recursive acquisition
 // went through: they are stale, since l was released by another goroutine
 // before it could be taken again.
@@ -416,31 +355,13 @@ func tryAcquired(gs *held.G, l *class.Lock, read, init bool) {
 // initialisation write waits for a witness, a call and one more load for
 // an acquisition that is none (class.Lock.Quiet).
 func use(gs *held.G, l *class.Lock, read bool) bool {
-	return !l.Plain() && useSlow(gs, l, read) == class.Init
+	return !l.Plain() && useSlow(gs, l, read)
 }
 
-// useFirst is use, reporting also whether the acquisition is l's very
-// first, in a process that has seen every acquisition (initRule): no
-// other goroutine has acquired l (rule R-FIRST).
-func useFirst(gs *held.G, l *class.Lock, read bool) (init, first bool) {
-	if l.Plain() {
-		return false, false
-	}
-	switch useSlow(gs, l, read) {
-	case class.Init:
-		return true, false
-	case class.First:
-		return false, initRule.Load()
-	}
-	return false, false
-}
-
-// useSlow is use for a lock that is not Plain, returning what l.Use
-// says: Init for l's initialisation write, First for l's first
-// acquisition otherwise, Plain else (a Shared is seen to here).
-func useSlow(gs *held.G, l *class.Lock, read bool) class.Use {
+// useSlow is use for a lock that is not Plain.
+func useSlow(gs *held.G, l *class.Lock, read bool) bool {
 	if l.Quiet(gs.Seq()) {
-		return class.Plain
+		return false
 	}
 	noteFirst(l)
 	// Only a class that can be read-locked has a writers' gate for an
@@ -448,12 +369,13 @@ func useSlow(gs *held.G, l *class.Lock, read bool) class.Use {
 	// which an RWMutex may share. A Mutex of its own class is Plain from
 	// its first acquisition, and pays nothing after it.
 	init := !read && gs.Len() == 0 && initRule.Load() && (l.Kind == "RWMutex" || l.Class.Named)
-	u := l.Use(init, gs.ID(), gs.Seq(), held.Created)
-	if u == class.Shared {
+	switch l.Use(init, gs.ID(), gs.Seq(), held.Created) {
+	case class.Init:
+		return true
+	case class.Shared:
 		initShared(l)
-		return class.Plain
 	}
-	return u
+	return false
 }
 
 // noteFirst records where l is taken, if this is its first check-mode

@@ -86,7 +86,6 @@ func setClass(p *atomic.Pointer[class.Lock], name, kind string, addr unsafe.Poin
 
 func newLock(name, kind string, p unsafe.Pointer) *class.Lock {
 	l := keyed(class.NewNamed(name, kind, uintptr(p)))
-	made(l)
 	return l
 }
 
@@ -158,7 +157,7 @@ func (m *Mutex) lockSlow() {
 		// (Whether it is m's initialisation write changes nothing here,
 		// but it is recorded: see use.)
 		if !l.Plain() && !l.Quiet(gs.Seq()) {
-			init = useSlow(gs, l, false) == class.Init
+			init = useSlow(gs, l, false)
 		}
 		locked = m.mu.TryLock()
 		gs.Push(held.Entry{Lock: l, Elem: l.Elem(false), Chain: chain.Key(l.Chain(false))})
@@ -166,17 +165,12 @@ func (m *Mutex) lockSlow() {
 			gs.MarkInit()
 		}
 	} else {
-		var fresh, first bool
-		init, first = useFirst(gs, l, false)
+		var fresh bool
+		init = use(gs, l, false)
 		if l, again, fresh = enter(gs, m, l, false, init); fresh {
-			if skip := firstSkip(gs, l, first); skip > 0 && m.mu.TryLock() {
-				locked = true
-				newChainAfter(gs, stack.Capture(), skip)
-			} else {
-				newChain(gs, stack.Capture())
-			}
+			newChain(gs, stack.Capture())
 		}
-		locked = locked || m.mu.TryLock()
+		locked = m.mu.TryLock()
 	}
 	if !locked {
 		if init {

@@ -80,18 +80,12 @@ func (m *RWMutex) Lock() {
 	}
 	gs := current(w)
 	l := m.lock()
-	init, first := useFirst(gs, l, false)
+	init := use(gs, l, false)
 	l, again, fresh := enter(gs, m, l, false, init)
-	locked := false
 	if fresh {
-		if skip := firstSkip(gs, l, first); skip > 0 && m.mu.TryLock() {
-			locked = true
-			newChainAfter(gs, stack.Capture(), skip)
-		} else {
-			newChain(gs, stack.Capture())
-		}
+		newChain(gs, stack.Capture())
 	}
-	if !locked && !m.mu.TryLock() {
+	if !m.mu.TryLock() {
 		if init {
 			initWaits(gs, l)
 		}
@@ -151,11 +145,10 @@ func (m *RWMutex) rlockSlow(r int64) {
 	}
 	gs.Retag(w)
 	took(l, id)
-	shared, first := false, false
+	shared := false
 	if !l.Plain() && !l.Quiet(gs.Seq()) {
 		noteFirst(l)
-		u := l.Use(false, id, gs.Seq(), nil)
-		shared, first = u == class.Shared, u == class.First && initRule.Load()
+		shared = l.Use(false, id, gs.Seq(), nil) == class.Shared
 	}
 	if gs.Len() == 0 && !shared {
 		// Nothing held: nothing to check or report.
@@ -181,16 +174,10 @@ func (m *RWMutex) rlockSlow(r int64) {
 			initShared(l)
 		}
 		var fresh bool
-		locked := false
 		if l, _, fresh = enter(gs, m, l, true, false); fresh {
-			if skip := firstSkip(gs, l, first); skip > 0 && m.mu.TryRLock() {
-				locked = true
-				newChainAfter(gs, stack.Capture(), skip)
-			} else {
-				newChain(gs, stack.Capture())
-			}
+			newChain(gs, stack.Capture())
 		}
-		if !locked && !m.mu.TryRLock() {
+		if !m.mu.TryRLock() {
 			checkWait(gs, l, true, (*rwlock.Reader)(&m.mu))
 		}
 	}

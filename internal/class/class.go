@@ -128,11 +128,7 @@ type Lock struct {
 	// soloGate is set once the lock was held around an order edge (see
 	// MarkSoloGate).
 	soloGate atomic.Bool
-	// made says under which holds the lock was made (see SetMade).
-	madeDepth int32
-	madeBy    int64
-	madeChain uint64
-	_         [8]byte
+	_        [28]byte
 }
 
 // The states in Lock.use's low useBits bits.
@@ -170,10 +166,6 @@ const (
 	// initialisation write was made, and ended its exemption: the caller
 	// counts that write, now, as a write made with nothing held.
 	Shared
-	// First: this acquisition is the lock's first in check mode, and no
-	// initialisation write: nothing to do here (as Plain), but the caller
-	// may tell that no other goroutine acquired the lock before it.
-	First
 )
 
 // Plain reports whether there is nothing to do about l's first write: l
@@ -200,9 +192,8 @@ func (l *Lock) Quiet(seq uint64) bool {
 // them applies; created then returns the number of goroutine states
 // created so far (held.Created), called only if it is l's first
 // acquisition. It reports Init if it is l's first acquisition and
-// initWrite, First if it is l's first and not initWrite, and Shared if it
-// shows l shared at its initialisation write (see Witness), which counts
-// from now on.
+// initWrite, and Shared if it shows l shared at its initialisation write
+// (see Witness), which counts from now on.
 func (l *Lock) Use(initWrite bool, gid int64, seq uint64, created func() uint64) Use {
 	s := l.use.Load()
 	if s == unused {
@@ -212,7 +203,7 @@ func (l *Lock) Use(initWrite bool, gid int64, seq uint64, created func() uint64)
 		}
 		if l.use.CompareAndSwap(unused, v) {
 			if !initWrite {
-				return First
+				return Plain
 			}
 			// Stored by the writer, before it releases l: read only
 			// in initDone, which that release sets.
@@ -282,18 +273,6 @@ func (l *Lock) EndInit() {
 func (l *Lock) CountInit() bool {
 	s := l.use.Load()
 	return s&useMask == initHeld && l.use.CompareAndSwap(s, plain)
-}
-
-// SetMade records that goroutine gid made l while it held depth locks,
-// the chain key of its hold stack being chain (lockorder's). It is called
-// once, before l is shared.
-func (l *Lock) SetMade(gid int64, depth int, chain uint64) {
-	l.madeBy, l.madeDepth, l.madeChain = gid, int32(depth), chain
-}
-
-// Made returns what SetMade recorded: zeros if it was not called.
-func (l *Lock) Made() (gid int64, depth int, chain uint64) {
-	return l.madeBy, int(l.madeDepth), l.madeChain
 }
 
 // manyTakers is Lock.taker once two goroutines have acquired the lock.
