@@ -32,11 +32,6 @@ func recordEdges(gs *held.G, e held.Entry, st stack.ID) {
 	eng.mu.Lock()
 	readers := readGate(gs, e.Lock)
 	for i := range ents {
-		if h := &ents[i]; h.Lock != e.Lock && (!h.Read || readers.Has(graph.NodeID(h.Lock.ID))) {
-			noteSolo(h.Lock)
-		}
-	}
-	for i := range ents {
 		h := &ents[i]
 		if h.Lock == e.Lock || (waiting && handedOver(h)) {
 			continue
@@ -153,7 +148,6 @@ func provedReads(gs *held.G, l *class.Lock) {
 				// Proved its own, and no read hold of it ever handed
 				// over: held while the edge waits (R-RW).
 				hold = graph.NodeID(s.Lock.ID)
-				noteSolo(s.Lock)
 			}
 			o := graph.Observation{
 				Gate:      w.Gate.Without(graph.NodeID(s.Lock.ID)),
@@ -267,9 +261,6 @@ func firstWrite(gs *held.G, l *class.Lock) {
 	}
 	var vs []Violation
 	eng.mu.Lock()
-	if gs != nil {
-		noteSolos(gs, l)
-	}
 	if !c.MarkWritten(wg.Len() > 0) {
 		// Another goroutine's write came first: this one narrows its gate.
 		if c.Gated() {
@@ -293,7 +284,6 @@ func firstWrite(gs *held.G, l *class.Lock) {
 func writeUnder(gs *held.G, l *class.Lock) {
 	wg := heldGate(gs, l)
 	eng.mu.Lock()
-	noteSolos(gs, l)
 	vs := narrowWriters(l.Class, wg)
 	eng.mu.Unlock()
 	for _, v := range vs {
@@ -312,17 +302,6 @@ func heldGate(gs *held.G, l *class.Lock) graph.Gate {
 		}
 	}
 	return graph.NewGate(ids)
-}
-
-// noteSolos calls noteSolo for the locks of heldGate(gs, l). Called with
-// eng.mu held.
-func noteSolos(gs *held.G, l *class.Lock) {
-	ents := gs.Entries()
-	for i := range ents {
-		if h := &ents[i]; !h.Read && h.Lock != l && gs.Valid(h) {
-			noteSolo(h.Lock)
-		}
-	}
 }
 
 // narrowWriters narrows c's writers' gate to its intersection with wg,

@@ -4,7 +4,6 @@ package lockorder
 
 import (
 	"fmt"
-	"runtime"
 	"sync"
 	"sync/atomic"
 
@@ -189,41 +188,10 @@ func reacquired(gs *held.G, l *class.Lock) {
 	}
 }
 
-// holds records gs as the writer holding l, once l is acquired. A
-// goroutine that is l's last writer took it before: only a change of
-// holder can make l taken by two (took).
+// holds records gs as the writer holding l, once l is acquired.
 func holds(gs *held.G, l *class.Lock) {
 	if id := gs.ID(); l.Holder() != id {
 		l.SetHolder(id)
-		took(l, id)
-	}
-}
-
-// took records goroutine id's check-mode acquisition of l for rule
-// R-SOLO (docs/RULES.md): once a second goroutine takes l, a lock the
-// graph was told is solo counts as a gate.
-func took(l *class.Lock, id int64) {
-	if l.Took(id) && l.SoloGate() {
-		eng.mu.Lock()
-		eng.graph.SetSolo(graph.NodeID(l.ID), false)
-		eng.mu.Unlock()
-	}
-}
-
-// noteSolo tells the graph that l, held for writing around an order edge
-// or a write (in a gate, or as the edge's From), is solo, if only one
-// goroutine has taken it (rule R-SOLO). MarkSoloGate comes before Solo:
-// a second taker then either comes first, and l is not solo here, or
-// sees the mark, and clears what this records once eng.mu is free.
-// Called with eng.mu held.
-func noteSolo(l *class.Lock) {
-	first := l.MarkSoloGate()
-	if !l.Solo() {
-		return
-	}
-	eng.graph.SetSolo(graph.NodeID(l.ID), true)
-	if first {
-		runtime.AddCleanup(l, forgetLock, graph.NodeID(l.ID))
 	}
 }
 
@@ -329,7 +297,6 @@ func tryAcquired(gs *held.G, l *class.Lock, read, init bool) {
 	e.Chain = chainAfter(gs, e.Elem)
 	if read {
 		e.Gen = l.ReadGen()
-		took(l, gs.ID())
 	} else {
 		holds(gs, l)
 	}

@@ -144,7 +144,6 @@ func (m *RWMutex) rlockSlow(r int64) {
 		gs = gls.Get(id)
 	}
 	gs.Retag(w)
-	took(l, id)
 	shared := false
 	if !l.Plain() && !l.Quiet(gs.Seq()) {
 		noteFirst(l)
@@ -404,7 +403,6 @@ func (m *RWMutex) lockContext(ctx context.Context, read bool) error {
 		}
 	}
 	if read {
-		took(l, gs.ID())
 		if gs.HasPending() {
 			gs.TookRead(l)
 		}

@@ -109,10 +109,6 @@ type Lock struct {
 	// evidence that makes it count). An acquisition loads it once, and
 	// that is all for a Plain lock.
 	use atomic.Uint64
-	// taker is the goroutine that first acquired the lock in check mode,
-	// manyTakers once another has too, 0 before any (see Took). Written
-	// twice at most.
-	taker atomic.Int64
 
 	// The fields above are read on every Lock; holder is written whenever
 	// the lock changes hands. Keep them on different cache lines so that a
@@ -125,10 +121,7 @@ type Lock struct {
 	rgen   atomic.Uint32 // bumped when a read hold is released by a goroutine that does not hold it
 	first  atomic.Uint32 // where the lock was first acquired in check mode: a stack id (internal/stack), 0 if unknown
 	initBy atomic.Uint64 // the goroutine state (its number) that made the initialisation write; see Use
-	// soloGate is set once the lock was held around an order edge (see
-	// MarkSoloGate).
-	soloGate atomic.Bool
-	_        [28]byte
+	_      [32]byte
 }
 
 // The states in Lock.use's low useBits bits.
@@ -274,51 +267,6 @@ func (l *Lock) CountInit() bool {
 	s := l.use.Load()
 	return s&useMask == initHeld && l.use.CompareAndSwap(s, plain)
 }
-
-// manyTakers is Lock.taker once two goroutines have acquired the lock.
-const manyTakers = -1
-
-// Took records that goroutine gid acquired l in check mode, and reports
-// whether that makes l one that two goroutines have taken: the first
-// acquisition by a second goroutine. It is one load and a comparison
-// once gid has taken l before or two goroutines have; it inlines.
-func (l *Lock) Took(gid int64) bool {
-	if t := l.taker.Load(); t == gid || t == manyTakers {
-		return false
-	}
-	return l.tookSlow(gid)
-}
-
-// tookSlow is Took for a goroutine that may be l's first or second.
-func (l *Lock) tookSlow(gid int64) bool {
-	for {
-		switch t := l.taker.Load(); {
-		case t == gid || t == manyTakers:
-			return false
-		case t == 0:
-			if l.taker.CompareAndSwap(0, gid) {
-				return false
-			}
-		default:
-			if l.taker.CompareAndSwap(t, manyTakers) {
-				return true
-			}
-		}
-	}
-}
-
-// Solo reports whether at most one goroutine has acquired l in check
-// mode (see Took).
-func (l *Lock) Solo() bool { return l.taker.Load() != manyTakers }
-
-// MarkSoloGate records that l was held around an order edge, and reports
-// whether it was the first time. It is set before the caller asks Solo,
-// so that a goroutine that makes l taken by two (Took) and then asks
-// SoloGate cannot miss the caller's record of l as solo.
-func (l *Lock) MarkSoloGate() bool { return l.soloGate.CompareAndSwap(false, true) }
-
-// SoloGate reports whether MarkSoloGate was called.
-func (l *Lock) SoloGate() bool { return l.soloGate.Load() }
 
 // WaitCounts accumulates a lock's short contended waits for lockorder's
 // wait profile, so that recording one is two atomic adds on the lock's own

@@ -2,7 +2,7 @@
 // A->B says "B was acquired while A was held". A cycle is a possible
 // deadlock (docs/RULES.md R1). A pair of nodes has up to two edges A->B,
 // one per way of acquiring B (R5). Which cycles can deadlock is decided by
-// the rules R6 to R10 and R18 to R20, each written down in docs/RULES.md.
+// the rules R6 to R10 and R18, each written down in docs/RULES.md.
 //
 // Cycle search runs only when an edge is new (or when what is known about an
 // existing edge changes). While the graph is acyclic it keeps an incremental
@@ -381,9 +381,9 @@ func (g *Graph) Reset() { *g = Graph{MaxSearch: g.MaxSearch} }
 // (on) or by two at least. A lock is evidence that two edges' goroutines
 // exclude each other only if two goroutines take it: until then it
 // counts neither in an edge's own gate for the gate rule nor for the
-// pair rule (rule R-SOLO of docs/RULES.md); through a writers' gate it
-// still does. The owner calls it for the locks it puts in gates, and
-// again when they are taken by a second goroutine or die.
+// pair rule; through a writers' gate it still does. lockorder does not
+// use it (rule R20 of docs/RULES.md was withdrawn: a gate lock taken by
+// one test goroutine is still a gate in the program it tests).
 func (g *Graph) SetSolo(id NodeID, on bool) {
 	if !on {
 		delete(g.solo, id)

@@ -35,8 +35,8 @@ func (g *Graph) heldBack(c Cycle) bool {
 
 // exclusive reports whether two edges of c hold one lock for writing (in
 // their gates, or as their From, always write-held: Src): then c cannot
-// deadlock, the pair rule (docs/RULES.md R9). A lock only one goroutine
-// has taken does not count (R20). Rule R18 (R-RW) extends it to a write
+// deadlock, the pair rule (docs/RULES.md R9). A lock marked solo
+// (SetSolo) does not count. Rule R18 (R-RW) extends it to a write
 // hold against a read hold (RGate, Hold); a cycle held back so is noted
 // (noteRW), to be searched again should that lock turn loose (Loosen).
 func (g *Graph) exclusive(c Cycle) bool {
