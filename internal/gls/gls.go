@@ -103,8 +103,19 @@ func Home(id int64) *held.G {
 // it one if it has none, and marks it busy. The caller rests it
 // (held.G.Rest) at the end of its call if it holds nothing.
 func Get(id int64) *held.G {
-	if g := Home(id); g != nil {
-		return g
+	s := &table[uint64(id)&(tableSize-1)]
+	if s.owner.Load() == id {
+		if g := s.g.Load(); g != nil {
+			if g.Busy() {
+				return g
+			}
+			// Rested since its last call: the owner's half of the
+			// handshake, at home (wake, without the search).
+			g.Wake()
+			if kept(s, id) && s.g.Load() == g {
+				return g
+			}
+		}
 	}
 	return get(id)
 }

@@ -234,3 +234,11 @@ func BenchmarkGet(b *testing.B) {
 		gls.Get(goid.ID())
 	}
 }
+
+// BenchmarkGetRest is what an outermost Lock and Unlock pay for the
+// handshake: waking the state and resting it.
+func BenchmarkGetRest(b *testing.B) {
+	for b.Loop() {
+		gls.Get(goid.ID()).Rest()
+	}
+}

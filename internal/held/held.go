@@ -67,8 +67,9 @@ type G struct {
 	Inits bool
 
 	id atomic.Int64
-	// busy is set while the owner may write g: see Busy.
-	busy atomic.Uint32
+	// busy is set while the owner may write g: see Busy. Accessed with
+	// sync/atomic, but for Rest's store (see idle).
+	busy uint32
 	tag  uint32
 	// Handoffs is, for the owner's use, what a global count of write
 	// holds released by other goroutines than their holders (lockorder's
@@ -117,11 +118,11 @@ func (g *G) retag(tag uint32) {
 // An idle state (not Busy) holds nothing the engine must keep: internal/gls
 // may hand its slot to another goroutine, the owner's writes to it after
 // that being lost (see the handshake in internal/gls).
-func (g *G) Busy() bool { return g.busy.Load() != 0 }
+func (g *G) Busy() bool { return atomic.LoadUint32(&g.busy) != 0 }
 
 // Wake marks g busy. Only internal/gls calls it, for the owner, before it
 // re-checks that g is still the owner's (the owner's half of the handshake).
-func (g *G) Wake() { g.busy.Store(1) }
+func (g *G) Wake() { atomic.StoreUint32(&g.busy, 1) }
 
 // Rest marks g idle if it holds nothing and its owner runs no handler. The
 // owner calls it at the end of a call that may have emptied g, never in
@@ -129,7 +130,7 @@ func (g *G) Wake() { g.busy.Store(1) }
 // idle may be lost. A state left busy is only kept longer.
 func (g *G) Rest() {
 	if len(g.stack) == 0 && !g.InHandler {
-		g.busy.Store(0)
+		idle(&g.busy)
 	}
 }
 
@@ -283,7 +284,7 @@ func Revive(id int64, seq uint64) *G {
 	g.stack = g.inline[:0]
 	g.id.Store(id)
 	g.seq = seq
-	g.busy.Store(1)
+	g.busy = 1 // before g is shared
 	return g
 }
 
