@@ -77,6 +77,8 @@ var cases = []Case{
 	{"h", "BenchmarkDeepStack", "Lock 40 frames deep", micro},
 	{"i", "BenchmarkChurn", "1M short-lived mutexes", oneShot},
 	{"j", "BenchmarkGraphScale", "10k classes, 100k edges", oneShot},
+	{"k", "BenchmarkLiveGoroutines", "100k live goroutines, each locking once", oneShot},
+	{"l", "BenchmarkWaitGroupGo", "1M WaitGroup.Go", oneShot},
 }
 
 // caseByID returns the case with letter id; it panics for an unknown id.

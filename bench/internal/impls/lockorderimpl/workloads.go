@@ -5,6 +5,7 @@ package lockorderimpl
 import (
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/syncwatch/syncwatch/bench/internal/measure"
 )
@@ -157,8 +158,12 @@ func DeepStack(b *testing.B, depth int) {
 }
 
 // sink makes each churned mutex a heap object, as it is in a program that
-// creates mutexes inside the objects they guard.
-var sink *Mutex
+// creates mutexes inside the objects they guard. sinkMu guards it where
+// goroutines write it.
+var (
+	sink   *Mutex
+	sinkMu sync.Mutex
+)
 
 // Churn is case (i): an op creates n mutexes, each locked and unlocked
 // once while a long-lived lock is held, and drops them. It reports the
@@ -185,4 +190,74 @@ func Churn(b *testing.B, n int) {
 	b.ReportMetric(float64(growth)/(1<<20), "live-MiB")
 	b.ReportMetric(float64(elapsed.Nanoseconds())/float64(b.N*n), "ns/mutex")
 	b.ReportMetric(float64(n), "mutexes")
+}
+
+// LiveGoroutines is case (k): an op starts n goroutines that are all alive
+// at once, each locking a mutex of its own once (a heap object, sunk so
+// that it stays one), then lets them exit and waits for them. It reports the time per goroutine (ns/goroutine), the
+// longest stop-the-world pause of the run (pause-ms, collections
+// included), and the live heap once they are gone (heap-MiB, after
+// forced collections).
+func LiveGoroutines(b *testing.B, n int) {
+	b.ReportAllocs()
+	pauses := measure.ReadPauses()
+	for b.Loop() {
+		var locked, done sync.WaitGroup
+		release := make(chan struct{})
+		locked.Add(n)
+		done.Add(n)
+		for range n {
+			go func() {
+				defer done.Done()
+				m := new(Mutex)
+				sinkMu.Lock()
+				sink = m
+				sinkMu.Unlock()
+				m.Lock()
+				m.Unlock()
+				locked.Done()
+				<-release
+			}()
+		}
+		locked.Wait()
+		close(release)
+		done.Wait()
+	}
+	elapsed := b.Elapsed()
+	pause := measure.MaxPauseSince(pauses)
+	sink = nil
+	heap := measure.LiveHeap()
+	b.ReportMetric(float64(elapsed.Nanoseconds())/float64(b.N*n), "ns/goroutine")
+	b.ReportMetric(float64(pause.Microseconds())/1000, "pause-ms")
+	b.ReportMetric(float64(heap)/(1<<20), "heap-MiB")
+	b.ReportMetric(float64(n), "goroutines")
+}
+
+// WaitGroupGo is case (l): an op makes n WaitGroup.Go calls, each starting
+// a function that does nothing, and waits for them. It reports the time
+// per call (ns/call) and how the cost of a call grows with the calls made
+// (growth: the time of the last tenth of the calls over the first
+// tenth's; 1 if it is constant).
+func WaitGroupGo(b *testing.B, n int) {
+	b.ReportAllocs()
+	tenth := n / 10
+	var first, last time.Duration
+	for b.Loop() {
+		var wg WaitGroup
+		start := time.Now()
+		for i := range n {
+			switch i {
+			case tenth:
+				first += time.Since(start)
+			case n - tenth:
+				start = time.Now()
+			}
+			wg.Go(func() {})
+		}
+		last += time.Since(start)
+		wg.Wait()
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/call")
+	b.ReportMetric(float64(last)/float64(first), "growth")
+	b.ReportMetric(float64(n), "calls")
 }
