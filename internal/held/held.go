@@ -79,7 +79,7 @@ type G struct {
 	Handoffs uint32
 	seq      uint64 // see Seq
 	stack    []Entry
-	inline   [8]Entry
+	inline   [4]Entry
 	// pend are reports held back until the goroutine proves that the
 	// read holds they rest on are its own; see Pending.
 	pend []Pending
