@@ -37,9 +37,23 @@
 // before writing to it. The reclaimer never writes into a taken state: it
 // installs a new one. So an owner writing to a state it has lost (possible
 // only after it rested it, within the same call) loses those writes and
-// nothing else; and what an idle state holds that is lost with it is
-// listed in doc.go's rule on lost states (lockorder), which is why a lost
-// state can only hide a report, never make one.
+// nothing else.
+//
+// # Why a lost state only hides reports
+//
+// A state is taken only while idle: it holds no lock entry and its owner
+// runs no report handler, so no hold is forgotten (held-by-exited, a
+// recursive lock and an Unlock of one's own lock still see every hold).
+// What an idle state may still carry is evidence waiting to be proved:
+// held-back reports (held.Pending) and order edges from read holds
+// (held.Wait); losing them loses reports, never makes one. Its creation
+// number (held.G.Seq) is what the initialisation-write rule (lockorder's
+// class.Lock.Use and Witness) counts a goroutine by: a goroutine that lost
+// its state gets a new, higher number, so it counts as having come later,
+// and a later goroutine is never a witness that shows a lock shared; the
+// writer itself, renumbered, is not one either. No goroutine is ever
+// given another's number: a trimmed state is revived only for its own
+// goroutine, with its own number.
 package gls
 
 import (
