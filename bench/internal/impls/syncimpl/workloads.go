@@ -204,6 +204,13 @@ func LiveGoroutines(b *testing.B, n int) {
 		ms[i].Lock()
 		ms[i].Unlock()
 	}
+	// n goroutines come and go first, so that the runtime's pool of
+	// goroutines is as large for every implementation, whichever runs first.
+	var warm sync.WaitGroup
+	for range n {
+		warm.Go(func() {})
+	}
+	warm.Wait()
 	pauses := measure.ReadPauses()
 	for b.Loop() {
 		var locked, done sync.WaitGroup
