@@ -335,6 +335,9 @@ func (m *RWMutex) runlockSlow(r int64) {
 		// edges that waited on it are proved (see holdReadEdges).
 		provedReads(gs, l)
 	}
+	if gs != nil {
+		gs.Rest()
+	}
 }
 
 // RLocker returns a Locker whose Lock and Unlock call m.RLock and

@@ -66,8 +66,11 @@ type G struct {
 	// its entries has Init: a nested acquisition looks for them only then.
 	Inits bool
 
-	id  atomic.Int64
-	tag uint32
+	id atomic.Int64
+	// busy is set while the owner may write g: see Busy. Accessed with
+	// sync/atomic, but for Rest's store (see idle).
+	busy uint32
+	tag  uint32
 	// Handoffs is, for the owner's use, what a global count of write
 	// holds released by other goroutines than their holders (lockorder's
 	// handoffs) was when the owner last dropped its entries no longer
@@ -76,7 +79,7 @@ type G struct {
 	Handoffs uint32
 	seq      uint64 // see Seq
 	stack    []Entry
-	inline   [8]Entry
+	inline   [4]Entry
 	// pend are reports held back until the goroutine proves that the
 	// read holds they rest on are its own; see Pending.
 	pend []Pending
@@ -110,6 +113,27 @@ func (g *G) retag(tag uint32) {
 	g.pend = nil
 	g.waits, g.nwait = nil, 0
 	g.tag = tag
+}
+
+// Busy reports whether g's owner may be writing it: it holds something, or
+// is between a lookup that woke g (Wake) and the end of its call (Rest).
+// An idle state (not Busy) holds nothing the engine must keep: internal/gls
+// may hand its slot to another goroutine, the owner's writes to it after
+// that being lost (see the handshake in internal/gls).
+func (g *G) Busy() bool { return atomic.LoadUint32(&g.busy) != 0 }
+
+// Wake marks g busy. Only internal/gls calls it, for the owner, before it
+// re-checks that g is still the owner's (the owner's half of the handshake).
+func (g *G) Wake() { atomic.StoreUint32(&g.busy, 1) }
+
+// Rest marks g idle if it holds nothing and its owner runs no handler. The
+// owner calls it at the end of a call that may have emptied g, never in
+// the middle of one that may push onto g later: a push onto a state marked
+// idle may be lost. A state left busy is only kept longer.
+func (g *G) Rest() {
+	if len(g.stack) == 0 && !g.InHandler {
+		idle(&g.busy)
+	}
 }
 
 // Tag returns the tag set by Retag.
@@ -249,12 +273,20 @@ func (g *G) rekey(from int) {
 	}
 }
 
-// New returns the state of goroutine id, with nothing held.
-func New(id int64) *G {
+// New returns the state of goroutine id, with nothing held, busy (the
+// caller is its owner, about to use it), and a new creation number.
+func New(id int64) *G { return Revive(id, created.Add(1)) }
+
+// Revive is New for a goroutine whose state was dropped while idle: it
+// keeps the creation number seq that goroutine's state had (its Seq), so
+// that the goroutine still counts as having existed since then. seq must
+// be one New gave to the same goroutine.
+func Revive(id int64, seq uint64) *G {
 	g := new(G)
 	g.stack = g.inline[:0]
 	g.id.Store(id)
-	g.seq = created.Add(1)
+	g.seq = seq
+	g.busy = 1 // before g is shared
 	return g
 }
 

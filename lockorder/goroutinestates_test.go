@@ -1,0 +1,96 @@
+package lockorder_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/syncwatch/syncwatch/internal/gls"
+	"github.com/syncwatch/syncwatch/internal/waitfor"
+	"github.com/syncwatch/syncwatch/lockorder"
+)
+
+// goroutineStates is how many goroutine states the engine keeps.
+func goroutineStates() int {
+	n, _, _, _ := gls.Stats()
+	return n
+}
+
+// 20,000 goroutines alive at once, each locking a mutex of its own: no
+// goroutine dump is taken (a dump stops the world for as long as there are
+// goroutines), and the states stay bounded, though none has exited.
+func TestManyLiveGoroutinesLockWithoutDump(t *testing.T) {
+	fresh(t)
+	const n = 20000
+	ms := make([]*lockorder.Mutex, n)
+	for i := range ms {
+		ms[i] = new(lockorder.Mutex)
+	}
+	dumps := waitfor.DumpCount()
+	release := make(chan struct{})
+	var locked, done sync.WaitGroup
+	for _, m := range ms {
+		locked.Add(1)
+		done.Go(func() {
+			m.Lock()
+			m.Unlock()
+			locked.Done()
+			<-release
+		})
+	}
+	locked.Wait()
+	assert.LessOrEqual(t, goroutineStates(), 1<<13+n/10, "states for %d idle goroutines", n)
+	close(release)
+	done.Wait()
+	assert.Equal(t, dumps, waitfor.DumpCount(), "goroutine dumps taken on the lock path")
+	assert.Empty(t, lockorder.Violations())
+}
+
+// Goroutines that use every primitive come and go: every call leaves the
+// goroutine's state idle once it holds nothing, so that once they are gone
+// a trim leaves only a few states. A state left busy by some call would
+// stay for good.
+func TestStatesStayBoundedAsGoroutinesComeAndGo(t *testing.T) {
+	fresh(t)
+	var (
+		mu   lockorder.Mutex
+		rw   lockorder.RWMutex
+		held lockorder.Mutex
+	)
+	held.Lock()
+	defer held.Unlock()
+	canceled, cancel := context.WithCancel(context.Background())
+	cancel()
+	use := func() {
+		mu.Lock()
+		mu.Unlock()
+		if mu.TryLock() {
+			mu.Unlock()
+		}
+		rw.RLock()
+		rw.RUnlock()
+		rw.Lock()
+		rw.Unlock()
+		var wg lockorder.WaitGroup
+		wg.Go(func() {
+			mu.Lock()
+			mu.Unlock()
+		})
+		wg.Wait()
+		var once lockorder.Once
+		once.Do(func() {})
+		assert.Error(t, held.LockContext(canceled))
+	}
+	for range 5 {
+		var wg sync.WaitGroup
+		for range 2000 {
+			wg.Go(use)
+		}
+		wg.Wait()
+	}
+	gls.Trim()
+	require.LessOrEqual(t, goroutineStates(), 200, "states left after 10,000 goroutines came and went")
+}
