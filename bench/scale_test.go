@@ -9,10 +9,10 @@ import (
 	"github.com/syncwatch/syncwatch/lockorder"
 )
 
-// liveGoroutines is how many goroutines case (k) keeps alive at once.
+// liveGoroutines is how many goroutines case (l) keeps alive at once.
 const liveGoroutines = 100_000
 
-// BenchmarkLiveGoroutines is case (k): many goroutines alive at once, each
+// BenchmarkLiveGoroutines is case (l): many goroutines alive at once, each
 // locking once. Run it with -benchtime 1x. lockorder is reset first, as in
 // case (i), so that its heap-MiB is what the run leaves.
 func BenchmarkLiveGoroutines(b *testing.B) {
@@ -26,10 +26,10 @@ func BenchmarkLiveGoroutines(b *testing.B) {
 	})
 }
 
-// waitGroupCalls is how many WaitGroup.Go calls an op of case (l) makes.
+// waitGroupCalls is how many WaitGroup.Go calls an op of case (m) makes.
 const waitGroupCalls = 1_000_000
 
-// BenchmarkWaitGroupGo is case (l): a million WaitGroup.Go calls. Run it
+// BenchmarkWaitGroupGo is case (m): a million WaitGroup.Go calls. Run it
 // with -benchtime 1x. go-deadlock has no WaitGroup: its row is sync's.
 func BenchmarkWaitGroupGo(b *testing.B) {
 	run(b, workload{

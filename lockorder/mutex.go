@@ -145,7 +145,7 @@ func (m *Mutex) lockSlow() {
 	}
 	l := m.lock()
 	id := goid.ID()
-	gs := gls.Home(id)
+	gs := gls.Mine(id)
 	if gs == nil {
 		gs = gls.Get(id)
 	}

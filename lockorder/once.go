@@ -68,6 +68,7 @@ func (o *Once) Do(f func()) {
 func doneOnce(w uint32, l *class.Lock) {
 	gs := current(w)
 	if gs.PassOnce(l.ID) || gs.Len() == 0 {
+		gs.Rest()
 		return
 	}
 	enterBlocking(gs, l)
@@ -103,8 +104,8 @@ func (o *Once) doSlow(f func()) {
 	if o.done.Load() != 0 {
 		o.m.Unlock()
 		if gs != nil {
-			leaveBlocking(gs, l)
 			gs.PassOnce(l.ID) // seen done: see doneOnce
+			leaveBlocking(gs, l)
 		}
 		return
 	}
@@ -117,8 +118,8 @@ func (o *Once) doSlow(f func()) {
 	defer func() {
 		o.runner.Store(0)
 		if gs != nil {
-			leaveBlocking(gs, l)
 			gs.PassOnce(l.ID) // ran it: see doneOnce
+			leaveBlocking(gs, l)
 		}
 		o.done.Store(1)
 		o.m.Unlock()

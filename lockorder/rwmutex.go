@@ -139,7 +139,7 @@ func (m *RWMutex) rlockSlow(r int64) {
 	}
 	l := m.lock()
 	id := goid.ID()
-	gs := gls.Home(id)
+	gs := gls.Mine(id)
 	if gs == nil {
 		gs = gls.Get(id)
 	}

@@ -2,7 +2,7 @@
 // its own *held.G, found from its id.
 //
 // Go has no goroutine-local storage, so the states live in a table indexed
-// by goroutine id. A goroutine finds its own with two atomic loads (ids
+// by goroutine id. A goroutine finds its own with a few atomic loads (ids
 // are sequential, so its slot is usually the id modulo the table size); it
 // claims a slot with a compare-and-swap the first time it asks. No global
 // lock is taken on this path, and the cost does not depend on what other
@@ -11,33 +11,38 @@
 // Goroutines die without telling anyone, and finding out which have exited
 // takes a dump of every goroutine, a stop-the-world as long as there are
 // goroutines. So the table never asks. It reclaims idle states instead: a
-// state that holds nothing (held.G.Busy is false) may be given to another
-// goroutine, or dropped, whether its owner is alive or not, by the
-// handshake below. The states stay bounded by the goroutines that hold
-// locks, plus the table's size. Goroutines that find no slot use an
-// overflow map, trimmed the same way.
+// state that holds nothing (held.G.Busy is false) may be dropped, whether
+// its owner is alive or not, by the handshake below; its slot then goes to
+// whichever goroutine needs it, its owner included. The states stay
+// bounded by the goroutines that hold locks, plus the table's size.
+// Goroutines that find no slot use an overflow map, trimmed the same way.
 //
 // # The handshake
 //
-// A slot's owner word holds its goroutine's id, or minus it while another
-// goroutine decides whether to take the slot (the reclaimer), or 0 when
-// free. Both sides use Go's atomics, which are sequentially consistent:
+// A slot's owner word holds its goroutine's id; minus it while a
+// reclaimer decides whether to drop the state; the id with the dropped
+// bit once the state is dropped (the state's creation number kept in the
+// slot, for the owner to revive it with); 0 when free.
 //
 //   - The owner marks its state busy (held.G.Wake), then loads the owner
 //     word. If it reads its id, the state is its own until it rests
 //     (held.G.Rest); if minus its id, it waits for the reclaimer to decide;
-//     otherwise the state was taken, and it finds or claims another.
-//   - The reclaimer swaps the owner word from id to minus id, then loads
-//     the state's busy mark (and the slot's state pointer, which the owner
-//     may have set meanwhile). If either changed or is busy, it puts the
-//     id back; otherwise the slot is its to reuse or to clear.
+//     otherwise the state was dropped, and it revives it or claims
+//     another.
+//   - The reclaimer swaps the owner words of the states it saw idle from id
+//     to minus id, stops the world for a moment (fence), then loads each
+//     state's busy mark. If busy, it puts the id back; otherwise it drops
+//     the state, storing the id with the dropped bit.
 //
-// Whatever the interleaving, one of the two sees the other's write: either
-// the reclaimer backs off, or the owner learns that it lost the state
-// before writing to it. The reclaimer never writes into a taken state: it
-// installs a new one. So an owner writing to a state it has lost (possible
-// only after it rested it, within the same call) loses those writes and
-// nothing else.
+// The fence is what lets the owner's mark be a plain store (see
+// internal/held's idle.go): whatever the interleaving, either the mark is
+// visible to the reclaimer after the fence, and it backs off, or the owner
+// ran after the fence and reads the reclaimer's swap. A dropped state is
+// never put back, and only its owner gives the slot its id again, so an
+// owner that reads its id twice around its mark has the slot's current
+// state. One fence serves a whole batch, so its cost, which depends on
+// the number of processors and not of goroutines, is spread over many
+// states.
 //
 // # Why a lost state only hides reports
 //
@@ -49,11 +54,11 @@
 // (held.Wait); losing them loses reports, never makes one. Its creation
 // number (held.G.Seq) is what the initialisation-write rule (lockorder's
 // class.Lock.Use and Witness) counts a goroutine by: a goroutine that lost
-// its state gets a new, higher number, so it counts as having come later,
-// and a later goroutine is never a witness that shows a lock shared; the
-// writer itself, renumbered, is not one either. No goroutine is ever
-// given another's number: a trimmed state is revived only for its own
-// goroutine, with its own number.
+// its state and its slot gets a new, higher number, so it counts as having
+// come later, and a later goroutine is never a witness that shows a lock
+// shared; the writer itself, renumbered, is not one either. No goroutine
+// is ever given another's number: a dropped state is revived only for its
+// own goroutine, with its own number.
 package gls
 
 import (
@@ -65,11 +70,10 @@ import (
 )
 
 type slot struct {
-	owner atomic.Int64 // id, -id while a reclaimer decides, 0 if free
+	owner atomic.Int64 // see the handshake
 	g     atomic.Pointer[held.G]
 	// seq is the Seq of the state a trim dropped (g is then nil), for the
-	// owner to revive it with (held.Revive). Written by the trimmer while
-	// it holds the slot (owner -id).
+	// owner to revive it with (held.Revive).
 	seq atomic.Uint64
 	_   uint64
 }
@@ -77,36 +81,62 @@ type slot struct {
 const (
 	tableSize = 1 << 13
 	probe     = 8
-	// trimFloor is how many states the table keeps through a trim without
-	// dropping the idle ones: a program with few goroutines never loses
-	// their states' creation numbers.
+	// dropped is set in a slot's owner word with the id of the goroutine
+	// whose idle state a trim dropped.
+	dropped = 1 << 62
+	// trimFloor is how many states the table keeps through a trim after a
+	// collection without dropping the idle ones: a program with few
+	// goroutines never loses their states' creation numbers.
 	trimFloor = 64
 )
 
 var (
 	table [tableSize]slot
 
+	trimMu   sync.Mutex // one trim at a time; taken before slowMu
 	slowMu   sync.Mutex // guards overflow and overflowMark
 	overflow = map[int64]*slot{}
 	// overflowMark is the overflow's size after its last trim: it is
 	// trimmed again once it has doubled, so that its cost is spread over
 	// the states added.
 	overflowMark int
+	// overflowed is len(overflow), stored under slowMu, loaded without it
+	// so that a lookup skips the map while it is empty. A goroutine whose
+	// state is in the map put it there itself, so it reads a count that
+	// includes it.
+	overflowed atomic.Int64
 
-	reclaims atomic.Int64 // states taken or dropped while idle
+	reclaims atomic.Int64 // idle states dropped
 	trims    atomic.Int64 // trim passes run
+	fences   atomic.Int64 // fences taken (see fence)
+	// made counts the states claim made; madeAtTrim is made when the
+	// table was last trimmed.
+	made, madeAtTrim atomic.Int64
 )
 
-// The three lookups. Callers pass the calling goroutine's id (goid.ID),
-// except for Find, which any goroutine may call for any id.
+// The lookups. Callers pass the calling goroutine's id (goid.ID), except
+// for Find, which any goroutine may call for any id.
 
 // Home returns goroutine id's state if it sits in its home slot, where it
 // almost always is, and is busy: the owner may write it until it rests it.
-// Otherwise it returns nil. It is small enough to inline: the hot path's
-// lookup, with Get as its fallback.
+// Otherwise it returns nil. It is small enough to inline: a lookup for
+// paths that only go on if the goroutine holds something.
 func Home(id int64) *held.G {
 	if s := &table[uint64(id)&(tableSize-1)]; s.owner.Load() == id {
 		if g := s.g.Load(); g != nil && g.Busy() {
+			return g
+		}
+	}
+	return nil
+}
+
+// Mine returns the calling goroutine's state, busy, if it sits in its home
+// slot, or nil: Get's common case, for the Lock paths, with Get as its
+// fallback. It is the owner's half of the handshake done at home.
+func Mine(id int64) *held.G {
+	s := &table[uint64(id)&(tableSize-1)]
+	if g := s.g.Load(); g != nil && s.owner.Load() == id {
+		if g.Busy() || g.Woken() && s.owner.Load() == id {
 			return g
 		}
 	}
@@ -117,19 +147,8 @@ func Home(id int64) *held.G {
 // it one if it has none, and marks it busy. The caller rests it
 // (held.G.Rest) at the end of its call if it holds nothing.
 func Get(id int64) *held.G {
-	s := &table[uint64(id)&(tableSize-1)]
-	if s.owner.Load() == id {
-		if g := s.g.Load(); g != nil {
-			if g.Busy() {
-				return g
-			}
-			// Rested since its last call: the owner's half of the
-			// handshake, at home (wake, without the search).
-			g.Wake()
-			if kept(s, id) && s.g.Load() == g {
-				return g
-			}
-		}
+	if g := Mine(id); g != nil {
+		return g
 	}
 	return get(id)
 }
@@ -144,22 +163,29 @@ func Find(id int64) *held.G {
 	return nil
 }
 
-// findSlot returns the slot goroutine id owns, or nil.
+// findSlot returns the slot goroutine id owns, or nil. A slot a
+// reclaimer is deciding on, or whose state it dropped, is still id's.
 func findSlot(id int64) *slot {
 	i := uint64(id) & (tableSize - 1)
 	for p := range uint64(probe) {
-		if s := &table[(i+p)&(tableSize-1)]; s.owner.Load() == id {
+		if s := &table[(i+p)&(tableSize-1)]; ours(s.owner.Load(), id) {
 			return s
 		}
+	}
+	if overflowed.Load() == 0 {
+		return nil
 	}
 	slowMu.Lock()
 	s := overflow[id]
 	slowMu.Unlock()
-	if s != nil && s.owner.Load() == id {
+	if s != nil && ours(s.owner.Load(), id) {
 		return s
 	}
 	return nil
 }
+
+// ours reports whether owner word o is goroutine id's.
+func ours(o, id int64) bool { return o == id || o == -id || o == id|dropped }
 
 func get(id int64) *held.G {
 	for {
@@ -167,31 +193,45 @@ func get(id int64) *held.G {
 			if g := wake(s, id); g != nil {
 				return g
 			}
-			continue // taken meanwhile: look again
+			continue // dropped or taken meanwhile: look again
 		}
 		if g := claim(id); g != nil {
 			return g
+		}
+		// The window is full. If enough states were made since the table
+		// was last trimmed, trim it (one fence for that many states) and
+		// try again: a program whose goroutines come and go keeps using
+		// the table, not the overflow.
+		if made.Load()-madeAtTrim.Load() >= tableSize/4 && trimMu.TryLock() {
+			trim(true, false)
+			trimMu.Unlock()
+			if g := claim(id); g != nil {
+				return g
+			}
 		}
 		return addOverflow(id)
 	}
 }
 
-// wake is the owner's half of the handshake, on slot s, which goroutine
-// id owned a moment ago: it returns its state, busy, or nil if the slot
-// was taken. A state a trim dropped is revived with its creation number.
+// wake is the owner's half of the handshake on slot s, found by findSlot:
+// it returns goroutine id's state, busy, or nil if it has to look again. A
+// dropped state is revived with its creation number.
 func wake(s *slot, id int64) *held.G {
+	if s.owner.Load() == id|dropped {
+		if !s.owner.CompareAndSwap(id|dropped, id) {
+			return nil // taken by another goroutine
+		}
+		g := held.Revive(id, s.seq.Load())
+		s.g.Store(g)
+		return g
+	}
 	g := s.g.Load()
 	if g == nil {
-		g = held.Revive(id, s.seq.Load())
-		if !s.g.CompareAndSwap(nil, g) {
-			return nil
-		}
-	} else {
-		g.Wake()
+		runtime.Gosched() // being dropped: look again
+		return nil
 	}
-	// A trimmer that decided meanwhile dropped g before giving the slot
-	// back: then g is no longer the slot's.
-	if kept(s, id) && s.g.Load() == g {
+	g.Wake()
+	if kept(s, id) {
 		return g
 	}
 	return nil
@@ -212,54 +252,107 @@ func kept(s *slot, id int64) bool {
 	}
 }
 
-// claim gives goroutine id a slot in its probe window, free or idle, and
-// returns its new state, or nil if every slot there is busy.
+// claim gives goroutine id a slot in its probe window, free or holding a
+// dropped state, and returns its new state, or nil if there is none. A
+// dropped state's owner revives it by a compare-and-swap on the same word,
+// so the two cannot both win.
 func claim(id int64) *held.G {
 	i := uint64(id) & (tableSize - 1)
 	for p := range uint64(probe) {
 		s := &table[(i+p)&(tableSize-1)]
-		if s.owner.Load() != 0 || !s.owner.CompareAndSwap(0, id) {
+		o := s.owner.Load()
+		if o != 0 && (o < 0 || o&dropped == 0) || !s.owner.CompareAndSwap(o, id) {
 			continue
 		}
-		// A reclaimer may see the slot ours with no state yet, as after a
-		// trim, and take it: the state goes in as a revived one would.
 		g := held.New(id)
-		if s.g.CompareAndSwap(nil, g) && kept(s, id) && s.g.Load() == g {
-			return g
-		}
-	}
-	for p := range uint64(probe) {
-		s := &table[(i+p)&(tableSize-1)]
-		o, g := s.owner.Load(), s.g.Load()
-		if o <= 0 || g != nil && g.Busy() {
-			continue
-		}
-		if take(s, o, g) {
-			// A new state: the previous owner's is never written again by
-			// anyone but itself, and it will find it gone.
-			g := held.New(id)
-			s.g.Store(g)
-			s.owner.Store(id)
-			reclaims.Add(1)
-			return g
-		}
+		s.g.Store(g)
+		made.Add(1)
+		return g
 	}
 	return nil
 }
 
-// take is the reclaimer's half of the handshake: it takes slot s from
-// goroutine o, whose state was seen to be g (nil after a trim) and idle.
-// If it reports true the caller holds s (its owner word is -o) and must
-// store the slot's new owner; otherwise s is as it was.
-func take(s *slot, o int64, g *held.G) bool {
-	if !s.owner.CompareAndSwap(o, -o) {
-		return false
+// Release gives up the calling goroutine's state and slot, if it holds
+// nothing: for a goroutine that is about to exit, where the library runs
+// its last frame (WaitGroup.Go), so that its slot is free at once rather
+// than at the next trim. A state that holds something is kept: its holds
+// outlive the goroutine.
+func Release(id int64) {
+	s := findSlot(id)
+	if s == nil {
+		return
 	}
-	if s.g.Load() != g || g != nil && g.Busy() {
-		s.owner.Store(o)
-		return false
+	g := s.g.Load()
+	if g == nil || g.Len() != 0 || g.InHandler {
+		return
 	}
-	return true
+	for {
+		switch s.owner.Load() {
+		case id:
+			// The state first: a reclaimer deciding meanwhile sees it gone
+			// and puts the owner word back for this loop to free.
+			s.g.Store(nil)
+			if !s.owner.CompareAndSwap(id, 0) {
+				continue
+			}
+			slowMu.Lock()
+			if overflow[id] == s {
+				delete(overflow, id)
+				overflowed.Store(int64(len(overflow)))
+			}
+			slowMu.Unlock()
+			return
+		case -id:
+			runtime.Gosched()
+		default:
+			return // dropped by a trim: nothing left to give up
+		}
+	}
+}
+
+// candidate is a slot whose state looked idle: owned by o, with state g;
+// in the table or the overflow.
+type candidate struct {
+	s     *slot
+	o     int64
+	g     *held.G
+	table bool
+}
+
+// takeIdle is the reclaimer's half of the handshake: it announces a take
+// of each candidate (owner word from o to -o), fences, then keeps those
+// still idle and puts the others back. The caller holds the slots
+// returned (owner word -o) and must store each one's new owner word.
+func takeIdle(cs []candidate) []candidate {
+	marked := cs[:0]
+	for _, c := range cs {
+		if c.s.owner.CompareAndSwap(c.o, -c.o) {
+			marked = append(marked, c)
+		}
+	}
+	if len(marked) == 0 {
+		return nil
+	}
+	fence()
+	taken := marked[:0]
+	for _, c := range marked {
+		if c.s.g.Load() != c.g || c.g.Busy() {
+			c.s.owner.Store(c.o)
+			continue
+		}
+		taken = append(taken, c)
+	}
+	return taken
+}
+
+// fence stops the world for a moment: every goroutine that was running has
+// made its stores visible once it returns, and every goroutine that runs
+// afterwards sees the caller's earlier stores. Its cost depends on the
+// number of processors, not of goroutines.
+func fence() {
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	fences.Add(1)
 }
 
 // addOverflow gives goroutine id a state in the overflow map, trimming
@@ -270,24 +363,17 @@ func addOverflow(id int64) *held.G {
 	s.owner.Store(id)
 	s.g.Store(g)
 	slowMu.Lock()
-	defer slowMu.Unlock()
-	if len(overflow) >= max(2*overflowMark, probe) {
-		trimOverflow()
+	due := len(overflow) >= max(2*overflowMark, probe)
+	slowMu.Unlock()
+	if due && trimMu.TryLock() {
+		trim(false, true)
+		trimMu.Unlock()
 	}
+	slowMu.Lock()
 	overflow[id] = s
+	overflowed.Store(int64(len(overflow)))
+	slowMu.Unlock()
 	return g
-}
-
-// trimOverflow drops the overflow's idle states. slowMu is held.
-func trimOverflow() {
-	for o, s := range overflow {
-		if g := s.g.Load(); g != nil && !g.Busy() && take(s, o, g) {
-			delete(overflow, o)
-			s.owner.Store(0) // its owner, if alive, looks again
-			reclaims.Add(1)
-		}
-	}
-	overflowMark = len(overflow)
 }
 
 // Trim drops the states that are idle, their owners alive or not: the
@@ -295,31 +381,71 @@ func trimOverflow() {
 // table state keeps its creation number for its owner (held.Revive). It
 // runs after every garbage collection, so that the memory of goroutines
 // gone is given back; tests call it directly. Its cost is the table's
-// size, whatever the number of goroutines, and it stops no one.
+// size plus the overflow's, whatever the number of goroutines, and it
+// stops the world once, for a moment (fence).
 func Trim() {
+	trimMu.Lock()
+	defer trimMu.Unlock()
 	n := 0
 	for i := range table {
 		if table[i].owner.Load() > 0 && table[i].g.Load() != nil {
 			n++
 		}
 	}
-	if n > trimFloor {
+	trim(n > trimFloor, true)
+	trims.Add(1)
+}
+
+// trim drops the idle states of the table and of the overflow, as asked,
+// with one fence. trimMu is held; slowMu is not (the fence is not taken
+// under it).
+func trim(inTable, inOverflow bool) {
+	var cs []candidate
+	before := 0 // the overflow's size when its candidates were listed
+	if inTable {
+		madeAtTrim.Store(made.Load())
 		for i := range table {
 			s := &table[i]
 			o, g := s.owner.Load(), s.g.Load()
-			if o <= 0 || g == nil || g.Busy() || !take(s, o, g) {
-				continue
+			if o > 0 && o&dropped == 0 && g != nil && !g.Busy() {
+				cs = append(cs, candidate{s, o, g, true})
 			}
-			s.seq.Store(g.Seq())
-			s.g.Store(nil)
-			s.owner.Store(o)
-			reclaims.Add(1)
 		}
 	}
+	if inOverflow {
+		slowMu.Lock()
+		before = len(overflow)
+		for o, s := range overflow {
+			if g := s.g.Load(); g != nil && !g.Busy() {
+				cs = append(cs, candidate{s, o, g, false})
+			}
+		}
+		slowMu.Unlock()
+	}
+	taken := takeIdle(cs)
 	slowMu.Lock()
-	trimOverflow()
-	slowMu.Unlock()
-	trims.Add(1)
+	defer slowMu.Unlock()
+	kept := before
+	for _, c := range taken {
+		if c.table {
+			c.s.seq.Store(c.g.Seq())
+			c.s.g.Store(nil)
+			c.s.owner.Store(c.o | dropped)
+		} else {
+			if overflow[c.o] == c.s {
+				delete(overflow, c.o)
+				kept--
+			}
+			c.s.owner.Store(0) // its owner, if alive, looks again
+		}
+		reclaims.Add(1)
+	}
+	overflowed.Store(int64(len(overflow)))
+	if inOverflow {
+		// What the trim kept, not what was added meanwhile: the next trim
+		// comes when the overflow has doubled from that.
+		overflowMark = kept
+	}
 }
 
 // trimAfterGC runs Trim after each garbage collection, from a cleanup of
@@ -338,19 +464,22 @@ type gcTick struct{ _ [16]byte }
 func init() { trimAfterGC() }
 
 // Stats reports how many goroutine states exist (in the table and in the
-// overflow), how many idle ones were reclaimed or dropped, and how many
-// trims ran, for tests of boundedness.
-func Stats() (states, overflowed int, reclaimed, trimmed int64) {
+// overflow), how many idle ones were dropped, and how many trims ran, for
+// tests of boundedness.
+func Stats() (states, overflowN int, reclaimed, trimmed int64) {
 	for i := range table {
 		if table[i].owner.Load() > 0 && table[i].g.Load() != nil {
 			states++
 		}
 	}
 	slowMu.Lock()
-	overflowed = len(overflow)
+	overflowed := len(overflow)
 	slowMu.Unlock()
 	return states + overflowed, overflowed, reclaims.Load(), trims.Load()
 }
+
+// Fences reports how many times a reclaimer stopped the world (see fence).
+func Fences() int64 { return fences.Load() }
 
 // States returns the state of every goroutine that has one now.
 func States() []*held.G {

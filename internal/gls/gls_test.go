@@ -211,7 +211,7 @@ func TestTrimKeepsCreationNumber(t *testing.T) {
 	for range 200 {
 		used.Add(1)
 		done.Go(func() {
-			gls.Get(goid.ID())
+			gls.Get(goid.ID()).Rest()
 			used.Done()
 			<-release
 		})

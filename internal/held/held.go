@@ -67,8 +67,8 @@ type G struct {
 	Inits bool
 
 	id atomic.Int64
-	// busy is set while the owner may write g: see Busy. Accessed with
-	// sync/atomic, but for Rest's store (see idle).
+	// busy is set while the owner may write g: see Busy. Loaded with
+	// sync/atomic; stored by the owner as idle.go says.
 	busy uint32
 	tag  uint32
 	// Handoffs is, for the owner's use, what a global count of write
@@ -123,8 +123,15 @@ func (g *G) retag(tag uint32) {
 func (g *G) Busy() bool { return atomic.LoadUint32(&g.busy) != 0 }
 
 // Wake marks g busy. Only internal/gls calls it, for the owner, before it
-// re-checks that g is still the owner's (the owner's half of the handshake).
-func (g *G) Wake() { atomic.StoreUint32(&g.busy, 1) }
+// re-checks that g is still the owner's (the owner's half of the
+// handshake; see idle.go for why the store need not be atomic).
+func (g *G) Wake() { busyMark(&g.busy) }
+
+// Woken is Wake, reporting true, for use in a condition.
+func (g *G) Woken() bool {
+	busyMark(&g.busy)
+	return true
+}
 
 // Rest marks g idle if it holds nothing and its owner runs no handler. The
 // owner calls it at the end of a call that may have emptied g, never in
