@@ -132,3 +132,72 @@ func TestWaitGroupGoLeavesNoState(t *testing.T) {
 	assert.LessOrEqual(t, goroutineStates(), before, "states left by 20,000 goroutines started by Go")
 	assert.Empty(t, lockorder.Violations())
 }
+
+// leaveIdleStates leaves more idle goroutine states than a trim keeps, so
+// that the next trim drops idle ones.
+func leaveIdleStates() {
+	var mu lockorder.Mutex
+	var wg sync.WaitGroup
+	for range 200 {
+		wg.Go(func() {
+			mu.Lock()
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+}
+
+// A goroutine that saw a Once done (it ran the function, which takes L)
+// later calls Do on it holding L: correct, since it cannot wait. A trim in
+// between drops the goroutine's idle state, and must not take with it the
+// memory of the Once seen done: the Do then would record L -> Once, a false
+// cycle with Once -> L.
+func TestOnceSeenDoneSurvivesATrim(t *testing.T) {
+	for _, trim := range []bool{false, true} {
+		fresh(t)
+		var l lockorder.Mutex
+		var o lockorder.Once
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			o.Do(func() {
+				l.Lock()
+				l.Unlock()
+			})
+			if trim {
+				leaveIdleStates()
+				gls.Trim()
+			}
+			l.Lock()
+			o.Do(func() {})
+			l.Unlock()
+		}()
+		<-done
+		assert.Empty(t, lockorder.Violations(), "trim=%v", trim)
+	}
+}
+
+// Goroutines that lock a mutex and exit, another goroutine unlocking it for
+// them (legal): their states, which list only locks released for them, are
+// dropped by a trim, and nothing is reported.
+func TestHandedOffHoldsLeaveNoState(t *testing.T) {
+	fresh(t)
+	leaveIdleStates()
+	gls.Trim()
+	before := goroutineStates()
+	const n = 5000
+	for range n {
+		var m lockorder.Mutex
+		done := make(chan struct{})
+		go func() {
+			m.Lock()
+			close(done)
+		}()
+		<-done
+		m.Unlock() // on behalf of the exited goroutine
+	}
+	gls.Trim()
+	assert.Less(t, goroutineStates()-before, n/10, "states left by hand-offs")
+	lockorder.ReportBlocked(0)
+	assert.Empty(t, lockorder.Violations())
+}

@@ -46,19 +46,31 @@
 //
 // # Why a lost state only hides reports
 //
-// A state is taken only while idle: it holds no lock entry and its owner
-// runs no report handler, so no hold is forgotten (held-by-exited, a
-// recursive lock and an Unlock of one's own lock still see every hold).
-// What an idle state may still carry is evidence waiting to be proved:
-// held-back reports (held.Pending) and order edges from read holds
-// (held.Wait); losing them loses reports, never makes one. Its creation
-// number (held.G.Seq) is what the initialisation-write rule (lockorder's
-// class.Lock.Use and Witness) counts a goroutine by: a goroutine that lost
-// its state and its slot gets a new, higher number, so it counts as having
-// come later, and a later goroutine is never a witness that shows a lock
-// shared; the writer itself, renumbered, is not one either. No goroutine
-// is ever given another's number: a dropped state is revived only for its
-// own goroutine, with its own number.
+// A state is taken only while idle: it holds no lock entry (or only
+// entries of locks another goroutine released for it, held.G.Stale) and
+// its owner runs no report handler, so no hold is forgotten
+// (held-by-exited, a recursive lock and an Unlock of one's own lock still
+// see every hold). What an idle state may still carry is evidence waiting
+// to be proved: held-back reports (held.Pending) and order edges from read
+// holds (held.Wait); losing them loses reports, never makes one. Two
+// things it carries hold reports back, and are kept in the slot for the
+// owner (held.Remnant, revived with the state): its creation number
+// (held.G.Seq), which the initialisation-write rule (lockorder's
+// class.Lock.Use and Witness) counts a goroutine by, and the Onces it has
+// seen done, for which a Do records no edge. Where the remnant is lost
+// too (the slot went to another goroutine, or the state was in the
+// overflow), the goroutine gets a new, higher creation number, so it
+// counts as having come later, and a later goroutine is never a witness
+// that shows a lock shared (the writer itself, renumbered, is not one
+// either); and its new state is marked forgetful (held.G.Forgetful), so a
+// Do on a done Once records no edge at all. No goroutine is ever given
+// another's number or memory: a remnant is revived only for its own
+// goroutine.
+//
+// An owner that held only stale entries (Stale) may still be alive and
+// push onto the state after it was dropped: those holds are then lost,
+// which hides reports too (an Unlock of a lock its state does not list is
+// taken as a release for another goroutine, which is legal).
 package gls
 
 import (
@@ -72,9 +84,9 @@ import (
 type slot struct {
 	owner atomic.Int64 // see the handshake
 	g     atomic.Pointer[held.G]
-	// seq is the Seq of the state a trim dropped (g is then nil), for the
+	// rem is what the state a trim dropped left (g is then nil), for the
 	// owner to revive it with (held.Revive).
-	seq atomic.Uint64
+	rem atomic.Pointer[held.Remnant]
 	_   uint64
 }
 
@@ -112,6 +124,9 @@ var (
 	// made counts the states claim made; madeAtTrim is made when the
 	// table was last trimmed.
 	made, madeAtTrim atomic.Int64
+	// lostBelow is one more than the highest id of a goroutine whose state
+	// was dropped with no remnant left for it (see lose).
+	lostBelow atomic.Int64
 )
 
 // The lookups. Callers pass the calling goroutine's id (goid.ID), except
@@ -221,7 +236,7 @@ func wake(s *slot, id int64) *held.G {
 		if !s.owner.CompareAndSwap(id|dropped, id) {
 			return nil // taken by another goroutine
 		}
-		g := held.Revive(id, s.seq.Load())
+		g := held.Revive(id, s.rem.Load())
 		s.g.Store(g)
 		return g
 	}
@@ -264,7 +279,10 @@ func claim(id int64) *held.G {
 		if o != 0 && (o < 0 || o&dropped == 0) || !s.owner.CompareAndSwap(o, id) {
 			continue
 		}
-		g := held.New(id)
+		if o != 0 {
+			lose(o &^ dropped) // its remnant goes with the slot
+		}
+		g := held.New(id, forgetful(id))
 		s.g.Store(g)
 		made.Add(1)
 		return g
@@ -336,7 +354,7 @@ func takeIdle(cs []candidate) []candidate {
 	fence()
 	taken := marked[:0]
 	for _, c := range marked {
-		if c.s.g.Load() != c.g || c.g.Busy() {
+		if c.s.g.Load() != c.g || !idle(c.g) {
 			c.s.owner.Store(c.o)
 			continue
 		}
@@ -344,6 +362,28 @@ func takeIdle(cs []candidate) []candidate {
 	}
 	return taken
 }
+
+// idle reports whether state g may be dropped: it holds nothing, or only
+// locks other goroutines released for it (held.G.Stale: a goroutine that
+// handed off its locks and exited leaves its state busy for good).
+func idle(g *held.G) bool { return !g.Busy() || g.Stale() }
+
+// lose records that goroutine id's state was dropped with nothing left for
+// it to revive: from then on a state made for a goroutine as old as id may
+// have lost what an earlier one remembered (held.G.Forgetful). Goroutine
+// ids only grow, so a goroutine started later is never told so.
+func lose(id int64) {
+	for {
+		b := lostBelow.Load()
+		if id < b || lostBelow.CompareAndSwap(b, id+1) {
+			return
+		}
+	}
+}
+
+// forgetful reports whether a new state for goroutine id may follow one
+// that was lost (see lose).
+func forgetful(id int64) bool { return id < lostBelow.Load() }
 
 // fence stops the world for a moment: every goroutine that was running has
 // made its stores visible once it returns, and every goroutine that runs
@@ -358,7 +398,7 @@ func fence() {
 // addOverflow gives goroutine id a state in the overflow map, trimming
 // the map of idle states first once it has doubled since its last trim.
 func addOverflow(id int64) *held.G {
-	g := held.New(id)
+	g := held.New(id, forgetful(id))
 	s := &slot{}
 	s.owner.Store(id)
 	s.g.Store(g)
@@ -407,7 +447,7 @@ func trim(inTable, inOverflow bool) {
 		for i := range table {
 			s := &table[i]
 			o, g := s.owner.Load(), s.g.Load()
-			if o > 0 && o&dropped == 0 && g != nil && !g.Busy() {
+			if o > 0 && o&dropped == 0 && g != nil && idle(g) {
 				cs = append(cs, candidate{s, o, g, true})
 			}
 		}
@@ -416,7 +456,7 @@ func trim(inTable, inOverflow bool) {
 		slowMu.Lock()
 		before = len(overflow)
 		for o, s := range overflow {
-			if g := s.g.Load(); g != nil && !g.Busy() {
+			if g := s.g.Load(); g != nil && idle(g) {
 				cs = append(cs, candidate{s, o, g, false})
 			}
 		}
@@ -428,7 +468,7 @@ func trim(inTable, inOverflow bool) {
 	kept := before
 	for _, c := range taken {
 		if c.table {
-			c.s.seq.Store(c.g.Seq())
+			c.s.rem.Store(c.g.Remnant())
 			c.s.g.Store(nil)
 			c.s.owner.Store(c.o | dropped)
 		} else {
@@ -436,6 +476,7 @@ func trim(inTable, inOverflow bool) {
 				delete(overflow, c.o)
 				kept--
 			}
+			lose(c.o)
 			c.s.owner.Store(0) // its owner, if alive, looks again
 		}
 		reclaims.Add(1)

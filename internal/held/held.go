@@ -8,6 +8,7 @@ package held
 
 import (
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/syncwatch/syncwatch/internal/chain"
 	"github.com/syncwatch/syncwatch/internal/class"
@@ -90,6 +91,8 @@ type G struct {
 	nwait int
 	// passed are the Onces the goroutine has seen done; see PassOnce.
 	passed passedOnces
+	// forgetful: see Forgetful.
+	forgetful bool
 
 	// Keep two goroutines' states off one cache line: each is written
 	// by its owner on every lock.
@@ -281,20 +284,71 @@ func (g *G) rekey(from int) {
 }
 
 // New returns the state of goroutine id, with nothing held, busy (the
-// caller is its owner, about to use it), and a new creation number.
-func New(id int64) *G { return Revive(id, created.Add(1)) }
+// caller is its owner, about to use it), and a new creation number. If
+// forgetful, the goroutine may have had a state before that was lost with
+// what it remembered (see Forgetful).
+func New(id int64, forgetful bool) *G {
+	g := Revive(id, &Remnant{seq: created.Add(1)})
+	g.forgetful = forgetful
+	return g
+}
+
+// Remnant is what a state dropped while idle leaves for its goroutine:
+// its creation number and the Onces it has seen done.
+type Remnant struct {
+	seq    uint64
+	passed passedOnces
+}
+
+// Remnant returns what g leaves if it is dropped. The reclaimer calls it
+// once it has taken g (internal/gls): g is idle, or holds only entries
+// that are no longer its own (Stale), and its owner, if alive, writes
+// nothing that matters to it.
+//
+//go:norace
+func (g *G) Remnant() *Remnant { return &Remnant{seq: g.seq, passed: g.passed} }
 
 // Revive is New for a goroutine whose state was dropped while idle: it
-// keeps the creation number seq that goroutine's state had (its Seq), so
-// that the goroutine still counts as having existed since then. seq must
-// be one New gave to the same goroutine.
-func Revive(id int64, seq uint64) *G {
+// keeps the creation number that goroutine's state had (its Seq), so that
+// the goroutine still counts as having existed since then, and the Onces
+// it had seen done. r must be the Remnant of the same goroutine's state.
+func Revive(id int64, r *Remnant) *G {
 	g := new(G)
 	g.stack = g.inline[:0]
 	g.id.Store(id)
-	g.seq = seq
+	g.seq = r.seq
+	g.passed = r.passed
 	g.busy = 1 // before g is shared
 	return g
+}
+
+// Forgetful reports whether the goroutine may have lost what an earlier
+// state of its remembered (internal/gls drops idle states, and not every
+// drop leaves a Remnant its goroutine gets back): a rule that relies on
+// that memory to hold back an edge must then hold it back anyway.
+func (g *G) Forgetful() bool { return g.forgetful }
+
+// Stale reports whether g holds something, but only entries that are no
+// longer its own (Valid is false for each: locks another goroutine
+// released for it). A goroutine that hands off every lock it holds and
+// exits leaves such a state, busy for good. Any goroutine may call it; it
+// reads g's stack without synchronisation, so the answer may be wrong
+// while the owner is changing it, and it only looks at a stack that fits
+// in g's inline entries (so that what it reads is always g's memory).
+//
+//go:norace
+func (g *G) Stale() bool {
+	n := len(g.stack)
+	if n == 0 || n > len(g.inline) || unsafe.SliceData(g.stack) != &g.inline[0] {
+		return false
+	}
+	for i := range n {
+		e := g.inline[i]
+		if e.Lock == nil || g.Valid(&e) {
+			return false
+		}
+	}
+	return true
 }
 
 // Pending is a report held back because it rests on read holds that may
