@@ -62,8 +62,11 @@
 // overflow), the goroutine gets a new, higher creation number, so it
 // counts as having come later, and a later goroutine is never a witness
 // that shows a lock shared (the writer itself, renumbered, is not one
-// either); and its new state is marked forgetful (held.G.Forgetful), so a
-// Do on a done Once records no edge at all. No goroutine is ever given
+// either); and, if the remnant remembered Onces, its new state is marked
+// forgetful (held.G.Forgetful, by a bit per hash of the id, which may
+// mark another goroutine too), so that a Do on a done Once records no edge
+// at all. A goroutine that needs a slot takes, first, a free one, then one
+// whose remnant remembers nothing. No goroutine is ever given
 // another's number or memory: a remnant is revived only for its own
 // goroutine.
 //
@@ -100,6 +103,9 @@ const (
 	// collection without dropping the idle ones: a program with few
 	// goroutines never loses their states' creation numbers.
 	trimFloor = 64
+	// lostBits is the log2 of the number of bits in lost: a megabit, so
+	// that thousands of lost states rarely share a goroutine's bit.
+	lostBits = 20
 )
 
 var (
@@ -124,9 +130,9 @@ var (
 	// made counts the states claim made; madeAtTrim is made when the
 	// table was last trimmed.
 	made, madeAtTrim atomic.Int64
-	// lostBelow is one more than the highest id of a goroutine whose state
-	// was dropped with no remnant left for it (see lose).
-	lostBelow atomic.Int64
+	// lost has a bit set for each goroutine (by hash) whose state was
+	// dropped with a remnant it will not get back (see lose).
+	lost [1 << lostBits / 64]atomic.Uint64
 )
 
 // The lookups. Callers pass the calling goroutine's id (goid.ID), except
@@ -273,19 +279,31 @@ func kept(s *slot, id int64) bool {
 // so the two cannot both win.
 func claim(id int64) *held.G {
 	i := uint64(id) & (tableSize - 1)
-	for p := range uint64(probe) {
-		s := &table[(i+p)&(tableSize-1)]
-		o := s.owner.Load()
-		if o != 0 && (o < 0 || o&dropped == 0) || !s.owner.CompareAndSwap(o, id) {
-			continue
+	// Free slots first, then those whose dropped state's remnant would
+	// cost nothing to lose, then any dropped one.
+	for pass := range 3 {
+		for p := range uint64(probe) {
+			s := &table[(i+p)&(tableSize-1)]
+			o := s.owner.Load()
+			switch {
+			case o == 0:
+			case o < 0 || o&dropped == 0 || pass == 0:
+				continue
+			case pass == 1 && s.rem.Load().Remembers():
+				continue
+			}
+			r := s.rem.Load()
+			if !s.owner.CompareAndSwap(o, id) {
+				continue
+			}
+			if o != 0 {
+				lose(o&^dropped, r) // its remnant goes with the slot
+			}
+			g := held.New(id, forgetful(id))
+			s.g.Store(g)
+			made.Add(1)
+			return g
 		}
-		if o != 0 {
-			lose(o &^ dropped) // its remnant goes with the slot
-		}
-		g := held.New(id, forgetful(id))
-		s.g.Store(g)
-		made.Add(1)
-		return g
 	}
 	return nil
 }
@@ -368,22 +386,28 @@ func takeIdle(cs []candidate) []candidate {
 // handed off its locks and exited leaves its state busy for good).
 func idle(g *held.G) bool { return !g.Busy() || g.Stale() }
 
-// lose records that goroutine id's state was dropped with nothing left for
-// it to revive: from then on a state made for a goroutine as old as id may
-// have lost what an earlier one remembered (held.G.Forgetful). Goroutine
-// ids only grow, so a goroutine started later is never told so.
-func lose(id int64) {
-	for {
-		b := lostBelow.Load()
-		if id < b || lostBelow.CompareAndSwap(b, id+1) {
-			return
-		}
+// lose records that goroutine id's state was dropped, leaving r, which
+// its goroutine will not get back: if r remembers anything, a state made
+// later for id may have lost it (held.G.Forgetful). The record is a bit
+// per hash of the id, so another goroutine may be told so too: it then
+// only holds back an edge it need not have.
+func lose(id int64, r *held.Remnant) {
+	if !r.Remembers() {
+		return
 	}
+	h := hashID(id)
+	lost[h/64].Or(1 << (h % 64))
 }
 
 // forgetful reports whether a new state for goroutine id may follow one
-// that was lost (see lose).
-func forgetful(id int64) bool { return id < lostBelow.Load() }
+// that was lost with what it remembered (see lose).
+func forgetful(id int64) bool {
+	h := hashID(id)
+	return lost[h/64].Load()&(1<<(h%64)) != 0
+}
+
+// hashID spreads goroutine ids over the bits of lost.
+func hashID(id int64) uint64 { return uint64(id) * 0x9e3779b97f4a7c15 >> (64 - lostBits) }
 
 // fence stops the world for a moment: every goroutine that was running has
 // made its stores visible once it returns, and every goroutine that runs
@@ -476,7 +500,7 @@ func trim(inTable, inOverflow bool) {
 				delete(overflow, c.o)
 				kept--
 			}
-			lose(c.o)
+			lose(c.o, c.g.Remnant())
 			c.s.owner.Store(0) // its owner, if alive, looks again
 		}
 		reclaims.Add(1)

@@ -300,6 +300,10 @@ type Remnant struct {
 	passed passedOnces
 }
 
+// Remembers reports whether r holds anything a rule relies on to hold an
+// edge back (an Once seen done): losing one that does not costs nothing.
+func (r *Remnant) Remembers() bool { return r != nil && r.passed.ids != [len(r.passed.ids)]uint64{} }
+
 // Remnant returns what g leaves if it is dropped. The reclaimer calls it
 // once it has taken g (internal/gls): g is idle, or holds only entries
 // that are no longer its own (Stale), and its owner, if alive, writes
