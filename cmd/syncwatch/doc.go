@@ -49,12 +49,15 @@
 // passed to another module's function, stays sync, with every variable,
 // field and parameter it flows through; syncwatch says so once per site.
 //
-// A lock in a field of a package-level struct type, or in a package-level
-// variable, held by value or through a pointer, is named after it in
-// reports ("bbolt.DB.mmaplock", "pkg.mu"): its Lock calls first put it in
-// that class, through lockorder's SetClassIfNew. A lock first locked
-// otherwise (through a parameter, a Locker) is named after the code that
-// first locks it.
+// A lock is named in reports after its declaration, where the code that
+// locks it says which: a package-level variable ("pkg.mu"), a field of a
+// named struct type ("bbolt.DB.mmaplock", generic types included), a
+// field of an unnamed struct after what holds it ("pkg.cache.Mutex",
+// "pkg.store.inner.mu"), a local variable after its function
+// ("pkg.TestX.mu"), the locks of an array or slice after it. Its Lock
+// calls first put it in that class, through lockorder's SetClassIfNew.
+// A lock first locked otherwise (through a parameter, a local pointer, a
+// Locker) is named after the code that first locks it.
 //
 // A module with a vendor directory is built from the module cache
 // (-mod=mod), and syncwatch says so: its vendor directory does not hold

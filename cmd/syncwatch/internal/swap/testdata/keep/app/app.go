@@ -31,3 +31,13 @@ var (
 )
 
 func useKept() { lib.Guard(&kept, func() {}) }
+
+type viaPtr struct {
+	mu *sync.Mutex // passed to lib.Guard: stays sync, so never named
+}
+
+func (v *viaPtr) run() {
+	lib.Guard(v.mu, func() {})
+	v.mu.Lock()
+	v.mu.Unlock()
+}
