@@ -183,7 +183,7 @@ func TestRunProgram(t *testing.T) {
 
 // Usage errors exit 2 and say why.
 func TestUsageErrors(t *testing.T) {
-	for _, args := range [][]string{{"run"}, {"test", "-modfile=x"}, {"test", "-mod=vendor"}, {"run", "-mode", "loud", "."}} {
+	for _, args := range [][]string{{"run"}, {"test", "-modfile=x"}, {"test", "-mod=readonly"}, {"run", "-mode", "loud", "."}} {
 		r := syncwatch(t, "abba", nil, args...)
 		assert.Equal(t, 2, r.code, "%v: %s", args, r.stderr)
 		assert.Contains(t, r.stderr, "usage:")
@@ -223,12 +223,33 @@ func TestHarnessThatExitsIsChecked(t *testing.T) {
 	assert.Contains(t, r.stderr, "1. lock-order-cycle: cycle of 2 locks: viaharness.second -> viaharness.first -> viaharness.second")
 }
 
-// A module with a vendor directory is built from the module cache, and
-// syncwatch says so.
-func TestVendoredModuleSaysSo(t *testing.T) {
-	r := syncwatch(t, "vendored", nil, "test", "-count=1", ".")
+// A module with a vendor directory is built from it, offline (its
+// library is in no proxy or cache): its own packages are rewritten, and
+// with -deps the vendored library too, so a cycle through the library's
+// lock is found. Locks in fields of unnamed struct types are named after
+// them. Nothing under vendor/ is written.
+func TestVendoredModule(t *testing.T) {
+	offline := []string{"GOPROXY=off"}
+	r := syncwatch(t, "vendored", offline, "test", "-count=1", ".")
 	assert.Equal(t, 0, r.code, r.stdout+r.stderr)
-	assert.Contains(t, r.stderr, "syncwatch: the vendor directory is not used")
+	assert.Contains(t, r.stdout, "ok  \texample.com/vendored")
+	assert.NotContains(t, r.stderr, "finding")
+
+	r = syncwatch(t, "vendored", append(offline, "VENDORED_BA=1"), "test", "-count=1", "-mod=vendor", "-deps", ".")
+	assert.Equal(t, 1, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stderr, "syncwatch: 2 distinct finding(s)")
+	assert.Contains(t, r.stderr, "locks: vendored.stats.mu, vendored.cache.Mutex")
+	assert.Contains(t, r.stderr, "locks: vendored.cache.Mutex, vlib.state.mu")
+	assert.Contains(t, r.stderr, filepath.Join("vendor", "example.com", "vlib", "vlib.go")+":14")
+}
+
+// -mod=vendor in a module without a vendor directory is an error, said
+// before anything builds; -mod takes vendor or mod only.
+func TestModFlag(t *testing.T) {
+	r := syncwatch(t, "clean", nil, "test", "-mod=vendor", ".")
+	assert.Equal(t, 1, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stderr, "syncwatch: -mod=vendor: no vendor/modules.txt")
+	assert.Empty(t, r.stdout)
 }
 
 // go test's result cache works across runs, as with go test: a package

@@ -1,3 +1,8 @@
 module example.com/vendored
 
 go 1.22
+
+require (
+	example.com/vlib v1.0.0
+	example.com/vtools v0.1.0 // required, but none of its packages built: not vendored
+)
