@@ -82,7 +82,9 @@
 //		Rewrite every dependency module too (from the module cache or a
 //		replaced directory), except the standard library and the modules
 //		syncwatch itself is built from, so that a cycle between the
-//		module's lock and a dependency's is found.
+//		module's lock and a dependency's is found. A module of the
+//		module cache is rewritten in a copy, never in the cache; the
+//		summary names its files by their place in the cache.
 //	-mod vendor|mod
 //		Where the vendored modules come from: vendor/ (the default
 //		when there is one) or the module cache.

@@ -14,6 +14,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/mod/module"
+	"golang.org/x/mod/zip"
 )
 
 // binary is syncwatch, built once for the tests.
@@ -166,6 +168,60 @@ func TestDepsFindsCycleInDependency(t *testing.T) {
 	r = syncwatch(t, "app", nil, "test", "-count=1", "-tags", "apptag", "-run", "Tagged", "-v", ".")
 	assert.Equal(t, 0, r.code, r.stdout+r.stderr)
 	assert.Contains(t, r.stdout, "--- PASS: TestTagged")
+}
+
+// A cycle with the lock of a dependency that comes from the module cache
+// (not a replaced directory) is found with -deps; the cache stays as it
+// was, though it is writable (-modcacherw) and the rewrite works on hard
+// links to it; the summary names the dependency's file in the cache.
+func TestDepsFromModuleCache(t *testing.T) {
+	cache, env := moduleCache(t, "extlib", "example.com/extlib", "v1.0.0")
+	dir := filepath.Join(cache, "example.com", "extlib@v1.0.0")
+	before := snapshot(t, dir)
+
+	r := syncwatch(t, "cacheapp", env, "test", "-count=1", "-deps", ".")
+	assert.Equal(t, 1, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stderr, "syncwatch: 1 distinct finding(s)")
+	assert.Contains(t, r.stderr, "locks: extlib.libMu, cacheapp.registry.mu")
+	assert.Contains(t, r.stderr, "at example.com/extlib.WithLib ("+filepath.Join(dir, "extlib.go")+":11)")
+	assert.Equal(t, before, snapshot(t, dir), "syncwatch changed the module cache")
+}
+
+// moduleCache serves testdata/dir as module path@version from a file
+// proxy, downloads it into a new module cache with go mod download, and
+// returns the cache and the environment that uses them. Other modules
+// (syncwatch's requirements) come from the usual cache, as a proxy.
+func moduleCache(t *testing.T, dir, path, version string) (string, []string) {
+	t.Helper()
+	proxy := t.TempDir()
+	at := filepath.Join(proxy, filepath.FromSlash(path), "@v")
+	require.NoError(t, os.MkdirAll(at, 0o755))
+	var z bytes.Buffer
+	require.NoError(t, zip.CreateFromDir(&z, module.Version{Path: path, Version: version}, filepath.Join("testdata", dir)))
+	mod, err := os.ReadFile(filepath.Join("testdata", dir, "go.mod"))
+	require.NoError(t, err)
+	for name, data := range map[string][]byte{
+		version + ".zip":  z.Bytes(),
+		version + ".mod":  mod,
+		version + ".info": []byte(`{"Version":"` + version + `"}`),
+		"list":            []byte(version + "\n"),
+	} {
+		require.NoError(t, os.WriteFile(filepath.Join(at, name), data, 0o644))
+	}
+	usual, err := exec.Command("go", "env", "GOMODCACHE").Output()
+	require.NoError(t, err)
+	cache := t.TempDir()
+	env := []string{
+		"GOMODCACHE=" + cache,
+		"GOPROXY=file://" + filepath.ToSlash(proxy) + ",file://" + filepath.ToSlash(filepath.Join(strings.TrimSpace(string(usual)), "cache", "download")),
+		"GOSUMDB=off",
+		"GOFLAGS=-modcacherw", // so that t.TempDir can remove it
+	}
+	cmd := exec.Command("go", "mod", "download", path+"@"+version)
+	cmd.Dir, cmd.Env = cache, append(os.Environ(), env...)
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	return cache, env
 }
 
 // syncwatch run runs a program in check mode by default, with its

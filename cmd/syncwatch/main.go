@@ -153,6 +153,7 @@ func command(o options, program bool, stdout, stderr io.Writer) (int, error) {
 	for _, msg := range dl.found {
 		fs = append(fs, deadlockFinding(msg))
 	}
+	originalSites(fs, set.copied)
 	writeSummary(stderr, fs)
 	if len(fs) > 0 && code == 0 {
 		code = 1
