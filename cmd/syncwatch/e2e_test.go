@@ -224,6 +224,15 @@ func moduleCache(t *testing.T, dir, path, version string) (string, []string) {
 	return cache, env
 }
 
+// go vet runs as go test runs it, and its copylocks check, asked for,
+// still sees the swapped locks as locks: a copy of one fails the build,
+// at the original line.
+func TestVetSeesSwappedLocks(t *testing.T) {
+	r := syncwatch(t, "clean", nil, "test", "-count=1", "-vet=copylocks", "-tags", "copylock", ".")
+	assert.Equal(t, 1, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stderr, "copylock.go:7:44: return copies lock value: example.com/clean.Counter")
+}
+
 // syncwatch run runs a program in check mode by default, with its
 // arguments; -mode off turns the checks off.
 func TestRunProgram(t *testing.T) {
