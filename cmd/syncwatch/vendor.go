@@ -54,7 +54,7 @@ func readVendored(dir string, required bool) ([]vendoredModule, error) {
 		switch {
 		case strings.HasPrefix(line, "# "):
 			fields := strings.Fields(line[2:])
-			if len(fields) == 0 || fields[0] == "=>" {
+			if len(fields) < 2 || fields[1] == "=>" {
 				continue // a replace with no requirement: nothing to build
 			}
 			mods = append(mods, vendoredModule{path: fields[0]})
