@@ -19,8 +19,8 @@ var lockingMethods = []string{"Lock", "RLock", "TryLock", "TryRLock", "LockConte
 // selectors, index expressions and embedded fields (x.revMu.Lock(),
 // x.Lock(), s.shards[i].Lock()), holding the lock or a pointer to it. It
 // wraps the lock in a call of the package's naming helper, which puts it
-// in the class lockName makes unless it already has one; it reports
-// whether it did.
+// in the class exprName or chainName makes unless it already has one; it
+// reports whether it did.
 func (r *rewriter) nameLock(call *ast.CallExpr) bool {
 	info := r.f.Info
 	fun, ok := call.Fun.(*ast.SelectorExpr)
