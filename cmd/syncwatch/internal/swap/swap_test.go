@@ -151,7 +151,7 @@ func mustAbs(t *testing.T, path string) string {
 func TestRewriteKeepsWhatMeetsForeignCode(t *testing.T) {
 	out, notes := rewriteDir(t, "testdata/keep", "lib")
 	checkGolden(t, out)
-	require.Len(t, notes, 5)
+	require.Len(t, notes, 6)
 	assert.Contains(t, notes[0], "app.go:15:12: stays sync")
 	assert.Contains(t, notes[0], "it meets lib.mu (*sync.Mutex)")
 	assert.Contains(t, notes[1], "app.go:19:7: stays sync: it meets lib.(a result) (*sync.Mutex)")
@@ -160,6 +160,9 @@ func TestRewriteKeepsWhatMeetsForeignCode(t *testing.T) {
 	// naming helper takes lockorder's locks).
 	got := string(out[mustAbs(t, "testdata/keep/app/app.go")])
 	assert.Contains(t, got, "\tv.mu.Lock()\n")
+	// So is a field of a generic type, in every instance.
+	assert.Contains(t, notes[5], "app.go:51:12: stays sync")
+	assert.Contains(t, got, "\tb.mu.Lock()\n")
 }
 
 // A file the type checker does not see (another build tag) is rewritten

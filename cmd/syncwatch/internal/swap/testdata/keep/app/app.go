@@ -41,3 +41,14 @@ func (v *viaPtr) run() {
 	v.mu.Lock()
 	v.mu.Unlock()
 }
+
+type box[T any] struct {
+	mu sync.Mutex // passed to lib.Guard: stays sync, in every instance
+	v  T
+}
+
+func useBox(b *box[int]) {
+	lib.Guard(&b.mu, func() {})
+	b.mu.Lock()
+	b.mu.Unlock()
+}
