@@ -22,6 +22,10 @@ type config struct {
 	longWait       time.Duration
 	longWaitSet    bool
 	flight         flightConfig // see WithFlightRecorder
+	// grace, if positive, replaces the monitor's grace period
+	// (deadlockGrace). Only tests set it (export_test.go), so that none
+	// has to sleep past two seconds to show what the grace period allows.
+	grace time.Duration
 }
 
 var (
