@@ -6,9 +6,9 @@
 //
 // barrier.New, staleness.NewClock and paramserver.New each add what they
 // create, with a function giving its view ([Barrier], [Clock], [Server]);
-// nothing else does. An entry costs one weak pointer, taken once when the
-// object is created: nothing on any object's hot path touches the
-// registry.
+// nothing else does. An entry costs a weak pointer and the view function,
+// taken once when the object is created: nothing on any object's hot path
+// touches the registry.
 package registry
 
 import (
