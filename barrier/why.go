@@ -1,7 +1,10 @@
 package barrier
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/syncwatch/syncwatch/internal/waitfor"
@@ -27,7 +30,10 @@ type MissingRank struct {
 	HolderRank int
 	// Reason is the whole account, following the chain of holders: "waiting
 	// for lock aggregation_lock#1, held by goroutine 812 (rank 3), which is
-	// waiting at this barrier".
+	// waiting at this barrier". For a rank that never called Await it
+	// starts "never arrived at this barrier", then names the goroutines,
+	// of no known rank, blocked on a lock held by a rank waiting at this
+	// barrier, if any (in lockorder's ModeCheck only).
 	Reason string
 }
 
@@ -82,9 +88,23 @@ func (b *Barrier) whyLocked(g *generation, missing []int, neverArrived int) []Mi
 			chains = append(chains, chain{})
 		}
 	}
+	if slices.ContainsFunc(why, neverCame) {
+		x.blockedOnWaiters()
+	}
 	x.render(why, chains)
+	if text := x.blockedText(); text != "" {
+		for i := range why {
+			if neverCame(why[i]) {
+				why[i].Reason = reasonNeverArrived + "; " + text
+			}
+		}
+	}
 	return why
 }
+
+// neverCame reports whether m is the explanation of a rank that never
+// called Await.
+func neverCame(m MissingRank) bool { return m.Goroutine == 0 && m.Reason == reasonNeverArrived }
 
 // A chain is what an explanation follows: the wait of a missing rank's
 // goroutine, then the wait of the holder of each lock waited for.
@@ -120,6 +140,9 @@ type explainer struct {
 	holders map[int64]bool // the lock holders met, to name their ranks
 	rank    map[int64]int  // holder -> its rank at this barrier
 	here    map[int64]bool // holders waiting at this barrier for g
+	// blocked are the lock waits whose holder waits at this barrier (see
+	// blockedOnWaiters), by goroutine.
+	blocked []seenWait
 }
 
 // trace starts the explanation of rank, whose latest arrival was made by
@@ -240,4 +263,70 @@ func (x *explainer) object(w seenWait) string {
 		return name
 	}
 	return waitfor.Describe(w.Wait)
+}
+
+// maxBlockedNamed bounds how many goroutines blocked on a lock held at
+// this barrier an explanation names; the others are counted.
+const maxBlockedNamed = 3
+
+// blockedOnWaiters finds the goroutines blocked on a lock whose recorded
+// holder is waiting at this barrier. A rank that never called Await has
+// no goroutine the barrier knows, so what stops it cannot be looked up;
+// but a goroutine blocked on a lock held by a waiter here may well be
+// it, and that wait is a fact. It is told as such, never attributed to a
+// rank: the goroutine may run no rank at all.
+//
+// Only a lock's holder links a wait to this barrier, and holders are
+// known in lockorder's ModeCheck alone: in ModeTrace lock waits are
+// registered without their holder, and in ModeOff not at all, so nothing
+// is found. Goroutines that made a rank's latest arrival are left out:
+// they are explained as that rank (see render). The work is one read of
+// the waits registry and one lookup per lock wait whose holder is known.
+func (x *explainer) blockedOnWaiters() {
+	for _, w := range waitfor.All() {
+		if !w.IsLock() {
+			continue
+		}
+		sw := see(w)
+		if sw.holder == 0 || sw.holder == w.Goroutine {
+			continue
+		}
+		hw := waitfor.Lookup(sw.holder)
+		if hw == nil || hw.Kind != waitfor.KindBarrier || hw.ObjectID != x.b.id {
+			continue
+		}
+		x.blocked = append(x.blocked, sw)
+		x.holders[sw.holder] = true
+		x.holders[w.Goroutine] = true // to leave it out if it made a rank's arrival
+	}
+	slices.SortFunc(x.blocked, func(a, b seenWait) int { return cmp.Compare(a.Goroutine, b.Goroutine) })
+}
+
+// blockedText says which goroutines are blocked on a lock held by a rank
+// waiting at this barrier for the generation explained ("goroutine 42,
+// of no known rank, is blocked on lock L#1, held by goroutine 7 (rank 0),
+// which is waiting at this barrier"), or "" if none is. Called after
+// render has named the ranks of the goroutines met.
+func (x *explainer) blockedText() string {
+	var s strings.Builder
+	named, more := 0, 0
+	for _, w := range x.blocked {
+		if _, isRank := x.rank[w.Goroutine]; isRank || !x.here[w.holder] {
+			continue
+		}
+		if named == maxBlockedNamed {
+			more++
+			continue
+		}
+		if named > 0 {
+			s.WriteString("; ")
+		}
+		named++
+		fmt.Fprintf(&s, "goroutine %d, of no known rank, is blocked on %s, held by goroutine %d (rank %d), which is waiting at this barrier",
+			w.Goroutine, x.object(w), w.holder, x.rankOf(w.holder))
+	}
+	if more > 0 {
+		s.WriteString("; and " + strconv.Itoa(more) + " more goroutines are blocked on locks held by ranks waiting at this barrier")
+	}
+	return s.String()
 }
