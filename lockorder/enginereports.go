@@ -156,13 +156,18 @@ func rotate(s []string, first int) []string {
 }
 
 // perCode keys v, a report of kind about lock l made at stack st, by what
-// l is in the code (its class's name, or the site that first locked it; a
-// lock with neither is only itself) and st: the same misuse of the same
-// field in many objects is one report, counting the locks it was seen on.
+// l is in the code and st: the same misuse of the same field in many
+// objects is one report, counting the locks it was seen on. What l is in
+// the code is its class's name; for a zero-value lock, nothing, as in a
+// cycle's key: its site, the function that first locked that instance,
+// differs between instances of one field, and st, which names the code
+// that used it, stands for it. A lock with neither is only itself.
 func (v Violation) perCode(kind Kind, l *class.Lock, st stack.ID) Violation {
 	code := fmt.Sprintf("class %d", l.Class.ID)
-	if b := l.Label(); b.Class.Named || b.Site != nil {
+	if b := l.Label(); b.Class.Named {
 		code = b.ClassName()
+	} else if b.Site != nil {
+		code = "-"
 	}
 	v.Key = fmt.Sprintf("%s:%s:%d", kind, code, st)
 	v.instance = fmt.Sprintf("%s:%d:%d", kind, l.ID, st)

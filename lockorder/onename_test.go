@@ -63,3 +63,46 @@ func TestOneInversionOneNameWhicheverPathFirst(t *testing.T) {
 	assert.NotContains(t, v1.Message, "#", "no instance number: it depends on the order of first use")
 	assert.NotContains(t, v1.Message, "stats", "stats takes no lock of the cycle")
 }
+
+// gauge has one RWMutex field, which read misuses.
+type gauge struct {
+	mu lockorder.RWMutex
+	v  int
+}
+
+func (g *gauge) set(v int) {
+	g.mu.Lock()
+	g.v = v
+	g.mu.Unlock()
+}
+
+func (g *gauge) peek() int {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	return g.v
+}
+
+// read read-locks g twice: the misuse, at one place.
+func (g *gauge) read() int {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	return g.v
+}
+
+// One bug, one report: the same recursive read lock of one field, on a
+// gauge that set locked first and on one that peek locked first, is one
+// report of two instances.
+func TestOneMisuseWhicheverFunctionLockedFirst(t *testing.T) {
+	fresh(t)
+	g1, g2 := &gauge{}, &gauge{}
+	g1.set(1)
+	g2.peek()
+	for _, g := range []*gauge{g1, g2} {
+		g.read() // one stack: the reports differ only in who locked first
+	}
+	vs := only(lockorder.KindRecursiveRLock)
+	require.Len(t, vs, 1, "one misuse in the code, one report")
+	assert.Equal(t, 2, vs[0].Instances)
+}
