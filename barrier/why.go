@@ -283,6 +283,21 @@ const maxBlockedNamed = 3
 // they are explained as that rank (see render). The work is one read of
 // the waits registry and one lookup per lock wait whose holder is known.
 func (x *explainer) blockedOnWaiters() {
+	x.blocked = lockWaitsOn(func(hw *waitfor.Wait) bool {
+		return hw.Kind == waitfor.KindBarrier && hw.ObjectID == x.b.id
+	})
+	for _, w := range x.blocked {
+		x.holders[w.holder] = true
+		x.holders[w.Goroutine] = true // to leave it out if it made a rank's arrival
+	}
+}
+
+// lockWaitsOn returns the lock waits, in increasing order of goroutine,
+// whose holder is another goroutine whose own wait is one waiting says
+// is at the barrier asked about. It reads the registry of waits once,
+// and looks up the wait of each holder met.
+func lockWaitsOn(waiting func(holder *waitfor.Wait) bool) []seenWait {
+	var out []seenWait
 	for _, w := range waitfor.All() {
 		if !w.IsLock() {
 			continue
@@ -291,15 +306,12 @@ func (x *explainer) blockedOnWaiters() {
 		if sw.holder == 0 || sw.holder == w.Goroutine {
 			continue
 		}
-		hw := waitfor.Lookup(sw.holder)
-		if hw == nil || hw.Kind != waitfor.KindBarrier || hw.ObjectID != x.b.id {
-			continue
+		if hw := waitfor.Lookup(sw.holder); hw != nil && waiting(hw) {
+			out = append(out, sw)
 		}
-		x.blocked = append(x.blocked, sw)
-		x.holders[sw.holder] = true
-		x.holders[w.Goroutine] = true // to leave it out if it made a rank's arrival
 	}
-	slices.SortFunc(x.blocked, func(a, b seenWait) int { return cmp.Compare(a.Goroutine, b.Goroutine) })
+	slices.SortFunc(out, func(a, b seenWait) int { return cmp.Compare(a.Goroutine, b.Goroutine) })
+	return out
 }
 
 // blockedText says which goroutines are blocked on a lock held by a rank
