@@ -1,7 +1,6 @@
 package barrier
 
 import (
-	"strconv"
 	"sync/atomic"
 	"time"
 
@@ -112,29 +111,5 @@ func ExplainGoroutine(gid int64) GoroutineWait {
 	out.Holder = w.Holder()
 	out.Since = w.Since()
 	out.Reason = waitfor.Snapshot().Explain(w, d)
-	return out
-}
-
-// BlockedOnWaiters returns the goroutines blocked on a lockorder lock
-// whose holder is one of holders and is waiting, in a wait begun by
-// [BeginExternalWait] of kind, at the barrier or clock named object; in
-// increasing order of goroutine. Their Reason says whose lock they wait
-// for. It is how a barrier built outside this package explains a rank
-// that never called Await, as [Barrier] does (see [MissingRank]): such a
-// goroutine may be that rank's, or no rank's. Lock holders are known in
-// lockorder's ModeCheck only; in other modes it finds none. It reads the
-// registry of waits once and takes no goroutine dump.
-func BlockedOnWaiters(kind ExternalKind, object string, holders map[int64]bool) []GoroutineWait {
-	ws := lockWaitsOn(func(hw *waitfor.Wait) bool {
-		return holders[hw.Goroutine] && hw.Kind == string(kind) && hw.Object == object
-	})
-	out := make([]GoroutineWait, 0, len(ws))
-	for _, w := range ws {
-		desc := waitfor.Describe(w.Wait)
-		out = append(out, GoroutineWait{
-			Goroutine: w.Goroutine, Waiting: true, Kind: w.Kind, WaitingFor: desc, Holder: w.holder, Since: w.Since(),
-			Reason: "waiting for " + desc + ", held by goroutine " + strconv.FormatInt(w.holder, 10),
-		})
-	}
 	return out
 }

@@ -1,10 +1,8 @@
 package barrier
 
 import (
-	"cmp"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/syncwatch/syncwatch/internal/waitfor"
@@ -265,23 +263,10 @@ func (x *explainer) object(w seenWait) string {
 	return waitfor.Describe(w.Wait)
 }
 
-// maxBlockedNamed bounds how many goroutines blocked on a lock held at
-// this barrier an explanation names; the others are counted.
-const maxBlockedNamed = 3
-
 // blockedOnWaiters finds the goroutines blocked on a lock whose recorded
-// holder is waiting at this barrier. A rank that never called Await has
-// no goroutine the barrier knows, so what stops it cannot be looked up;
-// but a goroutine blocked on a lock held by a waiter here may well be
-// it, and that wait is a fact. It is told as such, never attributed to a
-// rank: the goroutine may run no rank at all.
-//
-// Only a lock's holder links a wait to this barrier, and holders are
-// known in lockorder's ModeCheck alone: in ModeTrace lock waits are
-// registered without their holder, and in ModeOff not at all, so nothing
-// is found. Goroutines that made a rank's latest arrival are left out:
-// they are explained as that rank (see render). The work is one read of
-// the waits registry and one lookup per lock wait whose holder is known.
+// holder is waiting at this barrier (see blockedon.go). Goroutines that
+// made a rank's latest arrival are left out by blockedText: they are
+// explained as that rank.
 func (x *explainer) blockedOnWaiters() {
 	x.blocked = lockWaitsOn(func(hw *waitfor.Wait) bool {
 		return hw.Kind == waitfor.KindBarrier && hw.ObjectID == x.b.id
@@ -292,53 +277,12 @@ func (x *explainer) blockedOnWaiters() {
 	}
 }
 
-// lockWaitsOn returns the lock waits, in increasing order of goroutine,
-// whose holder is another goroutine whose own wait is one waiting says
-// is at the barrier asked about. It reads the registry of waits once,
-// and looks up the wait of each holder met.
-func lockWaitsOn(waiting func(holder *waitfor.Wait) bool) []seenWait {
-	var out []seenWait
-	for _, w := range waitfor.All() {
-		if !w.IsLock() {
-			continue
-		}
-		sw := see(w)
-		if sw.holder == 0 || sw.holder == w.Goroutine {
-			continue
-		}
-		if hw := waitfor.Lookup(sw.holder); hw != nil && waiting(hw) {
-			out = append(out, sw)
-		}
-	}
-	slices.SortFunc(out, func(a, b seenWait) int { return cmp.Compare(a.Goroutine, b.Goroutine) })
-	return out
-}
-
-// blockedText says which goroutines are blocked on a lock held by a rank
-// waiting at this barrier for the generation explained ("goroutine 42,
-// of no known rank, is blocked on lock L#1, held by goroutine 7 (rank 0),
-// which is waiting at this barrier"), or "" if none is. Called after
-// render has named the ranks of the goroutines met.
+// blockedText names the goroutines blockedOnWaiters found, whose holder
+// waits at this barrier for the generation explained, or "" if none.
+// Called after render has named the ranks of the goroutines met.
 func (x *explainer) blockedText() string {
-	var s strings.Builder
-	named, more := 0, 0
-	for _, w := range x.blocked {
-		if _, isRank := x.rank[w.Goroutine]; isRank || !x.here[w.holder] {
-			continue
-		}
-		if named == maxBlockedNamed {
-			more++
-			continue
-		}
-		if named > 0 {
-			s.WriteString("; ")
-		}
-		named++
-		fmt.Fprintf(&s, "goroutine %d, of no known rank, is blocked on %s, held by goroutine %d (rank %d), which is waiting at this barrier",
-			w.Goroutine, x.object(w), w.holder, x.rankOf(w.holder))
-	}
-	if more > 0 {
-		s.WriteString("; and " + strconv.Itoa(more) + " more goroutines are blocked on locks held by ranks waiting at this barrier")
-	}
-	return s.String()
+	return blockedSentence(x.blocked, func(w seenWait) bool {
+		_, isRank := x.rank[w.Goroutine]
+		return isRank || !x.here[w.holder]
+	}, x.rankOf)
 }

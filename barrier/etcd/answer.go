@@ -3,7 +3,6 @@ package etcd
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -92,7 +91,8 @@ func (g *group) answer(ctx context.Context, ask string) {
 		}
 		if !a.Waiting && a.Step < 0 && g.kind == barrier.ExternalBarrier {
 			if !looked {
-				blocked, looked = g.blockedOnMembers(local), true
+				blocked = barrier.ExplainBlockedOnWaiters(g.kind, g.cfg.name, local)
+				looked = true
 			}
 			a.Blocked = blocked
 		}
@@ -107,43 +107,4 @@ func (g *group) answer(ctx context.Context, ask string) {
 												Then(clientv3.OpPut(key, string(b), clientv3.WithLease(m.lease))).Commit()
 		cancel()
 	}
-}
-
-// maxBlockedNamed bounds how many goroutines an answer's Blocked names;
-// the others are counted.
-const maxBlockedNamed = 3
-
-// blockedOnMembers names the goroutines of this process, but those of
-// members (local: goroutine -> rank), blocked on a lock held by a member
-// waiting at this barrier: "goroutine 42, of no known rank, is blocked on
-// lock agg#1, held by goroutine 7 (rank 0), which is waiting at this
-// barrier". A rank that never called Await may be stuck so, but its
-// goroutine is not known: the goroutines are named, not attributed to it.
-// Holders are known in lockorder's ModeCheck only. "" if none.
-func (g *group) blockedOnMembers(local map[int64]int) string {
-	holders := make(map[int64]bool, len(local))
-	for gid := range local {
-		holders[gid] = true
-	}
-	var s strings.Builder
-	named, more := 0, 0
-	for _, w := range barrier.BlockedOnWaiters(g.kind, g.cfg.name, holders) {
-		if _, member := local[w.Goroutine]; member {
-			continue // explained as its rank
-		}
-		if named == maxBlockedNamed {
-			more++
-			continue
-		}
-		if named > 0 {
-			s.WriteString("; ")
-		}
-		named++
-		fmt.Fprintf(&s, "goroutine %d, of no known rank, is blocked on %s, held by goroutine %d (rank %d), which is waiting at this barrier",
-			w.Goroutine, w.WaitingFor, w.Holder, local[w.Holder])
-	}
-	if more > 0 {
-		fmt.Fprintf(&s, "; and %d more goroutines are blocked on locks held by ranks waiting at this barrier", more)
-	}
-	return s.String()
 }

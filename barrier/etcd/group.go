@@ -93,7 +93,8 @@ type answer struct {
 	RenewedAgo time.Duration `json:"renewedAgo"`
 	// Blocked, for a member that never arrived at a barrier and is in no
 	// syncwatch wait, names the goroutines of its process blocked on a
-	// lock held by a member waiting at the barrier (see blockedOnMembers).
+	// lock held by a member waiting at the barrier (see
+	// barrier.ExplainBlockedOnWaiters).
 	Blocked string `json:"blocked,omitempty"`
 }
 
