@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
-	"strings"
 	"testing"
 	"time"
 
@@ -15,24 +13,17 @@ import (
 
 	"github.com/syncwatch/syncwatch/barrier"
 	"github.com/syncwatch/syncwatch/internal/goid"
+	"github.com/syncwatch/syncwatch/internal/waitfor"
 	"github.com/syncwatch/syncwatch/lockorder"
 )
 
-// blockedOnLock waits until goroutine gid is blocked on a mutex, as the
-// runtime's goroutine dump shows it: an event, in every mode (ModeOff
-// registers no lock wait).
-func blockedOnLock(t *testing.T, gid int64) {
+// waitBlocked waits until goroutine gid is blocked, as the runtime shows it
+// (in every mode: ModeOff registers no lock wait).
+func waitBlocked(t *testing.T, gid int64) {
 	t.Helper()
-	header := fmt.Sprintf("goroutine %d [", gid)
 	require.Eventually(t, func() bool {
-		buf := make([]byte, 1<<20)
-		dump := string(buf[:runtime.Stack(buf, true)])
-		i := strings.Index(dump, header)
-		if i < 0 {
-			return false
-		}
-		state := dump[i+len(header):]
-		return strings.HasPrefix(state, "sync.Mutex.Lock") || strings.HasPrefix(state, "semacquire")
+		r, ok := waitfor.Fresh().Routine(gid)
+		return ok && waitfor.StateBlocked(r.State)
 	}, 20*time.Second, time.Millisecond)
 }
 
@@ -87,7 +78,7 @@ func firstGeneration(t *testing.T, mode lockorder.Mode, heldHere bool) (be *barr
 		late <- err
 	}()
 	blocked = <-gids
-	blockedOnLock(t, blocked)
+	waitBlocked(t, blocked)
 
 	status = b.Status()
 	b.Abort(errors.New("test"))

@@ -3,7 +3,6 @@ package etcd_test
 import (
 	"context"
 	"fmt"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -13,23 +12,17 @@ import (
 
 	"github.com/syncwatch/syncwatch/barrier"
 	etcdbarrier "github.com/syncwatch/syncwatch/barrier/etcd"
+	"github.com/syncwatch/syncwatch/internal/waitfor"
 	"github.com/syncwatch/syncwatch/lockorder"
 )
 
-// blockedOnLock waits until goroutine gid is blocked on a mutex, as the
-// runtime's goroutine dump shows it.
-func blockedOnLock(t *testing.T, gid int64) {
+// waitBlocked waits until goroutine gid is blocked, as the runtime shows it
+// (in every mode: ModeOff registers no lock wait).
+func waitBlocked(t *testing.T, gid int64) {
 	t.Helper()
-	header := fmt.Sprintf("goroutine %d [", gid)
 	require.Eventually(t, func() bool {
-		buf := make([]byte, 1<<20)
-		dump := string(buf[:runtime.Stack(buf, true)])
-		i := strings.Index(dump, header)
-		if i < 0 {
-			return false
-		}
-		state := dump[i+len(header):]
-		return strings.HasPrefix(state, "sync.Mutex.Lock") || strings.HasPrefix(state, "semacquire")
+		r, ok := waitfor.Fresh().Routine(gid)
+		return ok && waitfor.StateBlocked(r.State)
 	}, 20*time.Second, time.Millisecond)
 }
 
@@ -68,7 +61,7 @@ func TestWhyFirstGenerationNamesGoroutineBlockedOnLockHeldAtBarrier(t *testing.T
 		late <- err
 	}()
 	blocked := <-gids
-	blockedOnLock(t, blocked)
+	waitBlocked(t, blocked)
 	close(arrive)
 
 	be := brokenOf(t, <-rank0)
