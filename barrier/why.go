@@ -56,12 +56,14 @@ const MaxExplained = 32
 // whyLocked explains up to MaxExplained of the missing ranks of g, of
 // which neverArrived never called Await, in Missing's order. The ranks
 // whose goroutine is known come first, since they are stuck somewhere; a
-// rank that never called Await is only said to have never arrived. Called
+// rank that never called Await is said to have never arrived, with the
+// goroutines blocked on a lock held by a rank waiting here, if any. Called
 // with b.mu held; it only reads the waits registry, whose lock is a leaf.
 // Beyond reading the state of missing ranks until it has chosen the ones
 // to explain, its work is bounded: at most MaxExplained chains of at most
-// maxChain lookups, and one read of the rank table to name the ranks of
-// the lock holders met.
+// maxChain lookups, one read of the rank table to name the ranks of the
+// goroutines met, and, if a rank that never arrived is explained, one
+// read of the waits registry.
 func (b *Barrier) whyLocked(g *generation, missing []int, neverArrived int) []MissingRank {
 	known := min(len(missing)-neverArrived, MaxExplained)
 	never := min(neverArrived, MaxExplained-known)
