@@ -109,6 +109,20 @@ func TestInversionBetweenTwoTestsFails(t *testing.T) {
 	assert.Contains(t, r.stderr, "seen in 1 test(s)")
 }
 
+// Two bugs through one helper, printed as two findings while the tests
+// ran, are two findings in the summary too, though their locks and top
+// sites are alike; each is named by the code that took its locks.
+func TestSummaryKeepsDistinctCyclesThroughAHelper(t *testing.T) {
+	r := syncwatch(t, "helper", nil, "test", "-count=1", "./...")
+	assert.Equal(t, 1, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stderr, "syncwatch: 2 distinct finding(s)")
+	summary := r.stderr[strings.Index(r.stderr, "distinct finding(s)"):]
+	assert.Regexp(t, `1\. lock-order-cycle: cycle of 2 locks: helper\.withLock \(ledger\.go:15\) from \S*Transfer\.func\d \(ledger\.go:22\) -> `, summary)
+	assert.Regexp(t, `2\. lock-order-cycle: cycle of 2 locks: helper\.withLock \(ledger\.go:15\) from \S*Audit\.func\d \(ledger\.go:28\) -> `, summary)
+	assert.Contains(t, summary, "seen in 1 test(s): TestTransfer;")
+	assert.Contains(t, summary, "seen in 1 test(s): TestAudit;")
+}
+
 // go test's flags pass through: -run picks one test, which passes alone;
 // -json keeps stdout machine-readable, the summary going to stderr.
 func TestGoTestFlagsPassThrough(t *testing.T) {
