@@ -274,7 +274,10 @@
 // report: the same cycle between the fields of four objects is reported
 // once, with [Violation.Instances] 4, whichever function first locked
 // each object's fields and whichever tests reached it
-// ([Violation.Tests]).
+// ([Violation.Tests]). Its message names a zero-value lock by the code
+// that took it in the cycle ("store.(*DB).put (db.go:12)", with the
+// caller when a helper took them all), without instance number, so that
+// it reads the same on every object and in every run.
 //
 // # Modes and how to turn it on and off
 //
