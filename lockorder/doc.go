@@ -337,8 +337,12 @@
 // README.md.
 //
 // Memory stays bounded: the graph nodes of a mutex that becomes unreachable
-// are dropped after garbage collection, goroutines that exit are swept from
-// the held-lock table, and the chain cache and the report store have caps.
+// are dropped after garbage collection; a goroutine's lock stack is kept
+// only while it holds something (idle ones are dropped after garbage
+// collection or when the table fills, with one short stop-the-world per
+// batch and never a goroutine dump; a goroutine started by WaitGroup.Go
+// gives its up as it returns); and the chain cache and the report store
+// have caps.
 // A named class is freed with its last mutex, so that a name per
 // connection ("conn-%d") costs only while the connection lives; in
 // ModeCheck a class the graph has learnt orders for outlives its mutexes,
