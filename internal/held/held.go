@@ -352,6 +352,8 @@ func (g *G) Forgetful() bool { return g.forgetful }
 //
 //go:norace
 func (g *G) Stale() bool {
+	raceOff()
+	defer raceOn()
 	n := len(g.stack)
 	if n == 0 || n > len(g.inline) || unsafe.SliceData(g.stack) != &g.inline[0] {
 		return false
