@@ -70,10 +70,12 @@
 // another's number or memory: a remnant is revived only for its own
 // goroutine.
 //
-// An owner that held only stale entries (Stale) may still be alive and
-// push onto the state after it was dropped: those holds are then lost,
-// which hides reports too (an Unlock of a lock its state does not list is
-// taken as a release for another goroutine, which is legal).
+// A state that lists only locks other goroutines released for it
+// (held.G.Stale) is busy for good once its goroutine exits, and no
+// handshake can take it: a live goroutine waiting for its first lock looks
+// the same. Such states are freed only once a goroutine dump shows their
+// goroutines gone (dropExited), and only when there are as many of them as
+// goroutines, so that the dump's cost is spread over them.
 package gls
 
 import (
@@ -103,6 +105,9 @@ const (
 	// collection without dropping the idle ones: a program with few
 	// goroutines never loses their states' creation numbers.
 	trimFloor = 64
+	// staleFloor is the fewest states holding only stale entries that
+	// make dropExited look for their owners.
+	staleFloor = 1024
 	// lostBits is the log2 of the number of bits in lost: a megabit, so
 	// that thousands of lost states rarely share a goroutine's bit.
 	lostBits = 20
@@ -127,6 +132,7 @@ var (
 	reclaims atomic.Int64 // idle states dropped
 	trims    atomic.Int64 // trim passes run
 	fences   atomic.Int64 // fences taken (see fence)
+	dumps    atomic.Int64 // goroutine dumps taken (see dropExited)
 	// made counts the states claim made; madeAtTrim is made when the
 	// table was last trimmed.
 	made, madeAtTrim atomic.Int64
@@ -292,12 +298,14 @@ func claim(id int64) *held.G {
 			case pass == 1 && s.rem.Load().Remembers():
 				continue
 			}
-			r := s.rem.Load()
+			if o != 0 {
+				// Its remnant goes with the slot: marked lost first, so
+				// that its goroutine, finding no slot, is never without
+				// the mark (marking it needlessly only holds edges back).
+				lose(o&^dropped, s.rem.Load())
+			}
 			if !s.owner.CompareAndSwap(o, id) {
 				continue
-			}
-			if o != 0 {
-				lose(o&^dropped, r) // its remnant goes with the slot
 			}
 			g := held.New(id, forgetful(id))
 			s.g.Store(g)
@@ -381,10 +389,8 @@ func takeIdle(cs []candidate) []candidate {
 	return taken
 }
 
-// idle reports whether state g may be dropped: it holds nothing, or only
-// locks other goroutines released for it (held.G.Stale: a goroutine that
-// handed off its locks and exited leaves its state busy for good).
-func idle(g *held.G) bool { return !g.Busy() || g.Stale() }
+// idle reports whether state g may be dropped: it holds nothing.
+func idle(g *held.G) bool { return !g.Busy() }
 
 // lose records that goroutine id's state was dropped, leaving r, which
 // its goroutine will not get back: if r remembers anything, a state made
@@ -457,7 +463,62 @@ func Trim() {
 		}
 	}
 	trim(n > trimFloor, true)
+	dropExited()
 	trims.Add(1)
+}
+
+// dropExited frees the states that hold only locks released for them by
+// other goroutines (held.G.Stale), once their goroutines have exited. A
+// goroutine that locks, hands the lock off and exits leaves such a state
+// busy for good; no handshake can take it, since a live goroutine waiting
+// for a lock looks the same. Telling them apart takes a goroutine dump, a
+// stop-the-world as long as there are goroutines, so it waits until there
+// are as many such states as goroutines (and at least staleFloor): its
+// cost is spread over them, and a program that hands off no locks never
+// pays it. trimMu is held.
+func dropExited() {
+	var cs []candidate
+	for i := range table {
+		s := &table[i]
+		if o, g := s.owner.Load(), s.g.Load(); o > 0 && o&dropped == 0 && g != nil && g.Stale() {
+			cs = append(cs, candidate{s, o, g, true})
+		}
+	}
+	slowMu.Lock()
+	for o, s := range overflow {
+		if g := s.g.Load(); g != nil && g.Stale() {
+			cs = append(cs, candidate{s, o, g, false})
+		}
+	}
+	slowMu.Unlock()
+	if len(cs) < max(staleFloor, runtime.NumGoroutine()) {
+		return
+	}
+	// Candidates listed before the dump: a goroutine that exits after it
+	// is listed is not dropped this time, and one that claimed a slot
+	// after the listing is not a candidate.
+	live := liveGoroutines()
+	dumps.Add(1)
+	slowMu.Lock()
+	defer slowMu.Unlock()
+	for _, c := range cs {
+		// Exited, and so written for good before the dump: its stack reads
+		// true now.
+		if live[c.o] || c.s.g.Load() != c.g || !c.g.Stale() {
+			continue
+		}
+		if c.table {
+			c.s.g.Store(nil)
+			if !c.s.owner.CompareAndSwap(c.o, 0) {
+				c.s.g.Store(c.g)
+				continue
+			}
+		} else if overflow[c.o] == c.s {
+			delete(overflow, c.o)
+		}
+		reclaims.Add(1)
+	}
+	overflowed.Store(int64(len(overflow)))
 }
 
 // trim drops the idle states of the table and of the overflow, as asked,
@@ -545,6 +606,9 @@ func Stats() (states, overflowN int, reclaimed, trimmed int64) {
 
 // Fences reports how many times a reclaimer stopped the world (see fence).
 func Fences() int64 { return fences.Load() }
+
+// Dumps reports how many goroutine dumps dropExited took.
+func Dumps() int64 { return dumps.Load() }
 
 // States returns the state of every goroutine that has one now.
 func States() []*held.G {

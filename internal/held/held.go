@@ -296,13 +296,17 @@ func New(id int64, forgetful bool) *G {
 // Remnant is what a state dropped while idle leaves for its goroutine:
 // its creation number and the Onces it has seen done.
 type Remnant struct {
-	seq    uint64
-	passed passedOnces
+	seq       uint64
+	passed    passedOnces
+	forgetful bool
 }
 
 // Remembers reports whether r holds anything a rule relies on to hold an
-// edge back (an Once seen done): losing one that does not costs nothing.
-func (r *Remnant) Remembers() bool { return r != nil && r.passed.ids != [len(r.passed.ids)]uint64{} }
+// edge back (a Once seen done, or that the goroutine is forgetful):
+// losing one that does not costs nothing.
+func (r *Remnant) Remembers() bool {
+	return r != nil && (r.forgetful || r.passed.ids != [len(r.passed.ids)]uint64{})
+}
 
 // Remnant returns what g leaves if it is dropped. The reclaimer calls it
 // once it has taken g (internal/gls): g is idle, or holds only entries
@@ -310,7 +314,9 @@ func (r *Remnant) Remembers() bool { return r != nil && r.passed.ids != [len(r.p
 // nothing that matters to it.
 //
 //go:norace
-func (g *G) Remnant() *Remnant { return &Remnant{seq: g.seq, passed: g.passed} }
+func (g *G) Remnant() *Remnant {
+	return &Remnant{seq: g.seq, passed: g.passed, forgetful: g.forgetful}
+}
 
 // Revive is New for a goroutine whose state was dropped while idle: it
 // keeps the creation number that goroutine's state had (its Seq), so that
@@ -322,6 +328,7 @@ func Revive(id int64, r *Remnant) *G {
 	g.id.Store(id)
 	g.seq = r.seq
 	g.passed = r.passed
+	g.forgetful = r.forgetful
 	g.busy = 1 // before g is shared
 	return g
 }
@@ -332,16 +339,21 @@ func Revive(id int64, r *Remnant) *G {
 // that memory to hold back an edge must then hold it back anyway.
 func (g *G) Forgetful() bool { return g.forgetful }
 
-// Stale reports whether g holds something, but only entries that are no
-// longer its own (Valid is false for each: locks another goroutine
-// released for it). A goroutine that hands off every lock it holds and
-// exits leaves such a state, busy for good. Any goroutine may call it; it
-// reads g's stack without synchronisation, so the answer may be wrong
-// while the owner is changing it, and it only looks at a stack that fits
-// in g's inline entries (so that what it reads is always g's memory).
+// Stale reports whether g holds something, but only entries that are not
+// its own now (Valid is false for each): locks another goroutine released
+// for it, or a lock it is still waiting for. A goroutine that hands off
+// every lock it holds and exits leaves such a state, busy for good; a live
+// one may look so too, so the answer is only a hint (internal/gls drops
+// such a state only once a goroutine dump shows its owner gone). Any
+// goroutine may call it; it reads g's stack without synchronisation, so
+// the answer may be wrong while the owner is changing it, and it only
+// looks at a stack that fits in g's inline entries (so that what it reads
+// is always g's memory).
 //
 //go:norace
 func (g *G) Stale() bool {
+	raceOff()
+	defer raceOn()
 	n := len(g.stack)
 	if n == 0 || n > len(g.inline) || unsafe.SliceData(g.stack) != &g.inline[0] {
 		return false
