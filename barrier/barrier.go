@@ -67,7 +67,7 @@ func New(parties int, opts ...Option) *Barrier {
 	}
 	b.tel = newTelemetry(&b.cfg)
 	b.cur = b.newGenerationLocked(0, firstArrivals)
-	registry.Add(registry.Barriers, b) // weakly, for debughttp's page
+	registry.Add(registry.Barriers, b, (*Barrier).view) // weakly, for debughttp's page
 	return b
 }
 

@@ -57,6 +57,18 @@
 // (running, or blocked elsewhere)", and a rank that never called Await is
 // "never arrived at this barrier".
 //
+// A rank that never called Await has no goroutine the barrier knows. If
+// some goroutine is blocked on a lock held by a rank waiting here, the
+// explanation of such a rank says so, without claiming the goroutine is
+// that rank's:
+//
+//	rank 1: never arrived at this barrier; goroutine 42, of no known rank, is blocked on lock agg#1, held by goroutine 7 (rank 0), which is waiting at this barrier
+//
+// Only a lock's holder makes that link, and holders are known in
+// lockorder's ModeCheck alone: in ModeTrace a lock wait is registered
+// without its holder, and in ModeOff not at all, so such a rank is only
+// "never arrived at this barrier".
+//
 // A break explains at most [MaxExplained] ranks, those whose goroutine is
 // known first, and counts the others, so that a barrier of a hundred
 // thousand ranks breaks on time. Its error's text gives ranks as ranges

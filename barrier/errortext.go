@@ -99,7 +99,7 @@ func (e *BrokenError) whyClauses() []string {
 	out := make([]string, 0, len(reasons)+2)
 	for _, reason := range reasons {
 		label := rankLabel(byReason[reason])
-		if reason == reasonNeverArrived && never > 0 {
+		if strings.HasPrefix(reason, reasonNeverArrived) && never > 0 {
 			label += " and " + strconv.Itoa(never) + " more"
 			never = 0
 		}
@@ -120,7 +120,7 @@ func (e *BrokenError) unexplained() (never, other int) {
 func unexplained(missing int, why []MissingRank, neverArrived int) (never, other int) {
 	inWhy := 0
 	for _, m := range why {
-		if m.Goroutine == 0 && m.Reason == reasonNeverArrived {
+		if m.Goroutine == 0 && strings.HasPrefix(m.Reason, reasonNeverArrived) {
 			inWhy++
 		}
 	}

@@ -1,6 +1,10 @@
 package barrier
 
-import "time"
+import (
+	"time"
+
+	"github.com/syncwatch/syncwatch/internal/registry"
+)
 
 // Status is a barrier's state at one instant, as a debugging page shows
 // it: which generation is open, who has arrived for it, and who is
@@ -54,4 +58,21 @@ func (b *Barrier) Status() Status {
 		s.Last = &last
 	}
 	return s
+}
+
+// view is what debughttp's page shows of the barrier (see
+// internal/registry).
+func (b *Barrier) view() registry.Barrier {
+	s := b.Status()
+	x := registry.Barrier{Name: s.Name, Parties: s.Parties, Generation: s.Generation, Arrived: s.Arrived, Left: s.Left}
+	if len(s.Arrived) > 0 {
+		x.Waiting = registry.Ago(s.Waiting)
+	}
+	for _, m := range s.Missing {
+		x.Missing = append(x.Missing, registry.MissingRank{Rank: m.Rank, Goroutine: m.Goroutine, Why: m.Reason})
+	}
+	if s.Last != nil {
+		x.Last = s.Last.String()
+	}
+	return x
 }

@@ -2,6 +2,7 @@ package barrier
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/syncwatch/syncwatch/internal/waitfor"
@@ -27,7 +28,10 @@ type MissingRank struct {
 	HolderRank int
 	// Reason is the whole account, following the chain of holders: "waiting
 	// for lock aggregation_lock#1, held by goroutine 812 (rank 3), which is
-	// waiting at this barrier".
+	// waiting at this barrier". For a rank that never called Await it
+	// starts "never arrived at this barrier", then names the goroutines,
+	// of no known rank, blocked on a lock held by a rank waiting at this
+	// barrier, if any (in lockorder's ModeCheck only).
 	Reason string
 }
 
@@ -52,12 +56,14 @@ const MaxExplained = 32
 // whyLocked explains up to MaxExplained of the missing ranks of g, of
 // which neverArrived never called Await, in Missing's order. The ranks
 // whose goroutine is known come first, since they are stuck somewhere; a
-// rank that never called Await is only said to have never arrived. Called
+// rank that never called Await is said to have never arrived, with the
+// goroutines blocked on a lock held by a rank waiting here, if any. Called
 // with b.mu held; it only reads the waits registry, whose lock is a leaf.
 // Beyond reading the state of missing ranks until it has chosen the ones
 // to explain, its work is bounded: at most MaxExplained chains of at most
-// maxChain lookups, and one read of the rank table to name the ranks of
-// the lock holders met.
+// maxChain lookups, one read of the rank table to name the ranks of the
+// goroutines met, and, if a rank that never arrived is explained, one
+// read of the waits registry.
 func (b *Barrier) whyLocked(g *generation, missing []int, neverArrived int) []MissingRank {
 	known := min(len(missing)-neverArrived, MaxExplained)
 	never := min(neverArrived, MaxExplained-known)
@@ -82,9 +88,23 @@ func (b *Barrier) whyLocked(g *generation, missing []int, neverArrived int) []Mi
 			chains = append(chains, chain{})
 		}
 	}
+	if slices.ContainsFunc(why, neverCame) {
+		x.blockedOnWaiters()
+	}
 	x.render(why, chains)
+	if text := x.blockedText(); text != "" {
+		for i := range why {
+			if neverCame(why[i]) {
+				why[i].Reason = reasonNeverArrived + "; " + text
+			}
+		}
+	}
 	return why
 }
+
+// neverCame reports whether m is the explanation of a rank that never
+// called Await.
+func neverCame(m MissingRank) bool { return m.Goroutine == 0 && m.Reason == reasonNeverArrived }
 
 // A chain is what an explanation follows: the wait of a missing rank's
 // goroutine, then the wait of the holder of each lock waited for.
@@ -120,6 +140,9 @@ type explainer struct {
 	holders map[int64]bool // the lock holders met, to name their ranks
 	rank    map[int64]int  // holder -> its rank at this barrier
 	here    map[int64]bool // holders waiting at this barrier for g
+	// blocked are the lock waits whose holder waits at this barrier (see
+	// blockedOnWaiters), by goroutine.
+	blocked []seenWait
 }
 
 // trace starts the explanation of rank, whose latest arrival was made by
@@ -240,4 +263,28 @@ func (x *explainer) object(w seenWait) string {
 		return name
 	}
 	return waitfor.Describe(w.Wait)
+}
+
+// blockedOnWaiters finds the goroutines blocked on a lock whose recorded
+// holder is waiting at this barrier (see blockedon.go). Goroutines that
+// made a rank's latest arrival are left out by blockedText: they are
+// explained as that rank.
+func (x *explainer) blockedOnWaiters() {
+	x.blocked = lockWaitsOn(func(hw *waitfor.Wait) bool {
+		return hw.Kind == waitfor.KindBarrier && hw.ObjectID == x.b.id
+	})
+	for _, w := range x.blocked {
+		x.holders[w.holder] = true
+		x.holders[w.Goroutine] = true // to leave it out if it made a rank's arrival
+	}
+}
+
+// blockedText names the goroutines blockedOnWaiters found, whose holder
+// waits at this barrier for the generation explained, or "" if none.
+// Called after render has named the ranks of the goroutines met.
+func (x *explainer) blockedText() string {
+	return blockedSentence(x.blocked, func(w seenWait) bool {
+		_, isRank := x.rank[w.Goroutine]
+		return isRank || !x.here[w.holder]
+	}, x.rankOf)
 }

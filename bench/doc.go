@@ -83,6 +83,17 @@
 //     acquisition of a stripe with the graph empty and with it holding
 //     seven objects' stripes, in the same op; full/empty must stay near 1.
 //     Run with -benchtime 1x.
+//   - (l) BenchmarkLiveGoroutines: an op starts 100,000 goroutines that
+//     are all alive at once, each locking a mutex of its own once, then
+//     lets them exit. ns/goroutine is per goroutine; pause-ms bounds the
+//     longest stop-the-world pause of the run (the runtime's pause
+//     histograms, collections included); heap-MiB is the live heap once
+//     the goroutines are gone. A detector that lists goroutines to learn
+//     which exited stops the world for as long as there are goroutines.
+//   - (m) BenchmarkWaitGroupGo: a million WaitGroup.Go calls of an empty
+//     function (go-deadlock has no WaitGroup: its row is sync's). ns/call
+//     is per call; growth is the time of the last tenth of the calls over
+//     the first tenth's, 1 when the cost per call stays constant.
 //
 // # Detection
 //

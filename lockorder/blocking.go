@@ -36,11 +36,13 @@ type notCopied struct{}
 func (notCopied) free() bool                         { return false }
 func (notCopied) rebind(old *class.Lock) *class.Lock { return old }
 
-// leaveBlocking drops gs's newest entry for l, however the wait ended.
+// leaveBlocking drops gs's newest entry for l, however the wait ended,
+// and rests gs if it holds nothing more: it ends the call.
 func leaveBlocking(gs *held.G, l *class.Lock) {
 	if i := gs.Find(l); i >= 0 {
 		gs.Remove(i)
 	}
+	gs.Rest()
 }
 
 // orderOnly records, in ModeCheck, the edges a wait on l would add, for a

@@ -22,6 +22,10 @@ type config struct {
 	longWait       time.Duration
 	longWaitSet    bool
 	flight         flightConfig // see WithFlightRecorder
+	// grace, if positive, replaces the monitor's grace period
+	// (deadlockGrace). Only tests set it (export_test.go), so that none
+	// has to sleep past two seconds to show what the grace period allows.
+	grace time.Duration
 }
 
 var (
@@ -89,13 +93,18 @@ func updateMode(f func(uint32) uint32) {
 	}
 }
 
+// init is the package's only init function, so that nothing depends on
+// the order in which its files are compiled: it installs the hooks of the
+// internal packages, then the configuration, the mode and the held-profile
+// switch the environment asks for, then what follows from them.
 func init() {
+	installHooks()
 	c := defaultCfg
 	if underTest() {
 		c.deadlockAction = DeadlockPanic
 	}
 	cfg.Store(&c)
-	setMode(defaultMode(os.Getenv("SYNCWATCH_MODE"), underTest()))
+	setModeAndProfile(defaultMode(os.Getenv("SYNCWATCH_MODE"), underTest()), os.Getenv("SYNCWATCH_HELD_PROFILE") == "1")
 	// Every acquisition is seen from here, if the mode is check.
 	initRule.Store(loadMode() == ModeCheck)
 	syncFastPaths() // even if the mode stayed ModeOff, which changes nothing above

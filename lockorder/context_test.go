@@ -74,12 +74,12 @@ func TestLockContextDeadline(t *testing.T) {
 
 func TestLockContextCancelIsNotAViolation(t *testing.T) {
 	fresh(t)
-	var m lockorder.RWMutex
+	m := lockorder.NewRWMutex("cancelled-rlock")
 	m.Lock()
 	ctx, cancel := context.WithCancel(context.Background())
 	errc := make(chan error)
 	go func() { errc <- m.RLockContext(ctx) }()
-	time.Sleep(5 * time.Millisecond)
+	waitingOn(t, "cancelled-rlock", 1)
 	cancel()
 	err := <-errc
 	assert.ErrorIs(t, err, context.Canceled)
@@ -102,10 +102,11 @@ func TestLockContextSucceeds(t *testing.T) {
 	m.Unlock()
 
 	locked := make(chan struct{})
+	name := nameOf(t, &m)
 	go func() {
 		m.Lock()
 		close(locked)
-		time.Sleep(5 * time.Millisecond)
+		waitingOn(t, name, 1) // LockContext waits
 		m.Unlock()
 	}()
 	<-locked

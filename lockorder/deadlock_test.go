@@ -78,21 +78,23 @@ func TestABBADeadlockIsReportedAndCanBeBroken(t *testing.T) {
 	assert.Len(t, only(lockorder.KindDeadlock), 1, "one report per deadlock")
 }
 
-func TestHandOffAfterOneAndAHalfSecondsIsNoDeadlock(t *testing.T) {
+// A goroutine waits for a hand-off on a lock it took, while the worker
+// handed the lock is busy past the grace period: no deadlock.
+func TestHandOffAfterTheGracePeriodIsNoDeadlock(t *testing.T) {
 	reportDeadlocks(t)
-	var m lockorder.Mutex
+	shortGrace(t)
+	m := lockorder.NewMutex("handoff-late")
 	m.Lock()
 	go func() {
-		time.Sleep(1500 * time.Millisecond)
+		waitingOn(t, "handoff-late", 1)
+		busyUntilLookedInto(t)
 		m.Unlock() // a hand-off: legal
 	}()
 	m.Lock() // waits for the hand-off, on a lock this goroutine took
 	m.Unlock()
-	time.Sleep(3 * monitorTick)
 	assert.Empty(t, only(lockorder.KindDeadlock))
+	assert.Zero(t, waitsOn("handoff-late"), "no wait is left to report later")
 }
-
-const monitorTick = 100 * time.Millisecond
 
 func TestSelfDeadlockIsACycleOfOne(t *testing.T) {
 	reportDeadlocks(t)

@@ -37,9 +37,14 @@ var (
 	}
 )
 
-// A named class the graph knows of stays after its last lock dies, up to
-// a bound (see internal/class); the graph drops the node of one freed.
-func init() { class.Forget = forgetClass }
+// installHooks gives the internal packages what they call back. A named
+// class the graph knows of stays after its last lock dies, up to a bound
+// (see internal/class); the graph drops the node of one freed. A hold
+// forgotten (see internal/held) leaves the held profile.
+func installHooks() {
+	class.Forget = forgetClass
+	held.DropNote = dropNote
+}
 
 // nodeInfo is what the engine knows of a graph node. It must not refer to
 // the lock itself, or the lock could never be collected; its names are

@@ -24,11 +24,14 @@ func cycleViolation(c graph.Cycle, gid int64, st stack.ID) Violation {
 		Stack:     frames(st),
 	}
 	var names, code, key []string
-	places := takenAt(c)
+	places, shown := takenAt(c)
+	byCode := false // some lock is named by the code that took it
 	for i, e := range c {
 		from, to := eng.nodes[e.From].ref(), eng.nodes[e.To].ref()
 		v.Locks = append(v.Locks, from)
-		names = append(names, from.Name)
+		name := eng.nodes[e.From].nameIn(shown[(i+len(c)-1)%len(c)])
+		byCode = byCode || name != from.Name
+		names = append(names, name)
 		code = append(code, eng.nodes[e.From].code()+" "+places[i])
 		v.Cycle = append(v.Cycle, Edge{
 			From: from.Name, To: to.Name,
@@ -49,11 +52,38 @@ func cycleViolation(c graph.Cycle, gid int64, st stack.ID) Violation {
 	// says which function first locked that instance, which differs
 	// between instances of one field; the place that took it, the
 	// previous edge's, stands for it.
-	v.Key = string(KindCycle) + ":" + strings.Join(rotateMin(code), "\x00")
+	first := minRotation(code)
+	v.Key = string(KindCycle) + ":" + strings.Join(rotate(code, first), "\x00")
 	v.Instances = 1
 	v.instance = string(KindCycle) + ":" + strings.Join(key, ",")
+	if byCode {
+		// Then the message starts where the key does, so that every
+		// instance of the cycle, closed by any of its edges, says the
+		// same. (Named locks keep the order of Locks: their instances
+		// have names of their own.)
+		names = rotate(names, first)
+	}
 	v.Message = fmt.Sprintf("cycle of %d locks: %s -> %s", len(c), strings.Join(names, " -> "), names[0])
 	return v
+}
+
+// nameIn returns the name of the node in the message of a cycle's
+// report, where the edge into it took it at the place taken (as takenAt
+// shows it, "" if unknown). A zero-value lock is named after that place,
+// "store.(*DB).put (db.go:12)": its own name, the function that first
+// locked that instance, differs between instances of one field, and its
+// instance number between runs, while the places that took the cycle's
+// locks are the cycle's key. So every instance of one cycle in the code,
+// in any run, reads the same. A named class's lock, or a lock whose site
+// is unknown, keeps its name.
+func (n nodeInfo) nameIn(taken string) string {
+	if n.cls.Named || n.label.Site == nil || taken == "" {
+		return n.ref().Name
+	}
+	if k := n.label.Kind; k != "Mutex" && k != "RWMutex" {
+		return k + " " + taken // not a lock: say what it is, as its own name does
+	}
+	return taken
 }
 
 // takenAt names, for each edge of c, where it took its lock: the line,
@@ -63,8 +93,10 @@ func cycleViolation(c graph.Cycle, gid int64, st stack.ID) Violation {
 // cycles through one helper from different code are two reports. A
 // caller that is a test function (or its closure) is only "a test": one
 // cycle reached from two tests is one report. Else the callers are left
-// out, so that one cycle reached from two callers is one report.
-func takenAt(c graph.Cycle) []string {
+// out, so that one cycle reached from two callers is one report. shown
+// says the same for a reader, "store.(*DB).put (db.go:12) from
+// store.(*DB).Batch (db.go:40)", to name the locks in the message.
+func takenAt(c graph.Cycle) (places, shown []string) {
 	depth := 1
 	lines := make(map[stack.Frame]bool, len(c))
 	for _, e := range c {
@@ -75,30 +107,34 @@ func takenAt(c graph.Cycle) []string {
 		}
 		lines[f] = true
 	}
-	out := make([]string, len(c))
+	places, shown = make([]string, len(c)), make([]string, len(c))
 	for i, e := range c {
 		fs := stack.Frames(stack.ID(e.First.Stack))
-		var b strings.Builder
+		var b, r strings.Builder
 		for k, f := range fs[:min(depth, len(fs))] {
 			if k > 0 && isTest(f) {
 				b.WriteString("test;")
 				continue
 			}
 			fmt.Fprintf(&b, "%s:%d;", f.Function, f.Line)
+			if k > 0 {
+				r.WriteString(" from ")
+			}
+			fmt.Fprintf(&r, "%s (%s:%d)", shortFunc(f.Function), baseName(f.File), f.Line)
 		}
-		out[i] = b.String()
+		places[i], shown[i] = b.String(), r.String()
 	}
-	return out
+	return places, shown
 }
 
 // isTest reports whether f is in a test, benchmark, example or fuzz
 // function of a _test.go file, or in one of its closures.
 func isTest(f stack.Frame) bool { return testName(f.Function, f.File) != "" }
 
-// rotateMin returns s rotated to start at its least rotation in
-// lexicographic order, so that a cycle's key does not depend on which of
-// its edges closed it.
-func rotateMin(s []string) []string {
+// minRotation returns where s's least rotation in lexicographic order
+// starts, so that a cycle's key does not depend on which of its edges
+// closed it.
+func minRotation(s []string) int {
 	best := 0
 	for i := 1; i < len(s); i++ {
 		for k := range s {
@@ -111,17 +147,27 @@ func rotateMin(s []string) []string {
 			}
 		}
 	}
-	return append(s[best:len(s):len(s)], s[:best]...)
+	return best
+}
+
+// rotate returns s rotated to start at index first.
+func rotate(s []string, first int) []string {
+	return append(s[first:len(s):len(s)], s[:first]...)
 }
 
 // perCode keys v, a report of kind about lock l made at stack st, by what
-// l is in the code (its class's name, or the site that first locked it; a
-// lock with neither is only itself) and st: the same misuse of the same
-// field in many objects is one report, counting the locks it was seen on.
+// l is in the code and st: the same misuse of the same field in many
+// objects is one report, counting the locks it was seen on. What l is in
+// the code is its class's name; for a zero-value lock, nothing, as in a
+// cycle's key: its site, the function that first locked that instance,
+// differs between instances of one field, and st, which names the code
+// that used it, stands for it. A lock with neither is only itself.
 func (v Violation) perCode(kind Kind, l *class.Lock, st stack.ID) Violation {
 	code := fmt.Sprintf("class %d", l.Class.ID)
-	if b := l.Label(); b.Class.Named || b.Site != nil {
+	if b := l.Label(); b.Class.Named {
 		code = b.ClassName()
+	} else if b.Site != nil {
+		code = "-"
 	}
 	v.Key = fmt.Sprintf("%s:%s:%d", kind, code, st)
 	v.instance = fmt.Sprintf("%s:%d:%d", kind, l.ID, st)

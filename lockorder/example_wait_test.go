@@ -5,7 +5,6 @@ package lockorder_test
 import (
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/syncwatch/syncwatch/lockorder"
 )
@@ -88,7 +87,6 @@ func ExampleCond() {
 	ready := lockorder.NewCond(&mu)
 	queue := []string{}
 	go func() {
-		time.Sleep(10 * time.Millisecond)
 		mu.Lock()
 		queue = append(queue, "job")
 		mu.Unlock()

@@ -3,6 +3,8 @@
 package lockorder
 
 import (
+	"time"
+
 	"github.com/syncwatch/syncwatch/internal/class"
 	"github.com/syncwatch/syncwatch/internal/gls"
 	"github.com/syncwatch/syncwatch/internal/goid"
@@ -31,6 +33,10 @@ func LayoutOK() bool { return layoutOK }
 // NamedClasses returns the number of named lock classes kept: those with
 // a live lock, and those the graph keeps after their last lock died.
 func NamedClasses() int { return class.Count() }
+
+// ClassDormant reports whether the named class name is dormant: its last
+// lock is collected, and the graph keeps the class.
+func ClassDormant(name string) bool { return class.IsDormant(name) }
 
 // MaxDormantClasses is how many named classes with no live lock the
 // graph keeps.
@@ -76,3 +82,9 @@ func InitRule() bool { return initRule.Load() }
 
 // FuncTestName is testName.
 func FuncTestName(fn, file string) string { return testName(fn, file) }
+
+// WithDeadlockGrace sets the monitor's grace period to d; 0 restores the
+// default.
+func WithDeadlockGrace(d time.Duration) Option {
+	return optionFunc(func(s *settings) { s.grace = d })
+}

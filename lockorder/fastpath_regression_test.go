@@ -141,8 +141,9 @@ func TestWaitProfileSurvivesConcurrentResets(t *testing.T) {
 	freshWaitProfile(t, time.Hour)
 	m := lockorder.NewMutex("revConcReset")
 	var wg sync.WaitGroup
-	stop := make(chan struct{})
+	stop, stopped := make(chan struct{}), make(chan struct{})
 	go func() {
+		defer close(stopped)
 		for {
 			select {
 			case <-stop:
@@ -157,7 +158,7 @@ func TestWaitProfileSurvivesConcurrentResets(t *testing.T) {
 	}
 	wg.Wait()
 	close(stop)
-	time.Sleep(10 * time.Millisecond)
+	<-stopped
 	lockorder.ResetWaitProfile()
 	lockorder.RecordWaitsOn(m, 7, time.Millisecond)
 	ss := samplesOf(waitProfile(t), nameOf(t, m))

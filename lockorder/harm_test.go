@@ -98,14 +98,17 @@ func TestHandedOffLockBreaksACycleLater(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			fresh(t)
+			shortGrace(t)
 			l1, l2 := lockorder.NewRWMutex("handed-"+name), lockorder.NewMutex("other-"+name)
 			if read {
 				l1.RLock()
 			} else {
 				l1.Lock()
 			}
-			go func() { // the releaser, handed A's hold
-				time.Sleep(2500 * time.Millisecond)
+			go func() { // the releaser, handed A's hold, busy past the grace period
+				waitingOn(t, "handed-"+name, 1)
+				waitingOn(t, "other-"+name, 1)
+				busyUntilLookedInto(t)
 				if read {
 					l1.RUnlock()
 				} else {
@@ -138,8 +141,9 @@ func TestLockHandedOffByAnExitingGoroutine(t *testing.T) {
 	handed := make(chan struct{})
 	go func() {
 		m.Lock()
-		go func() { // the worker
-			time.Sleep(1500 * time.Millisecond)
+		go func() { // the worker, busy until the monitor has looked at the holder
+			waitingOn(t, "handed-by-exit", 1)
+			busyUntilLookedInto(t)
 			m.Unlock()
 		}()
 		close(handed)
@@ -180,7 +184,8 @@ func TestIdleCondWaitersAreNotReported(t *testing.T) {
 					l.Unlock()
 				})
 			}
-			time.Sleep(time.Second) // the producer is quiet
+			waitingInCond(t, 32)
+			time.Sleep(time.Second) // the producer is quiet, past the bound
 			if rlocker {
 				rw.Lock() // the writer sets the condition
 				ready = true

@@ -4,7 +4,6 @@ package lockorder
 
 import (
 	"fmt"
-	"os"
 	"runtime/pprof"
 	"sync"
 	"sync/atomic"
@@ -31,17 +30,16 @@ var (
 )
 
 // The profiles' bookkeeping is on while modeWord has profileBit
-// (WithHeldProfile, or SYNCWATCH_HELD_PROFILE=1 at start-up). It is off by
-// default: each entry costs a stack capture and the profile's lock, too
-// much for every Lock of a program that is not being investigated.
-func init() {
-	if os.Getenv("SYNCWATCH_HELD_PROFILE") == "1" {
-		setHeldProfile(true)
-	}
-	held.DropNote = func(n uint64) {
-		heldProfile.Remove(n)
-		holdSites.Delete(n)
-	}
+// (WithHeldProfile, or SYNCWATCH_HELD_PROFILE=1 at start-up: see init in
+// config.go). It is off by default: each entry costs a stack capture and
+// the profile's lock, too much for every Lock of a program that is not
+// being investigated.
+
+// dropNote removes the hold with token n from the held profile; held
+// calls it for a hold it forgets.
+func dropNote(n uint64) {
+	heldProfile.Remove(n)
+	holdSites.Delete(n)
 }
 
 // holdSites maps the token of each hold in the held profile to where it

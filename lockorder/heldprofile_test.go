@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/google/pprof/profile"
 	"github.com/stretchr/testify/assert"
@@ -182,7 +181,7 @@ func TestProfilesOffByDefault(t *testing.T) {
 	m.Lock()
 	done := make(chan struct{})
 	go func() { defer close(done); lockContended(m) }()
-	time.Sleep(20 * time.Millisecond)
+	waitParked(t, fn)
 	assert.Zero(t, heldWaiters(t, fn), "nothing is noted unless WithHeldProfile(true)")
 	m.Unlock()
 	<-done

@@ -54,10 +54,8 @@ func TestNamedClassesStay(t *testing.T) {
 		a, b := lockorder.NewMutex("stayA"), lockorder.NewMutex("stayB")
 		run(func() { lockAB(a, b) })
 	}()
-	for range 3 {
-		runtime.GC()
-	}
-	time.Sleep(10 * time.Millisecond)
+	require.True(t, collectUntil(func() bool { return lockorder.ClassDormant("stayA") && lockorder.ClassDormant("stayB") }),
+		"the instances are collected: their classes are dormant")
 	// The class-level edge outlives the instances: a later inversion
 	// between new instances of the same classes is still caught.
 	c, d := lockorder.NewMutex("stayA"), lockorder.NewMutex("stayB")

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
+	"runtime/pprof"
 	"sync"
 	"testing"
 
@@ -52,6 +53,26 @@ func TestPrintMode(t *testing.T) {
 	// TestMain forces ModeCheck; report what init chose before that.
 	t.Logf("see stdout")
 	os.Stdout.WriteString("mode=" + initialMode + "\n")
+}
+
+// heldProfileChild names the mode a child of the test below expects.
+const heldProfileChild = "LOCKORDER_HELD_PROFILE_CHILD"
+
+// SYNCWATCH_HELD_PROFILE=1 turns the held profile on at start-up, in
+// either mode the environment chooses: init sets them together.
+func TestHeldProfileEnvTurnsItOnAtStart(t *testing.T) {
+	if want := os.Getenv(heldProfileChild); want != "" {
+		assert.Equal(t, want, initialMode)
+		var m lockorder.Mutex
+		m.Lock()
+		n := pprof.Lookup(lockorder.HeldProfileName).Count()
+		m.Unlock()
+		assert.Equal(t, 1, n, "the held profile lists m while it is held")
+		return
+	}
+	for _, mode := range []string{"trace", "check"} {
+		runTestInChild(t, "SYNCWATCH_MODE="+mode, "SYNCWATCH_HELD_PROFILE=1", heldProfileChild+"="+mode)
+	}
 }
 
 func TestModeOffAndTraceKeepNoGraph(t *testing.T) {

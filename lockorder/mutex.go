@@ -145,7 +145,7 @@ func (m *Mutex) lockSlow() {
 	}
 	l := m.lock()
 	id := goid.ID()
-	gs := gls.Home(id)
+	gs := gls.Mine(id)
 	if gs == nil {
 		gs = gls.Get(id)
 	}
@@ -221,14 +221,14 @@ func (m *Mutex) unlockSlow() {
 	if w := modeWord.Load(); w&modeMask == uint32(ModeCheck) {
 		l := m.lock()
 		// The common case, inline: the caller holds m and took it last.
-		if gs := gls.Home(goid.ID()); gs == nil || gs.Len() == 0 || gs.Tag() != w ||
-			gs.Top().Note != 0 || !popIfTop(gs, l) {
-			if !releaseOwn(w, l, false) {
-				if shared := m.unlockOther(l); shared != nil {
-					unlockSync(&m.mu)
-					initShared(shared)
-					return
-				}
+		if gs := gls.Home(goid.ID()); gs != nil && gs.Len() != 0 && gs.Tag() == w &&
+			gs.Top().Note == 0 && popIfTop(gs, l) {
+			gs.Rest()
+		} else if !releaseOwn(w, l, false) {
+			if shared := m.unlockOther(l); shared != nil {
+				unlockSync(&m.mu)
+				initShared(shared)
+				return
 			}
 		}
 	}

@@ -64,10 +64,15 @@ func (o *Once) Do(f func()) {
 // the function, in this goroutine): then this Do is ordered after the
 // Once's completion by the goroutine's own program order, cannot wait in
 // any run that takes the same path, and records no edge. So too for a
-// lock the goroutine took inside the Once's function and holds since.
+// lock the goroutine took inside the Once's function and holds since. A
+// goroutine that may have forgotten the Onces it saw done (its state was
+// dropped while idle and not revived: held.G.Forgetful) records none
+// either: it cannot tell, and an edge recorded wrongly would be a false
+// report.
 func doneOnce(w uint32, l *class.Lock) {
 	gs := current(w)
-	if gs.PassOnce(l.ID) || gs.Len() == 0 {
+	if gs.PassOnce(l.ID) || gs.Len() == 0 || gs.Forgetful() {
+		gs.Rest()
 		return
 	}
 	enterBlocking(gs, l)
@@ -103,8 +108,8 @@ func (o *Once) doSlow(f func()) {
 	if o.done.Load() != 0 {
 		o.m.Unlock()
 		if gs != nil {
-			leaveBlocking(gs, l)
 			gs.PassOnce(l.ID) // seen done: see doneOnce
+			leaveBlocking(gs, l)
 		}
 		return
 	}
@@ -117,8 +122,8 @@ func (o *Once) doSlow(f func()) {
 	defer func() {
 		o.runner.Store(0)
 		if gs != nil {
-			leaveBlocking(gs, l)
 			gs.PassOnce(l.ID) // ran it: see doneOnce
+			leaveBlocking(gs, l)
 		}
 		o.done.Store(1)
 		o.m.Unlock()

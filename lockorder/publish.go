@@ -103,8 +103,9 @@ func publishNew(ctx context.Context, v Violation) bool {
 // running it: a violation the handler itself causes is recorded and
 // printed, not handed back to a handler that may hold a lock.
 func deliver(c *config, v Violation) {
-	gs := gls.Get(goid.ID())
-	if c.handler == nil || gs.InHandler {
+	id := goid.ID()
+	gs := gls.Find(id)
+	if c.handler == nil || gs != nil && gs.InHandler {
 		// The default handler: bugs go to standard error; expected
 		// conditions are only recorded and traced. Under
 		// lockordertest.VerifyTestMain, which prints every report in full
@@ -118,8 +119,17 @@ func deliver(c *config, v Violation) {
 		}
 		return
 	}
+	// The state is marked while the handler runs, so it must be busy:
+	// rested by this call if this call woke it.
+	woke := gs == nil || !gs.Busy()
+	gs = gls.Get(id)
 	gs.InHandler = true
-	defer func() { gs.InHandler = false }()
+	defer func() {
+		gs.InHandler = false
+		if woke {
+			gs.Rest()
+		}
+	}()
 	c.handler(v)
 }
 

@@ -96,12 +96,16 @@ func TestRLockWhileHoldingWriteIsRecursiveLock(t *testing.T) {
 // sleeping, then running), which could unlock it at any time: no report.
 func TestLockUsedAsACompletionSignal(t *testing.T) {
 	fresh(t)
+	shortGrace(t)
 	lockorder.Configure(lockorder.WithLongWait(time.Minute))
 	t.Cleanup(func() { lockorder.Configure(lockorder.WithLongWait(5 * time.Second)) })
 	m := lockorder.NewMutex("done-signal")
 	m.Lock()
 	go func() {
-		time.Sleep(2500 * time.Millisecond) // the work: longer than the grace period
+		// The work: longer than the grace period, until the monitor has
+		// looked into the wait below.
+		waitingOn(t, "done-signal", 1)
+		busyUntilLookedInto(t)
 		m.Unlock()
 	}()
 	m.Lock() // waits for the worker

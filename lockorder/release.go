@@ -33,9 +33,10 @@ func popIfTopRead(gs *held.G, l *class.Lock) bool {
 	return false
 }
 
-// releaseOwn pops l from the calling goroutine's stack. It reports false
-// if the goroutine does not hold l: the release is on behalf of another
-// goroutine, or a bad unlock.
+// releaseOwn pops l from the calling goroutine's stack, and rests the
+// goroutine's state if it holds nothing more (held.G.Rest). It reports
+// false if the goroutine does not hold l: the release is on behalf of
+// another goroutine, or a bad unlock.
 func releaseOwn(w uint32, l *class.Lock, read bool) bool {
 	gs := gls.Find(goid.ID())
 	if gs == nil {
@@ -44,13 +45,17 @@ func releaseOwn(w uint32, l *class.Lock, read bool) bool {
 	if gs.Tag() != w || gs.Len() == 0 {
 		return false
 	}
-	if gs.Top().Note != 0 {
-		return releaseDeep(gs, l, read)
+	var ok bool
+	switch {
+	case gs.Top().Note != 0:
+		ok = releaseDeep(gs, l, read)
+	case read:
+		ok = popIfTopRead(gs, l) || releaseDeep(gs, l, true)
+	default:
+		ok = popIfTop(gs, l) || releaseDeep(gs, l, false)
 	}
-	if read {
-		return popIfTopRead(gs, l) || releaseDeep(gs, l, true)
-	}
-	return popIfTop(gs, l) || releaseDeep(gs, l, false)
+	gs.Rest()
+	return ok
 }
 
 func releaseDeep(gs *held.G, l *class.Lock, read bool) bool {

@@ -139,7 +139,7 @@ func (m *RWMutex) rlockSlow(r int64) {
 	}
 	l := m.lock()
 	id := goid.ID()
-	gs := gls.Home(id)
+	gs := gls.Mine(id)
 	if gs == nil {
 		gs = gls.Get(id)
 	}
@@ -340,6 +340,9 @@ func (m *RWMutex) runlockSlow(r int64) {
 		// The last read hold of m that gs held is released, by gs: the
 		// edges that waited on it are proved (see holdReadEdges).
 		provedReads(gs, l)
+	}
+	if gs != nil {
+		gs.Rest()
 	}
 }
 

@@ -159,7 +159,9 @@ func TestDistinctCyclesThroughAHelperAreTwoReports(t *testing.T) {
 	for _, v := range vs {
 		t.Logf("%s (instances %d)", v.Message, v.Instances)
 	}
-	assert.Len(t, vs, 2, "the caches' cycle, a different bug, was folded into the accounts' report")
+	require.Len(t, vs, 2, "the caches' cycle, a different bug, was folded into the accounts' report")
+	assert.NotEqual(t, vs[0].Message, vs[1].Message, "two bugs, two names: the helper's callers tell them apart")
+	assert.Regexp(t, `^cycle of 2 locks: lockorder_test\.withLock \(sitekeys_test\.go:\d+\) from \S*reviewTransfer\S* \(sitekeys_test\.go:\d+\) -> `, vs[0].Message)
 	assert.Len(t, handled, 2, "the handler never heard of the caches' cycle")
 }
 

@@ -62,8 +62,8 @@ func TestStressMixedOperations(t *testing.T) {
 			}
 		}()
 	}
-	// goroutine churn to force sweeps
-	before, _, sw0 := gls.Stats()
+	// goroutine churn to force reclaims
+	before, _, rc0, _ := gls.Stats()
 	for batch := range 40 {
 		var bw sync.WaitGroup
 		for range 500 {
@@ -85,8 +85,8 @@ func TestStressMixedOperations(t *testing.T) {
 	}
 	close(stop)
 	wg.Wait()
-	c, o, sw := gls.Stats()
-	t.Logf("claimed %d->%d overflow %d sweeps %d->%d", before, c, o, sw0, sw)
+	c, o, rc, _ := gls.Stats()
+	t.Logf("states %d->%d overflow %d reclaimed %d->%d", before, c, o, rc0, rc)
 	for _, v := range lockorder.Violations() {
 		// A 1µs LockContext may legitimately give up; nothing else may
 		// be reported: every order in this test is consistent.

@@ -75,7 +75,8 @@ func TestLongWaitYieldsLockWaitSpan(t *testing.T) {
 
 	m.Lock()
 	go func() {
-		time.Sleep(50 * time.Millisecond)
+		waitingOn(t, "slow", 1)
+		time.Sleep(50 * time.Millisecond) // the wait outlasts the threshold
 		m.Unlock()
 	}()
 	m.Lock()
@@ -147,7 +148,7 @@ func TestWithoutProviderNothingIsTraced(t *testing.T) {
 	go func() {
 		m.Lock()
 		close(locked)
-		time.Sleep(20 * time.Millisecond)
+		waitingOn(t, "untraced", 1) // a contended wait
 		m.Unlock()
 	}()
 	<-locked

@@ -184,10 +184,10 @@ type Violation struct {
 	// the recorded one's (paramserver, say, counts its rejections in its
 	// own Stats). By default Key is made of the source, kind, message and
 	// innermost stack frame. The Key of lockorder's reports about locks
-	// is made of what the locks are in the code (class names, and for
-	// zero-value locks the places that first locked them), so that the
-	// same recursive lock or wait-timeout at one place in the code is
-	// one report. A cycle's Key is made of its named classes and the
+	// is made of what the locks are in the code (class names) and the
+	// stack that used them, not of which function first locked a
+	// zero-value lock, so that the same recursive lock or wait-timeout
+	// at one place in the code is one report. A cycle's Key is made of its named classes and the
 	// lines that took its locks, not of which function first locked a
 	// zero-value lock, nor of the test or caller that reached it: the
 	// same cycle between the fields of many objects is one report.

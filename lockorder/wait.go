@@ -114,6 +114,9 @@ func waitContext(ctx context.Context, gs *held.G, l *class.Lock, read bool, lk c
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		reportWaitTimeout(ctx, gid, l, err)
 	}
+	if gs != nil {
+		gs.Rest()
+	}
 	return err
 }
 

@@ -47,6 +47,9 @@ func applyMonitor(c *config, w uint32) {
 	if c.longWaitSet {
 		s.LongWait = c.longWait
 	}
+	if c.grace > 0 {
+		s.Grace = c.grace
+	}
 	waitfor.Configure(s)
 }
 

@@ -82,7 +82,11 @@ func TestStaleHolderAfterModeSwitchIsNoDeadlock(t *testing.T) {
 		a.Unlock()
 		close(g1done)
 	}()
-	time.Sleep(2500 * time.Millisecond) // past the grace period
+	waitingOn(t, "stale-m", 1)
+	waitingOn(t, "stale-a", 1)
+	// A deadlock is a cycle of waits that lasts: there is none, however
+	// long the waits last.
+	assert.Empty(t, waitfor.Snapshot().Cycles(), "a cycle through m's stale holder")
 	close(release)
 	<-g1done
 	<-g2done

@@ -9,6 +9,7 @@ import (
 	"weak"
 
 	"github.com/syncwatch/syncwatch/internal/class"
+	"github.com/syncwatch/syncwatch/internal/gls"
 	"github.com/syncwatch/syncwatch/internal/goid"
 	"github.com/syncwatch/syncwatch/internal/held"
 	"github.com/syncwatch/syncwatch/internal/waitfor"
@@ -128,7 +129,12 @@ func (wg *WaitGroup) Go(f func()) {
 			// the group, and a Wait under one of them closes a cycle.
 			gs, l := current(w), wg.lock()
 			tryAcquired(gs, l, true, false)
-			defer leaveBlocking(gs, l)
+			defer func() {
+				leaveBlocking(gs, l)
+				// The goroutine ends here: its state, if it holds
+				// nothing, frees its slot now (see gls.Release).
+				gls.Release(gid)
+			}()
 		}
 		f()
 	}()

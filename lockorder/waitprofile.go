@@ -36,7 +36,9 @@ type waitStat struct {
 	counts      class.WaitCounts // delay in nanoseconds
 }
 
-var waitProf struct {
+// waitProfState is the wait profile: since when it counts, its entries,
+// and the entry of the waits past its bound.
+type waitProfState struct {
 	mu       sync.Mutex
 	since    time.Time
 	stats    map[waitKey]*waitStat
@@ -46,10 +48,7 @@ var waitProf struct {
 	gen atomic.Uint64
 }
 
-func init() {
-	waitProf.since = time.Now()
-	waitProf.overflow = newOverflow(0)
-}
+var waitProf = waitProfState{since: time.Now(), overflow: newOverflow(0)}
 
 func newOverflow(gen uint64) *waitStat {
 	o := &waitStat{name: otherLock, class: otherLock}

@@ -133,7 +133,7 @@ func New(initial Params, opts ...Option) (*Server, error) {
 	st := &state{snap: Snapshot{Params: initial.Clone()}}
 	s.hist[0].Store(st)
 	s.cur.Store(st)
-	registry.Add(registry.Servers, s) // weakly, for debughttp's page
+	registry.Add(registry.Servers, s, (*Server).view) // weakly, for debughttp's page
 	return s, nil
 }
 

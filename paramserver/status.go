@@ -1,6 +1,9 @@
 package paramserver
 
-import "github.com/syncwatch/syncwatch/internal/waitfor"
+import (
+	"github.com/syncwatch/syncwatch/internal/registry"
+	"github.com/syncwatch/syncwatch/internal/waitfor"
+)
 
 // Status is a server's state at one instant, as a debugging page shows
 // it: its counters, how far behind each worker's view of the parameters
@@ -41,4 +44,18 @@ func (s *Server) Status() Status {
 		}
 	}
 	return st
+}
+
+// view is what debughttp's page shows of the server (see
+// internal/registry).
+func (s *Server) view() registry.Server {
+	st := s.Status()
+	x := registry.Server{Name: st.Name, Version: st.Version, MaxStaleness: st.MaxStaleness, Pending: st.Pending, Watchers: st.Watchers}
+	for i, w := range st.Workers {
+		x.Workers = append(x.Workers, registry.ServerWorker{
+			Worker: i, ReadLag: st.ReadLag[i], Accepted: w.Accepted,
+			TooStale: w.TooStale, FutureVersion: w.FutureVersion, BadShape: w.BadShape, NonFinite: w.NonFinite,
+		})
+	}
+	return x
 }

@@ -69,7 +69,7 @@ func NewClock(workers int, maxSkew uint64, opts ...Option) *Clock {
 		gids:    make([]int64, workers),
 		active:  workers,
 	}
-	registry.Add(registry.Clocks, c) // weakly, for debughttp's page
+	registry.Add(registry.Clocks, c, (*Clock).view) // weakly, for debughttp's page
 	return c
 }
 

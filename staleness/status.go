@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 
+	"github.com/syncwatch/syncwatch/internal/registry"
 	"github.com/syncwatch/syncwatch/internal/waitfor"
 )
 
@@ -68,4 +69,15 @@ func (c *Clock) Status() ClockStatus {
 		}
 	}
 	return s
+}
+
+// view is what debughttp's page shows of the clock (see
+// internal/registry).
+func (c *Clock) view() registry.Clock {
+	s := c.Status()
+	x := registry.Clock{Name: s.Name, Workers: s.Workers, MaxSkew: s.MaxSkew, Min: s.Min, Max: s.Max, Active: s.Active, Waiting: s.Waiting}
+	for _, w := range s.Slowest {
+		x.Slowest = append(x.Slowest, registry.SlowWorker{Worker: w.Worker, Clock: w.Clock, Goroutine: w.Goroutine, WaitingFor: w.WaitingFor})
+	}
+	return x
 }

@@ -72,6 +72,7 @@ func (g *group) answer(ctx context.Context, ask string) {
 		}
 	}
 	g.mu.Unlock()
+	blocked, looked := "", false
 	for _, j := range jobs {
 		m := j.m
 		a := &answer{Ask: ask, Step: j.step, HolderRank: -1,
@@ -87,6 +88,13 @@ func (g *group) answer(ctx context.Context, ask string) {
 					a.Reason = strings.Replace(a.Reason, held, held+" (rank "+strconv.Itoa(r)+")", 1)
 				}
 			}
+		}
+		if !a.Waiting && a.Step < 0 && g.kind == barrier.ExternalBarrier {
+			if !looked {
+				blocked = barrier.ExplainBlockedOnWaiters(g.kind, g.cfg.name, local)
+				looked = true
+			}
+			a.Blocked = blocked
 		}
 		st := memberState{PID: g.pid, Host: g.host, Handle: g.handle, Lease: int64(m.lease), Answer: a}
 		g.mu.Lock()

@@ -102,6 +102,14 @@
 // in the same process is explained as "held by goroutine 28 (rank 3),
 // which is waiting for barrier allreduce".
 //
+// A rank that never arrived is explained by its joiner's goroutine, which
+// may not be the one that is stuck. So its process also names, from its
+// wait-for graph (barrier.ExplainBlockedOnWaiters), the goroutines blocked on a
+// lock held by one of its ranks waiting at this barrier: "never arrived;
+// goroutine 42, of no known rank, is blocked on lock agg#1, held by
+// goroutine 28 (rank 0), which is waiting at this barrier". Lock holders
+// are known in lockorder's ModeCheck only.
+//
 // # Collective fingerprints
 //
 // barrier.Op labels an Await with its collective. The first labelled

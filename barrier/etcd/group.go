@@ -91,6 +91,11 @@ type answer struct {
 	State      string        `json:"state,omitempty"`
 	Step       int64         `json:"step"`
 	RenewedAgo time.Duration `json:"renewedAgo"`
+	// Blocked, for a member that never arrived at a barrier and is in no
+	// syncwatch wait, names the goroutines of its process blocked on a
+	// lock held by a member waiting at the barrier (see
+	// barrier.ExplainBlockedOnWaiters).
+	Blocked string `json:"blocked,omitempty"`
 }
 
 // A member is a rank joined by this process: its lease, kept alive, and

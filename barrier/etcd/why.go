@@ -71,6 +71,9 @@ func (g *group) explainLocked(r int, pos uint64, stepWord string, now time.Time)
 		m.Reason = alive + ", blocked in a syncwatch wait: " + a.Reason
 	case a.Goroutine == 0:
 		m.Reason = alive + ", has not called Await yet"
+		if a.Blocked != "" {
+			m.Reason += "; " + a.Blocked
+		}
 	default:
 		var s strings.Builder
 		s.WriteString(alive + ", not in a syncwatch wait")
@@ -81,6 +84,9 @@ func (g *group) explainLocked(r int, pos uint64, stepWord string, now time.Time)
 			fmt.Fprintf(&s, ", last seen at %s %d", stepWord, a.Step)
 		} else {
 			s.WriteString(", never arrived")
+			if a.Blocked != "" {
+				s.WriteString("; " + a.Blocked)
+			}
 		}
 		m.Reason = s.String()
 	}

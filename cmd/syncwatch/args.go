@@ -13,6 +13,7 @@ type options struct {
 	deps         bool   // -deps
 	keep         bool   // -keep: leave the work directory
 	mode         string // -mode (run only)
+	mod          string // -mod: "vendor", "mod", or "" (vendor when there is one)
 
 	goFlags    []string // flags for the go command, in order
 	buildFlags []string // the flags among goFlags that change which files build
@@ -88,10 +89,21 @@ func parseArgs(args []string, program bool) (options, error) {
 				o.mode = v
 				continue
 			}
-		case "modfile", "overlay", "mod":
-			// -mod=mod: a vendor directory lacks syncwatch, and the
-			// temporary go.mod and go.sum are completed as the go
-			// command builds.
+		case "mod":
+			// The go command always gets -mod=mod: a vendor directory
+			// lacks syncwatch, and the temporary go.mod and go.sum are
+			// completed as it builds. -mod says where the vendored
+			// modules come from (vendor.go).
+			v, err := takeValue()
+			if err != nil {
+				return o, err
+			}
+			if v != "vendor" && v != "mod" {
+				return o, fmt.Errorf("%w: -mod=%s: syncwatch takes -mod=vendor or -mod=mod", errUsage, v)
+			}
+			o.mod = v
+			continue
+		case "modfile", "overlay":
 			return o, fmt.Errorf("%w: syncwatch sets -%s itself", errUsage, name)
 		}
 		flag := []string{a}

@@ -119,3 +119,16 @@ func addReplaces(modPath string, mods []copiedModule) error {
 	}
 	return os.WriteFile(modPath, out, 0o644)
 }
+
+// originalSites names, in the findings' sites, the files of copied
+// modules by their place in the module cache, where a reader finds them.
+func originalSites(fs []*finding, mods []copiedModule) {
+	for _, f := range fs {
+		for i, s := range f.Sites {
+			for _, m := range mods {
+				s = strings.ReplaceAll(s, m.copy+string(filepath.Separator), m.dir+string(filepath.Separator))
+			}
+			f.Sites[i] = s
+		}
+	}
+}

@@ -7,7 +7,7 @@
 //
 // # syncwatch test
 //
-//	syncwatch test [-syncwatch DIR] [-deps] [-keep] [go test flags] [packages]
+//	syncwatch test [-syncwatch DIR] [-deps] [-mod vendor|mod] [-keep] [go test flags] [packages]
 //
 // runs go test on the module in the current directory with sync.Mutex,
 // RWMutex, Once, WaitGroup, Cond and NewCond replaced by lockorder's in
@@ -49,16 +49,23 @@
 // passed to another module's function, stays sync, with every variable,
 // field and parameter it flows through; syncwatch says so once per site.
 //
-// A lock in a field of a package-level struct type, or in a package-level
-// variable, held by value or through a pointer, is named after it in
-// reports ("bbolt.DB.mmaplock", "pkg.mu"): its Lock calls first put it in
-// that class, through lockorder's SetClassIfNew. A lock first locked
-// otherwise (through a parameter, a Locker) is named after the code that
-// first locks it.
+// A lock is named in reports after its declaration, where the code that
+// locks it says which: a package-level variable ("pkg.mu"), a field of a
+// named struct type ("bbolt.DB.mmaplock", generic types included), a
+// field of an unnamed struct after what holds it ("pkg.cache.Mutex",
+// "pkg.store.inner.mu"), a local variable after its function
+// ("pkg.TestX.mu"), the locks of an array or slice after it. Its Lock
+// calls first put it in that class, through lockorder's SetClassIfNew.
+// A lock first locked otherwise (through a parameter, a local pointer, a
+// Locker) is named after the code that first locks it.
 //
-// A module with a vendor directory is built from the module cache
-// (-mod=mod), and syncwatch says so: its vendor directory does not hold
-// syncwatch. The -mod, -modfile and -overlay flags are syncwatch's.
+// A module with a vendor directory is built from it, offline, as go test
+// would build it (-mod=vendor): the temporary go.mod replaces each
+// vendored module with its directory under vendor/, which gets a go.mod
+// through the overlay; syncwatch itself comes from -syncwatch DIR or the
+// module cache. With -deps the vendored packages are rewritten too.
+// -mod=mod builds from the module cache instead. The -modfile and
+// -overlay flags are syncwatch's.
 //
 // The temporary go.mod raises the module's go line to syncwatch's when it
 // is older (Go 1.25), as the go command requires; for modules older than
@@ -75,14 +82,19 @@
 //		Rewrite every dependency module too (from the module cache or a
 //		replaced directory), except the standard library and the modules
 //		syncwatch itself is built from, so that a cycle between the
-//		module's lock and a dependency's is found.
+//		module's lock and a dependency's is found. A module of the
+//		module cache is rewritten in a copy, never in the cache; the
+//		summary names its files by their place in the cache.
+//	-mod vendor|mod
+//		Where the vendored modules come from: vendor/ (the default
+//		when there is one) or the module cache.
 //	-keep
 //		Keep the temporary directory (rewritten files, go.mod, overlay)
 //		and print its path.
 //
 // # syncwatch run
 //
-//	syncwatch run [-syncwatch DIR] [-deps] [-keep] [-mode check|trace|off] [go build flags] package [arguments]
+//	syncwatch run [-syncwatch DIR] [-deps] [-mod vendor|mod] [-keep] [-mode check|trace|off] [go build flags] package [arguments]
 //
 // runs a program the same way, through go run, in the mode -mode names
 // (default check; it sets SYNCWATCH_MODE). Reports are printed as they

@@ -14,6 +14,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/mod/module"
+	"golang.org/x/mod/zip"
 )
 
 // binary is syncwatch, built once for the tests.
@@ -107,6 +109,20 @@ func TestInversionBetweenTwoTestsFails(t *testing.T) {
 	assert.Contains(t, r.stderr, "seen in 1 test(s)")
 }
 
+// Two bugs through one helper, printed as two findings while the tests
+// ran, are two findings in the summary too, though their locks and top
+// sites are alike; each is named by the code that took its locks.
+func TestSummaryKeepsDistinctCyclesThroughAHelper(t *testing.T) {
+	r := syncwatch(t, "helper", nil, "test", "-count=1", "./...")
+	assert.Equal(t, 1, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stderr, "syncwatch: 2 distinct finding(s)")
+	summary := r.stderr[strings.Index(r.stderr, "distinct finding(s)"):]
+	assert.Regexp(t, `1\. lock-order-cycle: cycle of 2 locks: helper\.withLock \(ledger\.go:15\) from \S*Transfer\.func\d \(ledger\.go:22\) -> `, summary)
+	assert.Regexp(t, `2\. lock-order-cycle: cycle of 2 locks: helper\.withLock \(ledger\.go:15\) from \S*Audit\.func\d \(ledger\.go:28\) -> `, summary)
+	assert.Contains(t, summary, "seen in 1 test(s): TestTransfer;")
+	assert.Contains(t, summary, "seen in 1 test(s): TestAudit;")
+}
+
 // go test's flags pass through: -run picks one test, which passes alone;
 // -json keeps stdout machine-readable, the summary going to stderr.
 func TestGoTestFlagsPassThrough(t *testing.T) {
@@ -168,6 +184,69 @@ func TestDepsFindsCycleInDependency(t *testing.T) {
 	assert.Contains(t, r.stdout, "--- PASS: TestTagged")
 }
 
+// A cycle with the lock of a dependency that comes from the module cache
+// (not a replaced directory) is found with -deps; the cache stays as it
+// was, though it is writable (-modcacherw) and the rewrite works on hard
+// links to it; the summary names the dependency's file in the cache.
+func TestDepsFromModuleCache(t *testing.T) {
+	cache, env := moduleCache(t, "extlib", "example.com/extlib", "v1.0.0")
+	dir := filepath.Join(cache, "example.com", "extlib@v1.0.0")
+	before := snapshot(t, dir)
+
+	r := syncwatch(t, "cacheapp", env, "test", "-count=1", "-deps", ".")
+	assert.Equal(t, 1, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stderr, "syncwatch: 1 distinct finding(s)")
+	assert.Contains(t, r.stderr, "locks: extlib.libMu, cacheapp.registry.mu")
+	assert.Contains(t, r.stderr, "at example.com/extlib.WithLib ("+filepath.Join(dir, "extlib.go")+":11)")
+	assert.Equal(t, before, snapshot(t, dir), "syncwatch changed the module cache")
+}
+
+// moduleCache serves testdata/dir as module path@version from a file
+// proxy, downloads it into a new module cache with go mod download, and
+// returns the cache and the environment that uses them. Other modules
+// (syncwatch's requirements) come from the usual cache, as a proxy.
+func moduleCache(t *testing.T, dir, path, version string) (string, []string) {
+	t.Helper()
+	proxy := t.TempDir()
+	at := filepath.Join(proxy, filepath.FromSlash(path), "@v")
+	require.NoError(t, os.MkdirAll(at, 0o755))
+	var z bytes.Buffer
+	require.NoError(t, zip.CreateFromDir(&z, module.Version{Path: path, Version: version}, filepath.Join("testdata", dir)))
+	mod, err := os.ReadFile(filepath.Join("testdata", dir, "go.mod"))
+	require.NoError(t, err)
+	for name, data := range map[string][]byte{
+		version + ".zip":  z.Bytes(),
+		version + ".mod":  mod,
+		version + ".info": []byte(`{"Version":"` + version + `"}`),
+		"list":            []byte(version + "\n"),
+	} {
+		require.NoError(t, os.WriteFile(filepath.Join(at, name), data, 0o644))
+	}
+	usual, err := exec.Command("go", "env", "GOMODCACHE").Output()
+	require.NoError(t, err)
+	cache := t.TempDir()
+	env := []string{
+		"GOMODCACHE=" + cache,
+		"GOPROXY=file://" + filepath.ToSlash(proxy) + ",file://" + filepath.ToSlash(filepath.Join(strings.TrimSpace(string(usual)), "cache", "download")),
+		"GOSUMDB=off",
+		"GOFLAGS=-modcacherw", // so that t.TempDir can remove it
+	}
+	cmd := exec.Command("go", "mod", "download", path+"@"+version)
+	cmd.Dir, cmd.Env = cache, append(os.Environ(), env...)
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	return cache, env
+}
+
+// go vet runs as go test runs it, and its copylocks check, asked for,
+// still sees the swapped locks as locks: a copy of one fails the build,
+// at the original line.
+func TestVetSeesSwappedLocks(t *testing.T) {
+	r := syncwatch(t, "clean", nil, "test", "-count=1", "-vet=copylocks", "-tags", "copylock", ".")
+	assert.Equal(t, 1, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stderr, "copylock.go:7:44: return copies lock value: example.com/clean.Counter")
+}
+
 // syncwatch run runs a program in check mode by default, with its
 // arguments; -mode off turns the checks off.
 func TestRunProgram(t *testing.T) {
@@ -183,7 +262,7 @@ func TestRunProgram(t *testing.T) {
 
 // Usage errors exit 2 and say why.
 func TestUsageErrors(t *testing.T) {
-	for _, args := range [][]string{{"run"}, {"test", "-modfile=x"}, {"test", "-mod=vendor"}, {"run", "-mode", "loud", "."}} {
+	for _, args := range [][]string{{"run"}, {"test", "-modfile=x"}, {"test", "-mod=readonly"}, {"run", "-mode", "loud", "."}} {
 		r := syncwatch(t, "abba", nil, args...)
 		assert.Equal(t, 2, r.code, "%v: %s", args, r.stderr)
 		assert.Contains(t, r.stderr, "usage:")
@@ -223,12 +302,33 @@ func TestHarnessThatExitsIsChecked(t *testing.T) {
 	assert.Contains(t, r.stderr, "1. lock-order-cycle: cycle of 2 locks: viaharness.second -> viaharness.first -> viaharness.second")
 }
 
-// A module with a vendor directory is built from the module cache, and
-// syncwatch says so.
-func TestVendoredModuleSaysSo(t *testing.T) {
-	r := syncwatch(t, "vendored", nil, "test", "-count=1", ".")
+// A module with a vendor directory is built from it, offline (its
+// library is in no proxy or cache): its own packages are rewritten, and
+// with -deps the vendored library too, so a cycle through the library's
+// lock is found. Locks in fields of unnamed struct types are named after
+// them. Nothing under vendor/ is written.
+func TestVendoredModule(t *testing.T) {
+	offline := []string{"GOPROXY=off"}
+	r := syncwatch(t, "vendored", offline, "test", "-count=1", ".")
 	assert.Equal(t, 0, r.code, r.stdout+r.stderr)
-	assert.Contains(t, r.stderr, "syncwatch: the vendor directory is not used")
+	assert.Contains(t, r.stdout, "ok  \texample.com/vendored")
+	assert.NotContains(t, r.stderr, "finding")
+
+	r = syncwatch(t, "vendored", append(offline, "VENDORED_BA=1"), "test", "-count=1", "-mod=vendor", "-deps", ".")
+	assert.Equal(t, 1, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stderr, "syncwatch: 2 distinct finding(s)")
+	assert.Contains(t, r.stderr, "locks: vendored.stats.mu, vendored.cache.Mutex")
+	assert.Contains(t, r.stderr, "locks: vendored.cache.Mutex, vlib.state.mu")
+	assert.Contains(t, r.stderr, filepath.Join("vendor", "example.com", "vlib", "vlib.go")+":14")
+}
+
+// -mod=vendor in a module without a vendor directory is an error, said
+// before anything builds; -mod takes vendor or mod only.
+func TestModFlag(t *testing.T) {
+	r := syncwatch(t, "clean", nil, "test", "-mod=vendor", ".")
+	assert.Equal(t, 1, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stderr, "syncwatch: -mod=vendor: no vendor/modules.txt")
+	assert.Empty(t, r.stdout)
 }
 
 // go test's result cache works across runs, as with go test: a package

@@ -13,8 +13,8 @@ import (
 )
 
 const usage = `usage:
-	syncwatch test [-syncwatch DIR] [-deps] [-keep] [go test flags] [packages]
-	syncwatch run [-syncwatch DIR] [-deps] [-keep] [-mode check|trace|off] [go build flags] package [arguments]
+	syncwatch test [-syncwatch DIR] [-deps] [-mod vendor|mod] [-keep] [go test flags] [packages]
+	syncwatch run [-syncwatch DIR] [-deps] [-mod vendor|mod] [-keep] [-mode check|trace|off] [go build flags] package [arguments]
 
 Run 'go doc github.com/syncwatch/syncwatch/cmd/syncwatch' for details.
 `
@@ -89,20 +89,21 @@ func command(o options, program bool, stdout, stderr io.Writer) (int, error) {
 	} else {
 		defer os.RemoveAll(work)
 	}
-	if _, err := os.Stat(filepath.Join(m.dir, "vendor", "modules.txt")); err == nil {
-		fmt.Fprintln(stderr, "syncwatch: the vendor directory is not used: the modules are built from the module cache (-mod=mod)")
-	}
-	modPath, err := writeModfile(m, src, work)
+	modPath, vendored, err := writeModfile(m, src, work, o.mod)
 	if err != nil {
 		return 0, err
 	}
 	excluded := map[string]bool{selfModule: true}
 	if o.deps {
-		if excluded, err = excludedModules(modPath); err != nil {
+		modOverlay := filepath.Join(work, "overlay-gomod.json")
+		if err := writeOverlay(modOverlay, vendored); err != nil {
+			return 0, err
+		}
+		if excluded, err = excludedModules(modPath, modOverlay); err != nil {
 			return 0, err
 		}
 	}
-	overlay, set, err := prepare(m, o, work, excluded, !program)
+	overlay, set, err := prepare(m, o, work, excluded, vendored, !program)
 	if err != nil {
 		return 0, err
 	}
@@ -152,6 +153,7 @@ func command(o options, program bool, stdout, stderr io.Writer) (int, error) {
 	for _, msg := range dl.found {
 		fs = append(fs, deadlockFinding(msg))
 	}
+	originalSites(fs, set.copied)
 	writeSummary(stderr, fs)
 	if len(fs) > 0 && code == 0 {
 		code = 1

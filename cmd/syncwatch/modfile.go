@@ -98,38 +98,46 @@ func checkout(dir string) (source, error) {
 }
 
 // writeModfile writes work/go.mod and work/go.sum: the module's own, plus
-// a requirement on syncwatch (and a replace for a checkout). The go
-// command completes them (-mod=mod) as it builds.
-func writeModfile(m module, src source, work string) (string, error) {
+// a requirement on syncwatch (and a replace for a checkout), and, unless
+// mod is "mod", replaces of its vendored modules (vendor.go), whose
+// overlay entries it returns. The go command completes them (-mod=mod) as
+// it builds.
+func writeModfile(m module, src source, work, mod string) (string, map[string]string, error) {
 	data, err := os.ReadFile(m.mod)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	f, err := modfile.Parse(m.mod, data, nil)
 	if err != nil {
-		return "", fmt.Errorf("syncwatch: %w", err)
+		return "", nil, fmt.Errorf("syncwatch: %w", err)
+	}
+	var overlay map[string]string
+	if mod != "mod" {
+		if overlay, err = replaceVendored(f, m, work, mod == "vendor"); err != nil {
+			return "", nil, err
+		}
 	}
 	version := src.version
 	if src.dir != "" {
 		version = develVersion
 		if err := f.AddReplace(selfModule, "", src.dir, ""); err != nil {
-			return "", err
+			return "", nil, err
 		}
 	}
 	if err := f.AddRequire(selfModule, version); err != nil {
-		return "", err
+		return "", nil, err
 	}
 	out, err := f.Format()
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	path := filepath.Join(work, "go.mod")
 	if err := os.WriteFile(path, out, 0o644); err != nil {
-		return "", err
+		return "", nil, err
 	}
 	sum, err := os.ReadFile(filepath.Join(m.dir, "go.sum"))
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return "", err
+		return "", nil, err
 	}
 	if src.dir != "" {
 		// The checkout's sums cover syncwatch's own requirements offline.
@@ -137,14 +145,14 @@ func writeModfile(m module, src source, work string) (string, error) {
 			sum = append(append(sum, '\n'), own...)
 		}
 	}
-	return path, os.WriteFile(filepath.Join(work, "go.sum"), sum, 0o644)
+	return path, overlay, os.WriteFile(filepath.Join(work, "go.sum"), sum, 0o644)
 }
 
 // excludedModules lists the modules -deps leaves alone: syncwatch and
 // every module its requirement graph names (rewriting them would make
 // lockorder import itself).
-func excludedModules(modPath string) (map[string]bool, error) {
-	cmd := exec.Command("go", "list", "-modfile="+modPath, "-mod=mod", "-m", "-json", "all")
+func excludedModules(modPath, overlay string) (map[string]bool, error) {
+	cmd := exec.Command("go", "list", "-modfile="+modPath, "-overlay="+overlay, "-mod=mod", "-m", "-json", "all")
 	cmd.Stderr = os.Stderr
 	out, err := cmd.Output()
 	if err != nil {

@@ -3,12 +3,12 @@ package main
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
 	"go/version"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -35,9 +35,9 @@ type rewriteSet struct {
 }
 
 // prepare loads the packages, rewrites them into work and writes the
-// overlay file. With tests set, it adds a TestMain to each of the
-// module's packages that has tests.
-func prepare(m module, o options, work string, excluded map[string]bool, tests bool) (string, rewriteSet, error) {
+// overlay file, which also holds the entries of extra. With tests set, it
+// adds a TestMain to each of the module's packages that has tests.
+func prepare(m module, o options, work string, excluded map[string]bool, extra map[string]string, tests bool) (string, rewriteSet, error) {
 	patterns := o.patterns
 	if len(patterns) == 0 {
 		patterns = []string{"."}
@@ -51,7 +51,12 @@ func prepare(m module, o options, work string, excluded map[string]bool, tests b
 	if o.deps || !exportDataReadable() {
 		mode |= packages.NeedDeps
 	}
-	cfg := &packages.Config{Mode: mode, Tests: tests, BuildFlags: o.buildFlags}
+	buildFlags := o.buildFlags
+	if o.mod == "mod" {
+		// Types from the module cache, as the build, not from vendor/.
+		buildFlags = append(slices.Clone(buildFlags), "-mod=mod")
+	}
+	cfg := &packages.Config{Mode: mode, Tests: tests, BuildFlags: buildFlags}
 	pkgs, err := packages.Load(cfg, patterns...)
 	if err == nil && cfg.Mode&packages.NeedDeps == 0 && importFailed(pkgs) {
 		// The go command's export data may be newer than the importer
@@ -93,7 +98,10 @@ func prepare(m module, o options, work string, excluded map[string]bool, tests b
 	}
 	an.Solve()
 
-	set := rewriteSet{overlay: map[string]string{}, notes: an.Notes}
+	set := rewriteSet{overlay: maps.Clone(extra), notes: an.Notes}
+	if set.overlay == nil {
+		set.overlay = map[string]string{}
+	}
 	if o.deps {
 		if set.cache, err = moduleCache(); err != nil {
 			return "", set, err
@@ -169,11 +177,7 @@ func prepare(m module, o options, work string, excluded map[string]bool, tests b
 		}
 	}
 	overlayPath := filepath.Join(work, "overlay.json")
-	data, err := json.Marshal(struct{ Replace map[string]string }{set.overlay})
-	if err != nil {
-		return "", set, err
-	}
-	return overlayPath, set, os.WriteFile(overlayPath, data, 0o644)
+	return overlayPath, set, writeOverlay(overlayPath, set.overlay)
 }
 
 // newestReadableExport is the newest Go release whose export data the

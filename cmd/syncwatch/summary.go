@@ -20,6 +20,29 @@ type finding struct {
 	binaries  []string
 	tests     []string
 	instances int
+	// keys are the Keys merged, by binary.
+	keys map[string]string
+}
+
+// mergeKey says which findings of the run's binaries are one: a cycle's
+// Key, made of the code that took its locks (not of the instances', nor
+// of the functions that first locked them: see lockorder's
+// cycleViolation), and otherwise the kind, the classes of the locks and
+// the code sites, as a reader sees them.
+func mergeKey(one lockordertest.Finding) string {
+	if one.Kind == lockorder.KindCycle && one.Key != "" {
+		return string(one.Kind) + "\x00" + one.Key
+	}
+	return strings.Join(append(append([]string{string(one.Kind)}, one.Classes...), one.Sites...), "\x00")
+}
+
+// takes reports whether one, a finding with fd's merge key, is fd's: it
+// is not if fd holds a finding of another Key from one's binary. A binary
+// records each of its Keys once and prints each as a finding of its own,
+// so the summary never folds two findings a binary told apart.
+func (fd *finding) takes(one lockordertest.Finding) bool {
+	k, ok := fd.keys[one.Binary]
+	return !ok || k == one.Key
 }
 
 // readFindings reads the JSON lines the test binaries appended to path
@@ -33,7 +56,7 @@ func readFindings(path string) ([]*finding, error) {
 		return nil, err
 	}
 	defer f.Close()
-	byKey := map[string]*finding{}
+	byKey := map[string][]*finding{}
 	var order []*finding
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 64<<20)
@@ -42,14 +65,15 @@ func readFindings(path string) ([]*finding, error) {
 		if err := json.Unmarshal(sc.Bytes(), &one); err != nil {
 			return nil, fmt.Errorf("syncwatch: reading findings: %w", err)
 		}
-		// Distinct as a reader sees it: kind, locks and code sites.
-		key := strings.Join(append(append([]string{string(one.Kind)}, one.Classes...), one.Sites...), "\x00")
-		fd := byKey[key]
-		if fd == nil {
-			fd = &finding{Finding: one}
-			byKey[key] = fd
-			order = append(order, fd)
+		key := mergeKey(one)
+		i := slices.IndexFunc(byKey[key], func(fd *finding) bool { return fd.takes(one) })
+		if i < 0 {
+			byKey[key] = append(byKey[key], &finding{Finding: one, keys: map[string]string{}})
+			i = len(byKey[key]) - 1
+			order = append(order, byKey[key][i])
 		}
+		fd := byKey[key][i]
+		fd.keys[one.Binary] = one.Key
 		fd.instances += one.Instances
 		if !slices.Contains(fd.binaries, one.Binary) {
 			fd.binaries = append(fd.binaries, one.Binary)

@@ -176,6 +176,15 @@ func Count() int {
 	return len(named)
 }
 
+// IsDormant reports whether the named class name is dormant: no lock of it
+// is alive, and the graph keeps it.
+func IsDormant(name string) bool {
+	namedMu.Lock()
+	defer namedMu.Unlock()
+	c := named[name]
+	return c != nil && c.reg.state == stateDormant
+}
+
 // dormantList is a doubly linked list of classes through their
 // registrations, oldest first.
 type dormantList struct {

@@ -2,17 +2,79 @@
 // its own *held.G, found from its id.
 //
 // Go has no goroutine-local storage, so the states live in a table indexed
-// by goroutine id. A goroutine finds its own with one atomic load (ids are
-// sequential, so its slot is usually the id modulo the table size); it
-// claims a slot with one compare-and-swap the first time it asks, and keeps
-// it. No global lock is taken on this path, and the cost does not depend
-// on what other goroutines do.
+// by goroutine id. A goroutine finds its own with a few atomic loads (ids
+// are sequential, so its slot is usually the id modulo the table size); it
+// claims a slot with a compare-and-swap the first time it asks. No global
+// lock is taken on this path, and the cost does not depend on what other
+// goroutines do.
 //
-// Goroutines die without telling anyone. When the table fills up, a sweep
-// lists the live goroutines (runtime.Stack) and frees the slots of dead
-// ones, so the table stays bounded by the number of live goroutines that
-// ask. Goroutines that find no slot use a small overflow map. Why a state
-// lost here would only hide reports, never make one: docs/RULES.md R17.
+// Goroutines die without telling anyone, and finding out which have exited
+// takes a dump of every goroutine, a stop-the-world as long as there are
+// goroutines. So the table never asks. It reclaims idle states instead: a
+// state that holds nothing (held.G.Busy is false) may be dropped, whether
+// its owner is alive or not, by the handshake below; its slot then goes to
+// whichever goroutine needs it, its owner included. The states stay
+// bounded by the goroutines that hold locks, plus the table's size.
+// Goroutines that find no slot use an overflow map, trimmed the same way.
+//
+// # The handshake
+//
+// A slot's owner word holds its goroutine's id; minus it while a
+// reclaimer decides whether to drop the state; the id with the dropped
+// bit once the state is dropped (the state's creation number kept in the
+// slot, for the owner to revive it with); 0 when free.
+//
+//   - The owner marks its state busy (held.G.Wake), then loads the owner
+//     word. If it reads its id, the state is its own until it rests
+//     (held.G.Rest); if minus its id, it waits for the reclaimer to decide;
+//     otherwise the state was dropped, and it revives it or claims
+//     another.
+//   - The reclaimer swaps the owner words of the states it saw idle from id
+//     to minus id, stops the world for a moment (fence), then loads each
+//     state's busy mark. If busy, it puts the id back; otherwise it drops
+//     the state, storing the id with the dropped bit.
+//
+// The fence is what lets the owner's mark be a plain store (see
+// internal/held's idle.go): whatever the interleaving, either the mark is
+// visible to the reclaimer after the fence, and it backs off, or the owner
+// ran after the fence and reads the reclaimer's swap. A dropped state is
+// never put back, and only its owner gives the slot its id again, so an
+// owner that reads its id twice around its mark has the slot's current
+// state. One fence serves a whole batch, so its cost, which depends on
+// the number of processors and not of goroutines, is spread over many
+// states.
+//
+// # Why a lost state only hides reports
+//
+// (docs/RULES.md R17.) A state is taken only while idle: it holds no lock
+// entry and its owner runs no report handler, so no hold is forgotten
+// (held-by-exited, a recursive lock and an Unlock of one's own lock still
+// see every hold). What an idle state may still carry is evidence waiting
+// to be proved: held-back reports (held.Pending) and order edges from read
+// holds (held.Wait); losing them loses reports, never makes one. Two
+// things it carries hold reports back, and are kept in the slot for the
+// owner (held.Remnant, revived with the state): its creation number
+// (held.G.Seq), which the initialisation-write rule (lockorder's
+// class.Lock.Use and Witness) counts a goroutine by, and the Onces it has
+// seen done, for which a Do records no edge. Where the remnant is lost
+// too (the slot went to another goroutine, or the state was in the
+// overflow), the goroutine gets a new, higher creation number, so it
+// counts as having come later, and a later goroutine is never a witness
+// that shows a lock shared (the writer itself, renumbered, is not one
+// either); and, if the remnant remembered Onces, its new state is marked
+// forgetful (held.G.Forgetful, by a bit per hash of the id, which may
+// mark another goroutine too), so that a Do on a done Once records no edge
+// at all. A goroutine that needs a slot takes, first, a free one, then one
+// whose remnant remembers nothing. No goroutine is ever given
+// another's number or memory: a remnant is revived only for its own
+// goroutine.
+//
+// A state that lists only locks other goroutines released for it
+// (held.G.Stale) is busy for good once its goroutine exits, and no
+// handshake can take it: a live goroutine waiting for its first lock looks
+// the same. Such states are freed only once a goroutine dump shows their
+// goroutines gone (dropExited), and only when there are as many of them as
+// goroutines, so that the dump's cost is spread over them.
 package gls
 
 import (
@@ -24,184 +86,545 @@ import (
 )
 
 type slot struct {
-	owner atomic.Int64
+	owner atomic.Int64 // see the handshake
 	g     atomic.Pointer[held.G]
+	// rem is what the state a trim dropped left (g is then nil), for the
+	// owner to revive it with (held.Revive).
+	rem atomic.Pointer[held.Remnant]
+	_   uint64
 }
 
 const (
 	tableSize = 1 << 13
 	probe     = 8
+	// dropped is set in a slot's owner word with the id of the goroutine
+	// whose idle state a trim dropped.
+	dropped = 1 << 62
+	// trimFloor is how many states the table keeps through a trim after a
+	// collection without dropping the idle ones: a program with few
+	// goroutines never loses their states' creation numbers.
+	trimFloor = 64
+	// staleFloor is the fewest states holding only stale entries that
+	// make dropExited look for their owners.
+	staleFloor = 1024
+	// lostBits is the log2 of the number of bits in lost: a megabit, so
+	// that thousands of lost states rarely share a goroutine's bit.
+	lostBits = 20
 )
 
 var (
-	table   [tableSize]slot
-	claimed atomic.Int64
+	table [tableSize]slot
 
-	sweepMu    sync.Mutex // one sweep at a time; never held with slowMu
-	slowMu     sync.Mutex // guards overflow and lastSweep
-	overflow   = map[int64]*held.G{}
-	lastSweep  int64 // claimed count after the last sweep
-	sweepCount atomic.Int64
+	trimMu   sync.Mutex // one trim at a time; taken before slowMu
+	slowMu   sync.Mutex // guards overflow and overflowMark
+	overflow = map[int64]*slot{}
+	// overflowMark is the overflow's size after its last trim: it is
+	// trimmed again once it has doubled, so that its cost is spread over
+	// the states added.
+	overflowMark int
+	// overflowed is len(overflow), stored under slowMu, loaded without it
+	// so that a lookup skips the map while it is empty. A goroutine whose
+	// state is in the map put it there itself, so it reads a count that
+	// includes it.
+	overflowed atomic.Int64
+
+	reclaims atomic.Int64 // idle states dropped
+	trims    atomic.Int64 // trim passes run
+	fences   atomic.Int64 // fences taken (see fence)
+	dumps    atomic.Int64 // goroutine dumps taken (see dropExited)
+	// made counts the states claim made; madeAtTrim is made when the
+	// table was last trimmed.
+	made, madeAtTrim atomic.Int64
+	// lost has a bit set for each goroutine (by hash) whose state was
+	// dropped with a remnant it will not get back (see lose).
+	lost [1 << lostBits / 64]atomic.Uint64
 )
 
-// The three lookups. Callers pass the calling goroutine's id (goid.ID),
-// except for Find, which any goroutine may call for any id.
+// The lookups. Callers pass the calling goroutine's id (goid.ID), except
+// for Find, which any goroutine may call for any id.
 
 // Home returns goroutine id's state if it sits in its home slot, where it
-// almost always is, or nil. It is small enough to inline: the hot path's
-// lookup, with Get as its fallback.
+// almost always is, and is busy: the owner may write it until it rests it.
+// Otherwise it returns nil. It is small enough to inline: a lookup for
+// paths that only go on if the goroutine holds something.
 func Home(id int64) *held.G {
 	if s := &table[uint64(id)&(tableSize-1)]; s.owner.Load() == id {
-		return s.g.Load()
+		if g := s.g.Load(); g != nil && g.Busy() {
+			return g
+		}
+	}
+	return nil
+}
+
+// Mine returns the calling goroutine's state, busy, if it sits in its home
+// slot, or nil: Get's common case, for the Lock paths, with Get as its
+// fallback. It is the owner's half of the handshake done at home.
+func Mine(id int64) *held.G {
+	s := &table[uint64(id)&(tableSize-1)]
+	if g := s.g.Load(); g != nil && s.owner.Load() == id {
+		if g.Busy() || g.Woken() && s.owner.Load() == id {
+			return g
+		}
 	}
 	return nil
 }
 
 // Get returns the state of the calling goroutine, whose id is id, giving
-// it one if it has none.
+// it one if it has none, and marks it busy. The caller rests it
+// (held.G.Rest) at the end of its call if it holds nothing.
 func Get(id int64) *held.G {
-	if g := Home(id); g != nil {
+	if g := Mine(id); g != nil {
 		return g
 	}
 	return get(id)
 }
 
 // Find returns goroutine id's state, or nil; it never gives one. Only
-// G.ID may be read from another goroutine's state.
+// G.ID and G.Seq may be read from another goroutine's state. The calling
+// goroutine may read its own, busy or not, but not write it (see Get).
 func Find(id int64) *held.G {
-	i := uint64(id) & (tableSize - 1)
-	if s := &table[i]; s.owner.Load() == id {
+	if s := findSlot(id); s != nil {
 		return s.g.Load()
 	}
-	for p := uint64(1); p < probe; p++ {
-		if s := &table[(i+p)&(tableSize-1)]; s.owner.Load() == id {
-			return s.g.Load()
-		}
-	}
-	slowMu.Lock()
-	g := overflow[id]
-	slowMu.Unlock()
-	return g
+	return nil
 }
 
-func get(id int64) *held.G {
-	if g := Find(id); g != nil {
-		return g
+// findSlot returns the slot goroutine id owns, or nil. A slot a
+// reclaimer is deciding on, or whose state it dropped, is still id's.
+func findSlot(id int64) *slot {
+	i := uint64(id) & (tableSize - 1)
+	for p := range uint64(probe) {
+		if s := &table[(i+p)&(tableSize-1)]; ours(s.owner.Load(), id) {
+			return s
+		}
 	}
-	if g := claim(id); g != nil {
-		return g
+	if overflowed.Load() == 0 {
+		return nil
 	}
-	// The probe window is full. Free the slots of dead goroutines if enough
-	// states were created since the last sweep, then try again. A sweep
-	// stops the world for a time that grows with the number of goroutines,
-	// so it waits for as many new states as there are goroutines: its cost
-	// is spread over them, however many idle goroutines the program has,
-	// and the states stay bounded by about twice the live goroutines.
 	slowMu.Lock()
-	due := claimed.Load()+int64(len(overflow)) > lastSweep+max(tableSize/8, int64(runtime.NumGoroutine()))
+	s := overflow[id]
 	slowMu.Unlock()
-	if due && sweepMu.TryLock() {
-		sweep()
-		slowMu.Lock()
-		lastSweep = claimed.Load() + int64(len(overflow))
-		slowMu.Unlock()
-		sweepMu.Unlock()
+	if s != nil && ours(s.owner.Load(), id) {
+		return s
+	}
+	return nil
+}
+
+// ours reports whether owner word o is goroutine id's.
+func ours(o, id int64) bool { return o == id || o == -id || o == id|dropped }
+
+func get(id int64) *held.G {
+	for {
+		if s := findSlot(id); s != nil {
+			if g := wake(s, id); g != nil {
+				return g
+			}
+			continue // dropped or taken meanwhile: look again
+		}
 		if g := claim(id); g != nil {
 			return g
 		}
+		// The window is full. If enough states were made since the table
+		// was last trimmed, trim it (one fence for that many states) and
+		// try again: a program whose goroutines come and go keeps using
+		// the table, not the overflow.
+		if made.Load()-madeAtTrim.Load() >= tableSize/4 && trimMu.TryLock() {
+			trim(true, false)
+			trimMu.Unlock()
+			if g := claim(id); g != nil {
+				return g
+			}
+		}
+		return addOverflow(id)
 	}
-	slowMu.Lock()
-	defer slowMu.Unlock()
-	g := overflow[id]
-	if g == nil {
-		g = held.New(id)
-		overflow[id] = g
-	}
-	return g
 }
 
-func claim(id int64) *held.G {
-	i := uint64(id) & (tableSize - 1)
-	for p := uint64(0); p < probe; p++ {
-		s := &table[(i+p)&(tableSize-1)]
-		if s.owner.Load() != 0 || !s.owner.CompareAndSwap(0, id) {
-			continue
+// wake is the owner's half of the handshake on slot s, found by findSlot:
+// it returns goroutine id's state, busy, or nil if it has to look again. A
+// dropped state is revived with its creation number.
+func wake(s *slot, id int64) *held.G {
+	if s.owner.Load() == id|dropped {
+		if !s.owner.CompareAndSwap(id|dropped, id) {
+			return nil // taken by another goroutine
 		}
-		// A fresh state each time: the previous owner's is never touched
-		// again, since nothing orders its last writes (it just exited)
-		// before ours.
-		g := held.New(id)
+		g := held.Revive(id, s.rem.Load())
 		s.g.Store(g)
-		claimed.Add(1)
+		return g
+	}
+	g := s.g.Load()
+	if g == nil {
+		runtime.Gosched() // being dropped: look again
+		return nil
+	}
+	g.Wake()
+	if kept(s, id) {
 		return g
 	}
 	return nil
 }
 
-// Sweep frees the state of goroutines that have exited. It runs by itself
-// when the table fills up; tests call it directly.
-func Sweep() {
-	sweepMu.Lock()
-	defer sweepMu.Unlock()
-	sweep()
+// kept reports whether goroutine id still owns s, waiting out a reclaimer
+// that is deciding.
+func kept(s *slot, id int64) bool {
+	for {
+		switch s.owner.Load() {
+		case id:
+			return true
+		case -id:
+			runtime.Gosched()
+		default:
+			return false
+		}
+	}
 }
 
-// sweep is Sweep with sweepMu held: two sweeps at once could each see the
-// other's freshly claimed slots as candidates.
-func sweep() {
-	// Collect candidate owners before listing live goroutines: a goroutine
-	// that claims a slot after the listing is not a candidate.
-	var cands []int
+// claim gives goroutine id a slot in its probe window, free or holding a
+// dropped state, and returns its new state, or nil if there is none. A
+// dropped state's owner revives it by a compare-and-swap on the same word,
+// so the two cannot both win.
+func claim(id int64) *held.G {
+	i := uint64(id) & (tableSize - 1)
+	// Free slots first, then those whose dropped state's remnant would
+	// cost nothing to lose, then any dropped one.
+	for pass := range 3 {
+		for p := range uint64(probe) {
+			s := &table[(i+p)&(tableSize-1)]
+			o := s.owner.Load()
+			switch {
+			case o == 0:
+			case o < 0 || o&dropped == 0 || pass == 0:
+				continue
+			case pass == 1 && s.rem.Load().Remembers():
+				continue
+			}
+			if o != 0 {
+				// Its remnant goes with the slot: marked lost first, so
+				// that its goroutine, finding no slot, is never without
+				// the mark (marking it needlessly only holds edges back).
+				lose(o&^dropped, s.rem.Load())
+			}
+			if !s.owner.CompareAndSwap(o, id) {
+				continue
+			}
+			g := held.New(id, forgetful(id))
+			s.g.Store(g)
+			made.Add(1)
+			return g
+		}
+	}
+	return nil
+}
+
+// Release gives up the calling goroutine's state and slot, if it holds
+// nothing: for a goroutine that is about to exit, where the library runs
+// its last frame (WaitGroup.Go), so that its slot is free at once rather
+// than at the next trim. A state that holds something is kept: its holds
+// outlive the goroutine.
+func Release(id int64) {
+	s := findSlot(id)
+	if s == nil {
+		return
+	}
+	g := s.g.Load()
+	if g == nil || g.Len() != 0 || g.InHandler {
+		return
+	}
+	for {
+		switch s.owner.Load() {
+		case id:
+			// The state first: a reclaimer deciding meanwhile sees it gone
+			// and puts the owner word back for this loop to free.
+			s.g.Store(nil)
+			if !s.owner.CompareAndSwap(id, 0) {
+				continue
+			}
+			slowMu.Lock()
+			if overflow[id] == s {
+				delete(overflow, id)
+				overflowed.Store(int64(len(overflow)))
+			}
+			slowMu.Unlock()
+			return
+		case -id:
+			runtime.Gosched()
+		default:
+			return // dropped by a trim: nothing left to give up
+		}
+	}
+}
+
+// candidate is a slot whose state looked idle: owned by o, with state g;
+// in the table or the overflow.
+type candidate struct {
+	s     *slot
+	o     int64
+	g     *held.G
+	table bool
+}
+
+// takeIdle is the reclaimer's half of the handshake: it announces a take
+// of each candidate (owner word from o to -o), fences, then keeps those
+// still idle and puts the others back. The caller holds the slots
+// returned (owner word -o) and must store each one's new owner word.
+func takeIdle(cs []candidate) []candidate {
+	marked := cs[:0]
+	for _, c := range cs {
+		if c.s.owner.CompareAndSwap(c.o, -c.o) {
+			marked = append(marked, c)
+		}
+	}
+	if len(marked) == 0 {
+		return nil
+	}
+	fence()
+	taken := marked[:0]
+	for _, c := range marked {
+		if c.s.g.Load() != c.g || !idle(c.g) {
+			c.s.owner.Store(c.o)
+			continue
+		}
+		taken = append(taken, c)
+	}
+	return taken
+}
+
+// idle reports whether state g may be dropped: it holds nothing.
+func idle(g *held.G) bool { return !g.Busy() }
+
+// lose records that goroutine id's state was dropped, leaving r, which
+// its goroutine will not get back: if r remembers anything, a state made
+// later for id may have lost it (held.G.Forgetful). The record is a bit
+// per hash of the id, so another goroutine may be told so too: it then
+// only holds back an edge it need not have.
+func lose(id int64, r *held.Remnant) {
+	if !r.Remembers() {
+		return
+	}
+	h := hashID(id)
+	lost[h/64].Or(1 << (h % 64))
+}
+
+// forgetful reports whether a new state for goroutine id may follow one
+// that was lost with what it remembered (see lose).
+func forgetful(id int64) bool {
+	h := hashID(id)
+	return lost[h/64].Load()&(1<<(h%64)) != 0
+}
+
+// hashID spreads goroutine ids over the bits of lost.
+func hashID(id int64) uint64 { return uint64(id) * 0x9e3779b97f4a7c15 >> (64 - lostBits) }
+
+// fence stops the world for a moment: every goroutine that was running has
+// made its stores visible once it returns, and every goroutine that runs
+// afterwards sees the caller's earlier stores. Its cost depends on the
+// number of processors, not of goroutines.
+func fence() {
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	fences.Add(1)
+}
+
+// addOverflow gives goroutine id a state in the overflow map, trimming
+// the map of idle states first once it has doubled since its last trim.
+func addOverflow(id int64) *held.G {
+	g := held.New(id, forgetful(id))
+	s := &slot{}
+	s.owner.Store(id)
+	s.g.Store(g)
+	slowMu.Lock()
+	due := len(overflow) >= max(2*overflowMark, probe)
+	slowMu.Unlock()
+	if due && trimMu.TryLock() {
+		trim(false, true)
+		trimMu.Unlock()
+	}
+	slowMu.Lock()
+	overflow[id] = s
+	overflowed.Store(int64(len(overflow)))
+	slowMu.Unlock()
+	return g
+}
+
+// Trim drops the states that are idle, their owners alive or not: the
+// table's, once it keeps more than a few, and the overflow's. A dropped
+// table state keeps its creation number for its owner (held.Revive). It
+// runs after every garbage collection, so that the memory of goroutines
+// gone is given back; tests call it directly. Its cost is the table's
+// size plus the overflow's, whatever the number of goroutines, and it
+// stops the world once, for a moment (fence).
+func Trim() {
+	trimMu.Lock()
+	defer trimMu.Unlock()
+	n := 0
 	for i := range table {
-		if table[i].owner.Load() != 0 {
-			cands = append(cands, i)
+		if table[i].owner.Load() > 0 && table[i].g.Load() != nil {
+			n++
 		}
 	}
-	slowMu.Lock()
-	var ocands []int64
-	for id := range overflow {
-		ocands = append(ocands, id)
-	}
-	slowMu.Unlock()
-	live := liveGoroutines()
-	for _, i := range cands {
-		s := &table[i]
-		id := s.owner.Load()
-		if id != 0 && !live[id] && s.owner.CompareAndSwap(id, 0) {
-			claimed.Add(-1)
-		}
-	}
-	slowMu.Lock()
-	for _, id := range ocands {
-		if !live[id] {
-			delete(overflow, id)
-		}
-	}
-	slowMu.Unlock()
-	sweepCount.Add(1)
+	trim(n > trimFloor, true)
+	dropExited()
+	trims.Add(1)
 }
 
-// Stats reports how many goroutine states exist, for tests of boundedness.
-func Stats() (claimedSlots, overflowed int, sweeps int64) {
+// dropExited frees the states that hold only locks released for them by
+// other goroutines (held.G.Stale), once their goroutines have exited. A
+// goroutine that locks, hands the lock off and exits leaves such a state
+// busy for good; no handshake can take it, since a live goroutine waiting
+// for a lock looks the same. Telling them apart takes a goroutine dump, a
+// stop-the-world as long as there are goroutines, so it waits until there
+// are as many such states as goroutines (and at least staleFloor): its
+// cost is spread over them, and a program that hands off no locks never
+// pays it. trimMu is held.
+func dropExited() {
+	var cs []candidate
+	for i := range table {
+		s := &table[i]
+		if o, g := s.owner.Load(), s.g.Load(); o > 0 && o&dropped == 0 && g != nil && g.Stale() {
+			cs = append(cs, candidate{s, o, g, true})
+		}
+	}
+	slowMu.Lock()
+	for o, s := range overflow {
+		if g := s.g.Load(); g != nil && g.Stale() {
+			cs = append(cs, candidate{s, o, g, false})
+		}
+	}
+	slowMu.Unlock()
+	if len(cs) < max(staleFloor, runtime.NumGoroutine()) {
+		return
+	}
+	// Candidates listed before the dump: a goroutine that exits after it
+	// is listed is not dropped this time, and one that claimed a slot
+	// after the listing is not a candidate.
+	live := liveGoroutines()
+	dumps.Add(1)
 	slowMu.Lock()
 	defer slowMu.Unlock()
-	return int(claimed.Load()), len(overflow), sweepCount.Load()
+	for _, c := range cs {
+		// Exited, and so written for good before the dump: its stack reads
+		// true now.
+		if live[c.o] || c.s.g.Load() != c.g || !c.g.Stale() {
+			continue
+		}
+		if c.table {
+			c.s.g.Store(nil)
+			if !c.s.owner.CompareAndSwap(c.o, 0) {
+				c.s.g.Store(c.g)
+				continue
+			}
+		} else if overflow[c.o] == c.s {
+			delete(overflow, c.o)
+		}
+		reclaims.Add(1)
+	}
+	overflowed.Store(int64(len(overflow)))
 }
+
+// trim drops the idle states of the table and of the overflow, as asked,
+// with one fence. trimMu is held; slowMu is not (the fence is not taken
+// under it).
+func trim(inTable, inOverflow bool) {
+	var cs []candidate
+	before := 0 // the overflow's size when its candidates were listed
+	if inTable {
+		madeAtTrim.Store(made.Load())
+		for i := range table {
+			s := &table[i]
+			o, g := s.owner.Load(), s.g.Load()
+			if o > 0 && o&dropped == 0 && g != nil && idle(g) {
+				cs = append(cs, candidate{s, o, g, true})
+			}
+		}
+	}
+	if inOverflow {
+		slowMu.Lock()
+		before = len(overflow)
+		for o, s := range overflow {
+			if g := s.g.Load(); g != nil && idle(g) {
+				cs = append(cs, candidate{s, o, g, false})
+			}
+		}
+		slowMu.Unlock()
+	}
+	taken := takeIdle(cs)
+	slowMu.Lock()
+	defer slowMu.Unlock()
+	kept := before
+	for _, c := range taken {
+		if c.table {
+			c.s.rem.Store(c.g.Remnant())
+			c.s.g.Store(nil)
+			c.s.owner.Store(c.o | dropped)
+		} else {
+			if overflow[c.o] == c.s {
+				delete(overflow, c.o)
+				kept--
+			}
+			lose(c.o, c.g.Remnant())
+			c.s.owner.Store(0) // its owner, if alive, looks again
+		}
+		reclaims.Add(1)
+	}
+	overflowed.Store(int64(len(overflow)))
+	if inOverflow {
+		// What the trim kept, not what was added meanwhile: the next trim
+		// comes when the overflow has doubled from that.
+		overflowMark = kept
+	}
+}
+
+// trimAfterGC runs Trim after each garbage collection, from a cleanup of
+// an object dropped at once, which then arranges the next.
+func trimAfterGC() {
+	runtime.AddCleanup(new(gcTick), func(struct{}) {
+		Trim()
+		trimAfterGC()
+	}, struct{}{})
+}
+
+// gcTick is what trimAfterGC drops: big enough not to share a block of the
+// tiny allocator, whose objects may be freed late.
+type gcTick struct{ _ [16]byte }
+
+func init() { trimAfterGC() }
+
+// Stats reports how many goroutine states exist (in the table and in the
+// overflow), how many idle ones were dropped, and how many trims ran, for
+// tests of boundedness.
+func Stats() (states, overflowN int, reclaimed, trimmed int64) {
+	for i := range table {
+		if table[i].owner.Load() > 0 && table[i].g.Load() != nil {
+			states++
+		}
+	}
+	slowMu.Lock()
+	overflowed := len(overflow)
+	slowMu.Unlock()
+	return states + overflowed, overflowed, reclaims.Load(), trims.Load()
+}
+
+// Fences reports how many times a reclaimer stopped the world (see fence).
+func Fences() int64 { return fences.Load() }
+
+// Dumps reports how many goroutine dumps dropExited took.
+func Dumps() int64 { return dumps.Load() }
 
 // States returns the state of every goroutine that has one now.
 func States() []*held.G {
 	var out []*held.G
 	for i := range table {
 		s := &table[i]
-		if s.owner.Load() != 0 {
+		if s.owner.Load() > 0 {
 			if g := s.g.Load(); g != nil {
 				out = append(out, g)
 			}
 		}
 	}
 	slowMu.Lock()
-	for _, g := range overflow {
-		out = append(out, g)
+	for _, s := range overflow {
+		if g := s.g.Load(); g != nil {
+			out = append(out, g)
+		}
 	}
 	slowMu.Unlock()
 	return out

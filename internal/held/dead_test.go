@@ -20,7 +20,7 @@ type holder struct{ id *class.Lock }
 // nothing does.
 func TestReachableDeadHolds(t *testing.T) {
 	const gid = 1 << 40 // no goroutine of this test
-	g := held.New(gid)
+	g := held.New(gid, false)
 	kept := &holder{class.New(nil, "Mutex", 1)}
 	hold(g, kept.id)
 	hold(g, class.New(nil, "Mutex", 2)) // reachable from g's stack only

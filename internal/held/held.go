@@ -8,6 +8,7 @@ package held
 
 import (
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/syncwatch/syncwatch/internal/chain"
 	"github.com/syncwatch/syncwatch/internal/class"
@@ -66,8 +67,11 @@ type G struct {
 	// its entries has Init: a nested acquisition looks for them only then.
 	Inits bool
 
-	id  atomic.Int64
-	tag uint32
+	id atomic.Int64
+	// busy is set while the owner may write g: see Busy. Loaded with
+	// sync/atomic; stored by the owner as idle.go says.
+	busy uint32
+	tag  uint32
 	// Handoffs is, for the owner's use, what a global count of write
 	// holds released by other goroutines than their holders (lockorder's
 	// handoffs) was when the owner last dropped its entries no longer
@@ -76,7 +80,7 @@ type G struct {
 	Handoffs uint32
 	seq      uint64 // see Seq
 	stack    []Entry
-	inline   [8]Entry
+	inline   [4]Entry
 	// pend are reports held back until the goroutine proves that the
 	// read holds they rest on are its own; see Pending.
 	pend []Pending
@@ -87,6 +91,8 @@ type G struct {
 	nwait int
 	// passed are the Onces the goroutine has seen done; see PassOnce.
 	passed passedOnces
+	// forgetful: see Forgetful.
+	forgetful bool
 
 	// Keep two goroutines' states off one cache line: each is written
 	// by its owner on every lock.
@@ -110,6 +116,34 @@ func (g *G) retag(tag uint32) {
 	g.pend = nil
 	g.waits, g.nwait = nil, 0
 	g.tag = tag
+}
+
+// Busy reports whether g's owner may be writing it: it holds something, or
+// is between a lookup that woke g (Wake) and the end of its call (Rest).
+// An idle state (not Busy) holds nothing the engine must keep: internal/gls
+// may hand its slot to another goroutine, the owner's writes to it after
+// that being lost (see the handshake in internal/gls).
+func (g *G) Busy() bool { return atomic.LoadUint32(&g.busy) != 0 }
+
+// Wake marks g busy. Only internal/gls calls it, for the owner, before it
+// re-checks that g is still the owner's (the owner's half of the
+// handshake; see idle.go for why the store need not be atomic).
+func (g *G) Wake() { busyMark(&g.busy) }
+
+// Woken is Wake, reporting true, for use in a condition.
+func (g *G) Woken() bool {
+	busyMark(&g.busy)
+	return true
+}
+
+// Rest marks g idle if it holds nothing and its owner runs no handler. The
+// owner calls it at the end of a call that may have emptied g, never in
+// the middle of one that may push onto g later: a push onto a state marked
+// idle may be lost. A state left busy is only kept longer.
+func (g *G) Rest() {
+	if len(g.stack) == 0 && !g.InHandler {
+		idle(&g.busy)
+	}
 }
 
 // Tag returns the tag set by Retag.
@@ -249,13 +283,88 @@ func (g *G) rekey(from int) {
 	}
 }
 
-// New returns the state of goroutine id, with nothing held.
-func New(id int64) *G {
+// New returns the state of goroutine id, with nothing held, busy (the
+// caller is its owner, about to use it), and a new creation number. If
+// forgetful, the goroutine may have had a state before that was lost with
+// what it remembered (see Forgetful).
+func New(id int64, forgetful bool) *G {
+	g := Revive(id, &Remnant{seq: created.Add(1)})
+	g.forgetful = forgetful
+	return g
+}
+
+// Remnant is what a state dropped while idle leaves for its goroutine:
+// its creation number and the Onces it has seen done.
+type Remnant struct {
+	seq       uint64
+	passed    passedOnces
+	forgetful bool
+}
+
+// Remembers reports whether r holds anything a rule relies on to hold an
+// edge back (a Once seen done, or that the goroutine is forgetful):
+// losing one that does not costs nothing.
+func (r *Remnant) Remembers() bool {
+	return r != nil && (r.forgetful || r.passed.ids != [len(r.passed.ids)]uint64{})
+}
+
+// Remnant returns what g leaves if it is dropped. The reclaimer calls it
+// once it has taken g (internal/gls): g is idle, or holds only entries
+// that are no longer its own (Stale), and its owner, if alive, writes
+// nothing that matters to it.
+//
+//go:norace
+func (g *G) Remnant() *Remnant {
+	return &Remnant{seq: g.seq, passed: g.passed, forgetful: g.forgetful}
+}
+
+// Revive is New for a goroutine whose state was dropped while idle: it
+// keeps the creation number that goroutine's state had (its Seq), so that
+// the goroutine still counts as having existed since then, and the Onces
+// it had seen done. r must be the Remnant of the same goroutine's state.
+func Revive(id int64, r *Remnant) *G {
 	g := new(G)
 	g.stack = g.inline[:0]
 	g.id.Store(id)
-	g.seq = created.Add(1)
+	g.seq = r.seq
+	g.passed = r.passed
+	g.forgetful = r.forgetful
+	g.busy = 1 // before g is shared
 	return g
+}
+
+// Forgetful reports whether the goroutine may have lost what an earlier
+// state of its remembered (internal/gls drops idle states, and not every
+// drop leaves a Remnant its goroutine gets back): a rule that relies on
+// that memory to hold back an edge must then hold it back anyway.
+func (g *G) Forgetful() bool { return g.forgetful }
+
+// Stale reports whether g holds something, but only entries that are not
+// its own now (Valid is false for each): locks another goroutine released
+// for it, or a lock it is still waiting for. A goroutine that hands off
+// every lock it holds and exits leaves such a state, busy for good; a live
+// one may look so too, so the answer is only a hint (internal/gls drops
+// such a state only once a goroutine dump shows its owner gone). Any
+// goroutine may call it; it reads g's stack without synchronisation, so
+// the answer may be wrong while the owner is changing it, and it only
+// looks at a stack that fits in g's inline entries (so that what it reads
+// is always g's memory).
+//
+//go:norace
+func (g *G) Stale() bool {
+	raceOff()
+	defer raceOn()
+	n := len(g.stack)
+	if n == 0 || n > len(g.inline) || unsafe.SliceData(g.stack) != &g.inline[0] {
+		return false
+	}
+	for i := range n {
+		e := g.inline[i]
+		if e.Lock == nil || g.Valid(&e) {
+			return false
+		}
+	}
+	return true
 }
 
 // Pending is a report held back because it rests on read holds that may

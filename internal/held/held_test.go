@@ -12,7 +12,7 @@ import (
 )
 
 func TestPushFindRemoveRekey(t *testing.T) {
-	g := held.New(goid.ID())
+	g := held.New(goid.ID(), false)
 	a, b, c := class.New(nil, "Mutex", 1), class.New(nil, "Mutex", 2), class.New(nil, "Mutex", 3)
 	for _, l := range []*class.Lock{a, b, c} {
 		l.SetHolder(g.ID())
@@ -43,7 +43,7 @@ func TestPushFindRemoveRekey(t *testing.T) {
 
 func TestPendingProvedByOwnReleases(t *testing.T) {
 	l := &class.Lock{ID: 1, Class: &class.Class{ID: 2}}
-	g := held.New(1)
+	g := held.New(1, false)
 	g.HoldBack(held.Pending{LockID: l.ID, Left: 1, Stack: 7})
 	if !g.HasPending() {
 		t.Fatal("HoldBack kept nothing")
@@ -66,7 +66,7 @@ func TestPendingProvedByOwnReleases(t *testing.T) {
 func TestPendingCountsOwnHoldsOfItsLock(t *testing.T) {
 	l := &class.Lock{ID: 1, Class: &class.Class{ID: 2}}
 	o := &class.Lock{ID: 3, Class: &class.Class{ID: 2}}
-	g := held.New(1)
+	g := held.New(1, false)
 	g.HoldBack(held.Pending{LockID: l.ID, Left: 1})
 	g.TookRead(l)
 	g.ReleasedRead(l) // the second hold
@@ -85,7 +85,7 @@ func TestPendingCountsOwnHoldsOfItsLock(t *testing.T) {
 // at most maxPending are kept.
 func TestPendingReplacedAndBounded(t *testing.T) {
 	l := &class.Lock{ID: 1, Class: &class.Class{ID: 2}}
-	g := held.New(1)
+	g := held.New(1, false)
 	g.HoldBack(held.Pending{LockID: l.ID, Left: 1, Stack: 7})
 	g.TookRead(l)
 	g.HoldBack(held.Pending{LockID: l.ID, Left: 1, Stack: 7})
@@ -105,7 +105,7 @@ func TestWaitProvedByOwnRelease(t *testing.T) {
 	x := &class.Lock{ID: 1, Class: &class.Class{ID: 2}}
 	z := &class.Lock{ID: 3, Class: &class.Class{ID: 4}}
 	y := &class.Lock{ID: 5, Class: &class.Class{ID: 6}}
-	g := held.New(1)
+	g := held.New(1, false)
 	w := held.Wait{Key: 42, To: y, Srcs: []held.Src{{Lock: x, Gen: x.ReadGen()}, {Lock: z, Gen: z.ReadGen()}}}
 	if !g.Hold(w) || g.WaitingEdges() != 2 || !g.Waiting(42, 0) || g.Waiting(42, 1) || g.Waiting(43, 0) {
 		t.Fatal("Hold/Waiting")
@@ -127,7 +127,7 @@ func TestWaitDroppedWhenTheGenerationMoves(t *testing.T) {
 	x := &class.Lock{ID: 1, Class: &class.Class{ID: 2}}
 	z := &class.Lock{ID: 3, Class: &class.Class{ID: 4}}
 	y := &class.Lock{ID: 5, Class: &class.Class{ID: 6}}
-	g := held.New(1)
+	g := held.New(1, false)
 	g.Hold(held.Wait{Key: 42, To: y, Srcs: []held.Src{{Lock: x, Gen: x.ReadGen()}, {Lock: z, Gen: z.ReadGen()}}})
 	x.BumpReadGen() // another goroutine released a read hold of x
 	if g.Waiting(42, 0) {
@@ -144,7 +144,7 @@ func TestWaitDroppedWhenTheGenerationMoves(t *testing.T) {
 
 func TestWaitBounded(t *testing.T) {
 	x := &class.Lock{ID: 1, Class: &class.Class{ID: 2}}
-	g := held.New(1)
+	g := held.New(1, false)
 	for i := range 2 * held.MaxWaiting {
 		y := &class.Lock{ID: uint64(10 + i), Class: &class.Class{ID: uint64(1000 + i)}}
 		if !g.Hold(held.Wait{Key: chain.Key(100 + i), To: y, Srcs: []held.Src{{Lock: x, Gen: x.ReadGen()}}}) {
@@ -184,7 +184,7 @@ func TestWaitSameEdgesMerge(t *testing.T) {
 	x := &class.Lock{ID: 1, Class: &class.Class{ID: 2}}
 	yc := &class.Class{ID: 6}
 	y1, y2 := &class.Lock{ID: 5, Class: yc}, &class.Lock{ID: 7, Class: yc}
-	g := held.New(1)
+	g := held.New(1, false)
 	src := []held.Src{{Lock: x, Gen: x.ReadGen()}}
 	g.Hold(held.Wait{Key: 42, To: y1, Srcs: slices.Clone(src), Gate: graph.NewGate([]graph.NodeID{3, 4}), Stack: 1})
 	g.Hold(held.Wait{Key: 43, To: y2, Srcs: slices.Clone(src), Gate: graph.NewGate([]graph.NodeID{4}), Stack: 2})
@@ -214,9 +214,9 @@ func TestWaitSameEdgesMerge(t *testing.T) {
 // States are numbered as they are created: a state whose Seq is at most
 // Created() at some moment existed then.
 func TestSeqNumbersStatesAsCreated(t *testing.T) {
-	a := held.New(1)
+	a := held.New(1, false)
 	before := held.Created()
-	b := held.New(2)
+	b := held.New(2, false)
 	if a.Seq() == 0 || a.Seq() > before || b.Seq() <= before || b.Seq() > held.Created() {
 		t.Fatalf("a.Seq %d, Created %d, then b.Seq %d, Created %d", a.Seq(), before, b.Seq(), held.Created())
 	}

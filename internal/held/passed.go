@@ -2,11 +2,12 @@ package held
 
 // passedOnces remembers the last few Onces (by lock id) a goroutine saw
 // done: a Do that returned, or ran the Once's function. It is bounded: a
-// goroutine that uses more Onces forgets the oldest, and forgetting one
-// only costs an order edge that need not have been recorded
+// goroutine that uses more Onces forgets the oldest, and is from then on
+// forgetful (see Forgetful): an edge recorded because a Once was forgotten
+// would be a false report, so a forgetful goroutine records none
 // (docs/RULES.md R16).
 type passedOnces struct {
-	ids  [4]uint64
+	ids  [8]uint64
 	next uint8
 }
 
@@ -21,6 +22,9 @@ func (g *G) PassOnce(id uint64) bool {
 		if x == id {
 			return true
 		}
+	}
+	if p.ids[p.next] != 0 {
+		g.forgetful = true // the oldest is forgotten
 	}
 	p.ids[p.next] = id
 	p.next = (p.next + 1) % uint8(len(p.ids))

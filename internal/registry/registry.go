@@ -1,12 +1,14 @@
 // Package registry keeps weak references to the live barriers, clocks and
-// parameter servers, so that a debugging page can list them without
-// keeping any of them alive, and without lockorder or the page's package
-// being imported by the packages that register.
+// parameter servers, each with what a debugging page shows of it, so that
+// the page can list them without keeping any of them alive, and without
+// importing the packages that register (they import lockorder, under
+// which the page lives).
 //
 // barrier.New, staleness.NewClock and paramserver.New each add what they
-// create; nothing else does. An entry costs one weak pointer, taken once
-// when the object is created: nothing on any object's hot path touches the
-// registry.
+// create, with a function giving its view ([Barrier], [Clock], [Server]);
+// nothing else does. An entry costs a weak pointer and the view function,
+// taken once when the object is created: nothing on any object's hot path
+// touches the registry.
 package registry
 
 import (
@@ -14,11 +16,14 @@ import (
 	"weak"
 )
 
+// A Kind is a kind of registered object; V is what the page shows of one.
+type Kind[V any] string
+
 // The kinds of objects registered.
 const (
-	Barriers = "barrier"
-	Clocks   = "clock"
-	Servers  = "paramserver"
+	Barriers Kind[Barrier] = "barrier"
+	Clocks   Kind[Clock]   = "clock"
+	Servers  Kind[Server]  = "paramserver"
 )
 
 // MaxPerKind bounds the entries of one kind. Past it, objects are not
@@ -29,8 +34,33 @@ const MaxPerKind = 4096
 // minPrune is the length below which a list is never pruned.
 const minPrune = 16
 
-type list struct {
-	entries []any // weak.Pointer[T] for the kind's T, oldest first
+// An entry is a registered object, held weakly.
+type entry[V any] interface {
+	// alive reports whether the object is still reachable.
+	alive() bool
+	// strong returns a function giving the object's view, which holds
+	// the object, or nil once the object was collected.
+	strong() func() V
+}
+
+// ref is the entry of an object of type T.
+type ref[T, V any] struct {
+	p    weak.Pointer[T]
+	view func(*T) V
+}
+
+func (r ref[T, V]) alive() bool { return r.p.Value() != nil }
+
+func (r ref[T, V]) strong() func() V {
+	p := r.p.Value()
+	if p == nil {
+		return nil
+	}
+	return func() V { return r.view(p) }
+}
+
+type list[V any] struct {
+	entries []entry[V] // oldest first
 	// prune is the length at which the dead entries are next dropped:
 	// twice the live count after the last pruning, so that pruning costs
 	// amortized O(1) per Add however many objects come and go.
@@ -40,36 +70,44 @@ type list struct {
 
 var (
 	mu    sync.Mutex
-	kinds = map[string]*list{}
+	kinds = map[string]any{} // kind -> *list[V] for the kind's V
 )
 
-// Add registers p weakly under kind: [Live] lists it for as long as it is
-// reachable from elsewhere. All objects of a kind must have the same type.
-func Add[T any](kind string, p *T) {
-	wp := weak.Make(p)
+// listLocked returns kind's list, creating it if create is set. Called
+// with mu held.
+func listLocked[V any](kind Kind[V], create bool) *list[V] {
+	l, _ := kinds[string(kind)].(*list[V])
+	if l == nil && create {
+		l = &list[V]{prune: minPrune}
+		kinds[string(kind)] = l
+	}
+	return l
+}
+
+// Add registers p weakly under kind, with view, which gives what the
+// page shows of it: [Views] shows it for as long as it is reachable from
+// elsewhere. view is called without any lock of the registry held.
+func Add[T, V any](kind Kind[V], p *T, view func(*T) V) {
+	e := ref[T, V]{p: weak.Make(p), view: view}
 	mu.Lock()
 	defer mu.Unlock()
-	l := kinds[kind]
-	if l == nil {
-		l = &list{prune: minPrune}
-		kinds[kind] = l
-	}
+	l := listLocked(kind, true)
 	if len(l.entries) >= l.prune || len(l.entries) >= MaxPerKind {
-		l.entries = pruned[T](l.entries)
+		l.entries = pruned(l.entries)
 		l.prune = max(minPrune, 2*len(l.entries))
 	}
 	if len(l.entries) >= MaxPerKind {
 		l.dropped++
 		return
 	}
-	l.entries = append(l.entries, wp)
+	l.entries = append(l.entries, e)
 }
 
 // pruned drops the entries whose object was collected, in place.
-func pruned[T any](es []any) []any {
+func pruned[V any](es []entry[V]) []entry[V] {
 	out := es[:0]
 	for _, e := range es {
-		if wp, ok := e.(weak.Pointer[T]); ok && wp.Value() != nil {
+		if e.alive() {
 			out = append(out, e)
 		}
 	}
@@ -77,32 +115,36 @@ func pruned[T any](es []any) []any {
 	return out
 }
 
-// Live returns the objects of kind that are still reachable, oldest
-// first. The caller holds them strongly from then on.
-func Live[T any](kind string) []*T {
+// Views returns the views of at most n objects of kind that are still
+// reachable, oldest first. It calls the objects' view functions after
+// letting go of the registry's lock.
+func Views[V any](kind Kind[V], n int) []V {
+	var views []func() V
 	mu.Lock()
-	defer mu.Unlock()
-	l := kinds[kind]
-	if l == nil {
-		return nil
-	}
-	out := make([]*T, 0, len(l.entries))
-	for _, e := range l.entries {
-		if wp, ok := e.(weak.Pointer[T]); ok {
-			if p := wp.Value(); p != nil {
-				out = append(out, p)
+	if l := listLocked(kind, false); l != nil {
+		for _, e := range l.entries {
+			if len(views) == n {
+				break
+			}
+			if f := e.strong(); f != nil {
+				views = append(views, f)
 			}
 		}
+	}
+	mu.Unlock()
+	var out []V // nil if there is none, as the page's JSON has always said
+	for _, f := range views {
+		out = append(out, f())
 	}
 	return out
 }
 
 // Dropped returns how many objects of kind were not registered because
 // MaxPerKind of them were live.
-func Dropped(kind string) int {
+func Dropped[V any](kind Kind[V]) int {
 	mu.Lock()
 	defer mu.Unlock()
-	if l := kinds[kind]; l != nil {
+	if l := listLocked(kind, false); l != nil {
 		return l.dropped
 	}
 	return 0

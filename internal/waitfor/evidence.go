@@ -44,6 +44,7 @@ func (e *Evidence) Leaked(gid int64) bool { return e != nil && e.Leaks && e.Dump
 // goroutines (main called runtime.Goexit)" instead of sync's "all
 // goroutines are asleep".
 func gather(g *Graph, keepLooking bool) *Evidence {
+	gathered.Add(1)
 	e := &Evidence{Dump: Fresh()}
 	e.AllBlocked, e.Busy = allBlocked(e.Dump, g)
 	if (e.AllBlocked && !keepLooking) || !leak.Supported() {

@@ -231,21 +231,42 @@ func tick() {
 // held. It reports whether a report may still come of the waits.
 func scan(s *Settings) bool {
 	candMu.Lock()
+	before := gathered.Load()
 	found, pending := look(s, Snapshot(), mono.Now())
+	inquiry := gathered.Load() != before
 	candMu.Unlock()
-	if len(found) > 0 {
-		go deliver(s, found)
+	switch {
+	case len(found) > 0:
+		go deliver(s, found, inquiry)
+	case inquiry:
+		inquiries.Add(1)
 	}
 	return pending
 }
 
-// deliver hands found to s.Report. Its name is known to allBlocked: a
-// goroutine printing a report wakes nobody.
-func deliver(s *Settings, found []Finding) {
+// deliver hands found to s.Report, then counts the look that found it if
+// it looked for evidence. Its name is known to allBlocked: a goroutine
+// printing a report wakes nobody.
+func deliver(s *Settings, found []Finding, inquiry bool) {
 	for _, f := range found {
 		s.Report(f)
 	}
+	if inquiry {
+		inquiries.Add(1)
+	}
 }
+
+// gathered counts the evidence gathered (see gather), and inquiries the
+// looks that gathered some, once what they found is delivered.
+var gathered, inquiries atomic.Uint64
+
+// Inquiries returns how many of the monitor's looks have gathered
+// evidence about the waits (a goroutine dump: are they blocked for
+// good?) and delivered what they found. A test waits for it to grow,
+// rather than sleeping past the grace period, to know that the monitor
+// has looked into the waits it has registered and has reported them if
+// it found them a deadlock.
+func Inquiries() uint64 { return inquiries.Load() }
 
 // look returns what g shows under s at mono reading now, and whether a
 // report may still come of its waits. Called with candMu held.

@@ -274,3 +274,21 @@ func TestLongWaitCountsFromTheLastHandOff(t *testing.T) {
 		"not reported once the lock stopped moving")
 	assert.Equal(t, []int64{121}, longs())
 }
+
+// A cycle of waits that lasts the grace period is looked into: the count
+// of inquiries, which tests wait on instead of sleeping, grows.
+func TestACycleIsLookedIntoAfterTheGracePeriod(t *testing.T) {
+	waitfor.Configure(waitfor.Settings{Tick: 10 * time.Millisecond, Grace: time.Millisecond, DumpEvery: time.Millisecond,
+		Recheck: time.Millisecond, KeepLooking: func() bool { return true }, Report: func(waitfor.Finding) {}})
+	t.Cleanup(func() { waitfor.Configure(waitfor.Settings{}) })
+	n := waitfor.Inquiries()
+	a, b := class.New(nil, "Mutex", 1), class.New(nil, "Mutex", 2)
+	a.SetHolder(base + 130)
+	b.SetHolder(base + 131)
+	register(t,
+		&waitfor.Wait{Goroutine: base + 130, Kind: waitfor.KindLock, Lock: b, HolderKnown: true, Holds: []waitfor.Hold{{Lock: a}}},
+		&waitfor.Wait{Goroutine: base + 131, Kind: waitfor.KindLock, Lock: a, HolderKnown: true, Holds: []waitfor.Hold{{Lock: b}}},
+	)
+	require.Eventually(t, func() bool { return waitfor.Inquiries() > n }, 20*time.Second, time.Millisecond,
+		"the monitor looks into the cycle")
+}

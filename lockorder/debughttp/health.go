@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 
+	"github.com/syncwatch/syncwatch/internal/registry"
 	"github.com/syncwatch/syncwatch/internal/waitfor"
 	"github.com/syncwatch/syncwatch/lockorder/watchdog"
 )
@@ -58,7 +59,7 @@ func stalled(ss []watchdog.Stall) []Stalled {
 	for _, s := range ss {
 		out = append(out, Stalled{
 			Loop:         s.Loop,
-			Since:        ago(s.For),
+			Since:        registry.Ago(s.For),
 			SinceSeconds: s.For.Seconds(),
 			Bound:        s.Bound.String(),
 			Pending:      s.Pending,

@@ -4,12 +4,9 @@ import (
 	"slices"
 	"time"
 
-	"github.com/syncwatch/syncwatch/barrier"
 	"github.com/syncwatch/syncwatch/internal/registry"
 	"github.com/syncwatch/syncwatch/lockorder"
 	"github.com/syncwatch/syncwatch/lockorder/watchdog"
-	"github.com/syncwatch/syncwatch/paramserver"
-	"github.com/syncwatch/syncwatch/staleness"
 )
 
 // maxObjects bounds the barriers, clocks and servers listed, each.
@@ -59,69 +56,39 @@ type Loop struct {
 	BlockedOn string `json:"blocked_on,omitempty"`
 }
 
-// Barrier is a barrier's state (see barrier.Barrier.Status).
-type Barrier struct {
-	Name       string `json:"name"`
-	Parties    int    `json:"parties"`
-	Generation uint64 `json:"generation"`
-	Arrived    []int  `json:"arrived"`
-	// Waiting is how long ago the generation's first rank arrived.
-	Waiting string        `json:"waiting,omitempty"`
-	Missing []MissingRank `json:"missing,omitempty"`
-	Left    []int         `json:"left,omitempty"`
-	// Last describes the latest finished generation.
-	Last string `json:"last,omitempty"`
-}
+// The barriers, clocks and parameter servers are shown as their packages
+// register them (see internal/registry), which import lockorder and so
+// cannot be imported here.
 
-// MissingRank is a rank a barrier waits for, and why it is missing.
-type MissingRank struct {
-	Rank      int    `json:"rank"`
-	Goroutine int64  `json:"goroutine,omitempty"`
-	Why       string `json:"why"`
-}
+// Barrier is a barrier's state (see barrier.Barrier.Status): its name,
+// parties and generation, the ranks arrived and left, how long ago the
+// first arrived, why the others are missing, and its latest finished
+// generation.
+type Barrier = registry.Barrier
 
-// Clock is a staleness clock's state (see staleness.Clock.Status).
-type Clock struct {
-	Name    string       `json:"name"`
-	Workers int          `json:"workers"`
-	MaxSkew uint64       `json:"max_skew"`
-	Min     uint64       `json:"min"`
-	Max     uint64       `json:"max"`
-	Active  int          `json:"active"`
-	Waiting int          `json:"waiting"`
-	Slowest []SlowWorker `json:"slowest"`
-}
+// MissingRank is a rank a barrier waits for, its goroutine if known, and
+// why it is missing.
+type MissingRank = registry.MissingRank
 
-// SlowWorker is one of a clock's slowest workers.
-type SlowWorker struct {
-	Worker     int    `json:"worker"`
-	Clock      uint64 `json:"clock"`
-	Goroutine  int64  `json:"goroutine,omitempty"`
-	WaitingFor string `json:"waiting_for,omitempty"`
-}
+// Clock is a staleness clock's state (see staleness.Clock.Status): its
+// workers and skew bound, the smallest and largest clocks, how many
+// workers are active and how many Advance calls wait, and its slowest
+// workers.
+type Clock = registry.Clock
 
-// Server is a parameter server's state (see paramserver.Server.Status).
-type Server struct {
-	Name         string         `json:"name"`
-	Version      uint64         `json:"version"`
-	MaxStaleness uint64         `json:"max_staleness"`
-	Pending      int            `json:"pending"`
-	Watchers     int            `json:"watchers"`
-	Workers      []ServerWorker `json:"workers"`
-}
+// SlowWorker is one of a clock's slowest workers, its goroutine, and the
+// syncwatch wait that goroutine is blocked in.
+type SlowWorker = registry.SlowWorker
 
-// ServerWorker is one worker's view of a parameter server.
-type ServerWorker struct {
-	Worker int `json:"worker"`
-	// ReadLag is how many versions the server is past the newest one the
-	// worker read.
-	ReadLag       uint64 `json:"read_lag"`
-	Accepted      uint64 `json:"accepted"`
-	TooStale      uint64 `json:"too_stale"`
-	FutureVersion uint64 `json:"future_version"`
-	BadShape      uint64 `json:"bad_shape"`
-	NonFinite     uint64 `json:"non_finite"`
-}
+// Server is a parameter server's state (see paramserver.Server.Status):
+// its version, staleness bound, pending gradients and watchers, and each
+// worker's view of it.
+type Server = registry.Server
+
+// ServerWorker is one worker's view of a parameter server: how many
+// versions the server is past the newest one the worker read, and the
+// worker's gradients accepted and rejected, by reason.
+type ServerWorker = registry.ServerWorker
 
 // Violation is one recorded lockorder violation.
 type Violation struct {
@@ -155,9 +122,9 @@ func collect(c config) *State {
 		Waits:     sc.waits(),
 		Held:      heldLocks(),
 		Loops:     loops(),
-		Barriers:  barriers(),
-		Clocks:    clocks(),
-		Servers:   servers(),
+		Barriers:  registry.Views(registry.Barriers, maxObjects),
+		Clocks:    registry.Views(registry.Clocks, maxObjects),
+		Servers:   registry.Views(registry.Servers, maxObjects),
 		LockGraph: lockGraph(),
 	}
 	if !st.Health.Healthy() {
@@ -172,7 +139,7 @@ func loops() []Loop {
 	for _, s := range watchdog.Loops() {
 		l := Loop{Name: s.Name, Bound: s.Bound.String(), Pending: s.Pending, Steps: s.Steps, Goroutine: s.Goroutine, Stalls: s.Stalls}
 		if !s.LastStep.IsZero() {
-			l.LastStep = ago(time.Since(s.LastStep))
+			l.LastStep = registry.Ago(time.Since(s.LastStep))
 		}
 		if s.Stall != nil {
 			l.Stalled, l.BlockedOn = true, s.Stall.BlockedOn
@@ -181,57 +148,6 @@ func loops() []Loop {
 	}
 	return out
 }
-
-func barriers() []Barrier {
-	var out []Barrier
-	for _, b := range first(registry.Live[barrier.Barrier](registry.Barriers)) {
-		s := b.Status()
-		x := Barrier{Name: s.Name, Parties: s.Parties, Generation: s.Generation, Arrived: s.Arrived, Left: s.Left}
-		if len(s.Arrived) > 0 {
-			x.Waiting = ago(s.Waiting)
-		}
-		for _, m := range s.Missing {
-			x.Missing = append(x.Missing, MissingRank{Rank: m.Rank, Goroutine: m.Goroutine, Why: m.Reason})
-		}
-		if s.Last != nil {
-			x.Last = s.Last.String()
-		}
-		out = append(out, x)
-	}
-	return out
-}
-
-func clocks() []Clock {
-	var out []Clock
-	for _, c := range first(registry.Live[staleness.Clock](registry.Clocks)) {
-		s := c.Status()
-		x := Clock{Name: s.Name, Workers: s.Workers, MaxSkew: s.MaxSkew, Min: s.Min, Max: s.Max, Active: s.Active, Waiting: s.Waiting}
-		for _, w := range s.Slowest {
-			x.Slowest = append(x.Slowest, SlowWorker{Worker: w.Worker, Clock: w.Clock, Goroutine: w.Goroutine, WaitingFor: w.WaitingFor})
-		}
-		out = append(out, x)
-	}
-	return out
-}
-
-func servers() []Server {
-	var out []Server
-	for _, s := range first(registry.Live[paramserver.Server](registry.Servers)) {
-		st := s.Status()
-		x := Server{Name: st.Name, Version: st.Version, MaxStaleness: st.MaxStaleness, Pending: st.Pending, Watchers: st.Watchers}
-		for i, w := range st.Workers {
-			x.Workers = append(x.Workers, ServerWorker{
-				Worker: i, ReadLag: st.ReadLag[i], Accepted: w.Accepted,
-				TooStale: w.TooStale, FutureVersion: w.FutureVersion, BadShape: w.BadShape, NonFinite: w.NonFinite,
-			})
-		}
-		out = append(out, x)
-	}
-	return out
-}
-
-// first returns at most maxObjects of xs.
-func first[T any](xs []*T) []*T { return xs[:min(len(xs), maxObjects)] }
 
 // violations returns the latest n violations, newest first, and how many
 // are recorded.

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/syncwatch/syncwatch/internal/registry"
 	"github.com/syncwatch/syncwatch/internal/stack"
 	"github.com/syncwatch/syncwatch/internal/waitfor"
 )
@@ -124,7 +125,7 @@ func (s *scene) deadlocks() []Deadlock {
 		if age < DeadlockGrace {
 			continue
 		}
-		d := Deadlock{Since: ago(age), SinceSeconds: age.Seconds()}
+		d := Deadlock{Since: registry.Ago(age), SinceSeconds: age.Seconds()}
 		var parts []string
 		for i, w := range c {
 			next := c[(i+1)%len(c)]
@@ -158,7 +159,7 @@ func (s *scene) wait(w *waitfor.Wait) Wait {
 		Goroutine:    w.Goroutine,
 		Kind:         w.Kind,
 		WaitingFor:   waitfor.Describe(w),
-		Since:        ago(age),
+		Since:        registry.Ago(age),
 		SinceSeconds: age.Seconds(),
 		Holder:       w.Holder(),
 		Why:          s.graph.Explain(w, d),
@@ -202,13 +203,4 @@ func frames(fs []stack.Frame) []string {
 		out = append(out, f.String())
 	}
 	return slices.Clip(out)
-}
-
-// ago formats a duration for people: "196s" from ten seconds on, "1.5s"
-// below.
-func ago(d time.Duration) string {
-	if d >= 10*time.Second {
-		return fmt.Sprintf("%ds", int64(d/time.Second))
-	}
-	return fmt.Sprintf("%.1fs", d.Seconds())
 }

@@ -3,6 +3,7 @@ package lockordertest_test
 import (
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -257,6 +258,7 @@ func TestVerifyNoneWaitsOutATimedHolder(t *testing.T) {
 func TestVerifyNoneAfterExitedGoroutines(t *testing.T) {
 	setup(t)
 	var mu lockorder.Mutex
+	before := runtime.NumGoroutine()
 	for range 20 {
 		done := make(chan struct{})
 		go func() {
@@ -266,7 +268,11 @@ func TestVerifyNoneAfterExitedGoroutines(t *testing.T) {
 		}()
 		<-done
 	}
-	time.Sleep(10 * time.Millisecond) // no happens-before with their last writes
+	// Wait for them to exit, with no happens-before with their last
+	// writes: the goroutine count creates none.
+	for deadline := time.Now().Add(5 * time.Second); runtime.NumGoroutine() > before && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+	}
 	var r recorder
 	lockordertest.VerifyNone(&r, lockordertest.MaxWait(0))
 	if len(r.errs) != 0 {

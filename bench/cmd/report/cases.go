@@ -78,6 +78,8 @@ var cases = []Case{
 	{"i", "BenchmarkChurn", "1M short-lived mutexes", oneShot},
 	{"j", "BenchmarkGraphScale", "10k classes, 100k edges", oneShot},
 	{"k", "BenchmarkStriped", "8 objects of 16,384 striped locks", oneShot},
+	{"l", "BenchmarkLiveGoroutines", "100k live goroutines, each locking once", oneShot},
+	{"m", "BenchmarkWaitGroupGo", "1M WaitGroup.Go", oneShot},
 }
 
 // caseByID returns the case with letter id; it panics for an unknown id.

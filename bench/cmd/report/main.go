@@ -12,7 +12,7 @@
 // rounds, the micro cases once normally and once with -tags syncwatch_off
 // and the per-goroutine case once with -cpu 1,2 (so that a slow spell of
 // the machine falls on every implementation of a round alike); then the
-// churn and graph cases at one op per run, -count runs. It then
+// one-shot cases (churn, graph, live goroutines, WaitGroup.Go) at one op per run, -count runs. It then
 // compiles the workloads with -tags syncwatch_off and -m to compare the
 // compiler's decisions for lockorder and sync, and runs the detection
 // scenarios in-process. Last it runs the benchmarks of barrier,

@@ -57,7 +57,7 @@ func TestParseScalingProcs(t *testing.T) {
 
 func TestParseCustomMetrics(t *testing.T) {
 	out := parseFile(t, "oneshot.txt")
-	require.Len(t, out.Results, 7)
+	require.Len(t, out.Results, 17)
 	churn := out.Results[3]
 	assert.Equal(t, "check", churn.Impl)
 	assert.Equal(t, 21.14, churn.Metrics["live-MiB"])

@@ -70,6 +70,11 @@ var targets = []target{
 	{"j", "closing edge reported in ≤ 1 ms", reportedWithin(1000)},
 	{"j", "the report holds the whole cycle", wholeCycle},
 	{"k", "first acquisition with 7 objects' stripes in the graph ≤ 2x with none", metricAtMost(implCheck, "full/empty", 2, "x")},
+	{"l", "check ≤ 2x sync", vsSync(implCheck, 2, false)},
+	{"l", "check: no pause over 10 ms", metricAtMost(implCheck, "pause-ms", 10, " ms")},
+	{"l", "check: live heap once they are gone ≤ 1.1x sync's", metricVsSync(implCheck, "heap-MiB", 1.1)},
+	{"m", "check ≤ 3x sync", vsSync(implCheck, 3, false)},
+	{"m", "check: constant cost per call (last tenth ≤ 1.5x first)", metricAtMost(implCheck, "growth", 1.5, "x")},
 }
 
 // Evaluate checks every target against d.
@@ -222,6 +227,20 @@ func metricAtMost(impl, unit string, max float64, suffix string) func(*Data, Cas
 			return "", false
 		}
 		return formatMetric(v) + suffix, v <= max
+	}
+}
+
+// metricVsSync: impl's median of unit is at most max times sync's, in the
+// same run.
+func metricVsSync(impl, unit string, max float64) func(*Data, Case) (string, bool) {
+	return func(d *Data, c Case) (string, bool) {
+		v, ok1 := d.Value(false, c.Bench, impl, 0, unit)
+		s, ok2 := d.Value(false, c.Bench, implSync, 0, unit)
+		if !ok1 || !ok2 || s == 0 {
+			return "", false
+		}
+		r := v / s
+		return fmt.Sprintf("%s (%s vs %s %s)", formatRatio(r), formatMetric(v), formatMetric(s), unit), r <= max
 	}
 }
 

@@ -109,6 +109,25 @@ BenchmarkGraphScale/impl=check-2 1 1e9 ns/op 5 cycle-len 0 cycle-ok 999 detect-u
 	assert.Equal(t, "incomplete or missing (expected 5 edges)", cycle.Measured)
 }
 
+func TestTargetsScale(t *testing.T) {
+	d := dataFrom(t, `
+BenchmarkLiveGoroutines/impl=sync-2 1 1e9 ns/op 40 heap-MiB 0.5 pause-ms
+BenchmarkLiveGoroutines/impl=check-2 1 1.5e9 ns/op 45 heap-MiB 12 pause-ms
+BenchmarkWaitGroupGo/impl=sync-2 1 1e9 ns/op 1 growth
+BenchmarkWaitGroupGo/impl=check-2 1 2e9 ns/op 1.2 growth
+`, "")
+	checks := Evaluate(d)
+	assert.Equal(t, Pass, checkFor(t, checks, "l", "check ≤ 2x").Verdict)
+	pause := checkFor(t, checks, "l", "check: no pause")
+	assert.Equal(t, Fail, pause.Verdict)
+	assert.Equal(t, "12 ms", pause.Measured)
+	heap := checkFor(t, checks, "l", "check: live heap")
+	assert.Equal(t, Fail, heap.Verdict)
+	assert.Equal(t, "1.12x (45 vs 40 heap-MiB)", heap.Measured)
+	assert.Equal(t, Pass, checkFor(t, checks, "m", "check ≤ 3x").Verdict)
+	assert.Equal(t, Pass, checkFor(t, checks, "m", "check: constant").Verdict)
+}
+
 func TestTargetSameCode(t *testing.T) {
 	d := dataFrom(t, "", `
 BenchmarkUncontended/impl=sync-2 1 10 ns/op 0 B/op 0 allocs/op

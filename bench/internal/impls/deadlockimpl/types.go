@@ -3,10 +3,18 @@
 // deadlock.Opts the caller set.
 package deadlockimpl
 
-import deadlock "github.com/sasha-s/go-deadlock"
+import (
+	"sync"
+
+	deadlock "github.com/sasha-s/go-deadlock"
+)
 
 // Mutex is the mutex the workloads use.
 type Mutex = deadlock.Mutex
 
 // RWMutex is the reader/writer mutex the workloads use.
 type RWMutex = deadlock.RWMutex
+
+// WaitGroup is the wait group the workloads use: go-deadlock has none, so
+// sync's, as its users have.
+type WaitGroup = sync.WaitGroup

@@ -5,6 +5,7 @@ package deadlockimpl
 import (
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/syncwatch/syncwatch/bench/internal/measure"
 )
@@ -185,4 +186,85 @@ func Churn(b *testing.B, n int) {
 	b.ReportMetric(float64(growth)/(1<<20), "live-MiB")
 	b.ReportMetric(float64(elapsed.Nanoseconds())/float64(b.N*n), "ns/mutex")
 	b.ReportMetric(float64(n), "mutexes")
+}
+
+// LiveGoroutines is case (k): an op starts n goroutines that are all alive
+// at once, each locking a mutex of its own once, then lets them exit and
+// waits for them. The mutexes are heap objects made, and locked once,
+// before the op: it measures what a goroutine costs, not what a new mutex
+// does (case (i)). It reports the time per goroutine (ns/goroutine), the
+// longest stop-the-world pause of the run (pause-ms, collections
+// included), and the live heap once they are gone (heap-MiB, after
+// forced collections).
+func LiveGoroutines(b *testing.B, n int) {
+	b.ReportAllocs()
+	ms := make([]*Mutex, n)
+	for i := range ms {
+		ms[i] = new(Mutex)
+		ms[i].Lock()
+		ms[i].Unlock()
+	}
+	// n goroutines come and go first, so that the runtime's pool of
+	// goroutines is as large for every implementation, whichever runs first.
+	var warm sync.WaitGroup
+	for range n {
+		warm.Go(func() {})
+	}
+	warm.Wait()
+	pauses := measure.ReadPauses()
+	for b.Loop() {
+		var locked, done sync.WaitGroup
+		release := make(chan struct{})
+		locked.Add(n)
+		done.Add(n)
+		for _, m := range ms {
+			go func() {
+				defer done.Done()
+				m.Lock()
+				m.Unlock()
+				locked.Done()
+				<-release
+			}()
+		}
+		locked.Wait()
+		close(release)
+		done.Wait()
+	}
+	elapsed := b.Elapsed()
+	pause := measure.MaxPauseSince(pauses)
+	ms = nil
+	heap := measure.LiveHeap()
+	b.ReportMetric(float64(elapsed.Nanoseconds())/float64(b.N*n), "ns/goroutine")
+	b.ReportMetric(float64(pause.Microseconds())/1000, "pause-ms")
+	b.ReportMetric(float64(heap)/(1<<20), "heap-MiB")
+	b.ReportMetric(float64(n), "goroutines")
+}
+
+// WaitGroupGo is case (l): an op makes n WaitGroup.Go calls, each starting
+// a function that does nothing, and waits for them. It reports the time
+// per call (ns/call) and how the cost of a call grows with the calls made
+// (growth: the time of the last tenth of the calls over the first
+// tenth's; 1 if it is constant).
+func WaitGroupGo(b *testing.B, n int) {
+	b.ReportAllocs()
+	tenth := n / 10
+	var first, last time.Duration
+	for b.Loop() {
+		var wg WaitGroup
+		start := time.Now()
+		for i := range n {
+			switch i {
+			case tenth:
+				first += time.Since(start)
+			case n - tenth:
+				start = time.Now()
+			}
+			wg.Go(func() {})
+		}
+		last += time.Since(start)
+		wg.Wait()
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/call")
+	b.ReportMetric(float64(last)/float64(first), "growth")
+	b.ReportMetric(float64(n), "calls")
 }

@@ -10,3 +10,6 @@ type Mutex = lockorder.Mutex
 
 // RWMutex is the reader/writer mutex the workloads use.
 type RWMutex = lockorder.RWMutex
+
+// WaitGroup is the wait group the workloads use.
+type WaitGroup = lockorder.WaitGroup

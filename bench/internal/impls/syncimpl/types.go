@@ -9,3 +9,6 @@ type Mutex = sync.Mutex
 
 // RWMutex is the reader/writer mutex the workloads use.
 type RWMutex = sync.RWMutex
+
+// WaitGroup is the wait group the workloads use.
+type WaitGroup = sync.WaitGroup

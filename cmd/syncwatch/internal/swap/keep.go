@@ -28,6 +28,7 @@ type Analysis struct {
 	decl  map[any]declOf      // slot -> the expression that gives it its type
 	edges map[any][]flow      // slot -> slots it flows to or from
 	seeds map[any][]token.Pos // slots that meet code not rewritten, and where
+	kept  map[ast.Expr]bool   // declarations whose sync names stay sync
 
 	// Keep holds the positions of sync selectors to leave as sync.
 	Keep map[token.Pos]bool
@@ -55,6 +56,7 @@ func NewAnalysis(fset *token.FileSet, rewritten func(path string) bool) *Analysi
 		decl:      map[any]declOf{},
 		edges:     map[any][]flow{},
 		seeds:     map[any][]token.Pos{},
+		kept:      map[ast.Expr]bool{},
 		Keep:      map[token.Pos]bool{},
 	}
 }
@@ -418,6 +420,7 @@ func (a *Analysis) Solve() {
 
 // keepIn keeps every swapped sync name in d's expression.
 func (a *Analysis) keepIn(d declOf) {
+	a.kept[d.expr] = true
 	ast.Inspect(d.expr, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.SelectorExpr:
@@ -441,8 +444,9 @@ func identOf(e ast.Expr) *ast.Ident {
 }
 
 // Swapped reports whether v, a field or variable of rewritten code, keeps
-// the sync type it was declared with swapped (it was not kept).
+// the sync type it was declared with swapped (it was not kept). A field
+// of an instance of a generic type is its origin's.
 func (a *Analysis) Swapped(v *types.Var) bool {
-	d, ok := a.decl[v]
-	return ok && !a.Keep[d.expr.Pos()]
+	d, ok := a.decl[v.Origin()]
+	return ok && !a.kept[d.expr]
 }

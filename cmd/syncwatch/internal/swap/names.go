@@ -14,11 +14,12 @@ const NamesFile = "syncwatch_names.go"
 var lockingMethods = []string{"Lock", "RLock", "TryLock", "TryRLock", "LockContext", "RLockContext"}
 
 // nameLock names the lock that call locks, when the code knows it by its
-// declaration: a field (x.revMu.Lock(), or x.Lock() on an embedded lock)
-// or a package-level variable (mu.Lock(), pkg.Mu.Lock()), holding the
-// lock or a pointer to it. It wraps the
-// lock in a call of the package's naming helper, which puts it in the
-// class "pkg.Type.field" or "pkg.var" unless it already has one; it
+// declaration: a package-level variable (mu.Lock(), pkg.Mu.Lock()), a
+// local variable that holds the lock, or a field, reached by any chain of
+// selectors, index expressions and embedded fields (x.revMu.Lock(),
+// x.Lock(), s.shards[i].Lock()), holding the lock or a pointer to it. It
+// wraps the lock in a call of the package's naming helper, which puts it
+// in the class exprName or chainName makes unless it already has one; it
 // reports whether it did.
 func (r *rewriter) nameLock(call *ast.CallExpr) bool {
 	info := r.f.Info
@@ -30,32 +31,38 @@ func (r *rewriter) nameLock(call *ast.CallExpr) bool {
 	if sel == nil || sel.Kind() != types.MethodVal {
 		return false
 	}
-	var obj *types.Var // the lock's field or variable
-	suffix := ""       // text after fun.X that selects the lock
-	switch path := sel.Index(); len(path) {
-	case 1: // x.f.Lock(), mu.Lock(), pkg.Mu.Lock()
-		obj = lockVar(fun.X, info)
-	case 2: // x.Lock() on an embedded lock
-		if st, ok := deref(sel.Recv()).Underlying().(*types.Struct); ok {
-			if f := st.Field(path[0]); f.Embedded() {
-				obj, suffix = f, "."+f.Name()
-			}
+	var obj *types.Var // the field or variable that declares the lock
+	lockType := info.TypeOf(fun.X)
+	name := ""
+	suffix := "" // text after fun.X that selects an embedded lock
+	if path := sel.Index(); len(path) == 1 {
+		obj, name = rootVar(fun.X, info), r.exprName(fun.X)
+	} else {
+		// x.Lock() on a lock embedded in x, perhaps through other
+		// embedded fields.
+		fields := fieldPath(sel.Recv(), path[:len(path)-1])
+		if fields == nil {
+			return false
 		}
+		for _, f := range fields {
+			if !f.Exported() && f.Pkg() != r.pkg {
+				return false // not selectable here
+			}
+			suffix += "." + f.Name()
+		}
+		obj, lockType = fields[len(fields)-1], fields[len(fields)-1].Type()
+		name = chainName(sel.Recv(), fields, func() string { return r.exprName(fun.X) })
 	}
-	if obj == nil || !r.f.Swapped(obj) {
+	if obj == nil || name == "" || !r.f.Swapped(obj) {
 		return false
 	}
-	kind, ptr, ok := lockKind(obj.Type())
+	kind, ptr, ok := lockKind(lockType)
 	if !ok {
 		return false
 	}
 	addr := "&"
 	if ptr {
 		addr = ""
-	}
-	name := lockName(obj, sel.Recv(), suffix != "")
-	if name == "" {
-		return false
 	}
 	r.replace(fun.X.Pos(), fun.X.Pos(), fmt.Sprintf("syncwatchNamed%s(%s", kind, addr))
 	r.replace(fun.X.End(), fun.X.End(), fmt.Sprintf("%s, %q)", suffix, name))
@@ -71,39 +78,141 @@ func isLocking(method string) bool {
 	return false
 }
 
-// lockVar returns the field or package-level variable e denotes, or nil.
-func lockVar(e ast.Expr, info *types.Info) *types.Var {
+// rootVar returns the field or variable whose declared type holds the
+// lock e denotes (the slice, for s.locks[i]), or nil.
+func rootVar(e ast.Expr, info *types.Info) *types.Var {
 	switch e := e.(type) {
+	case *ast.ParenExpr:
+		return rootVar(e.X, info)
+	case *ast.StarExpr:
+		return rootVar(e.X, info)
+	case *ast.IndexExpr:
+		return rootVar(e.X, info)
 	case *ast.SelectorExpr:
 		if sel := info.Selections[e]; sel != nil {
-			if sel.Kind() == types.FieldVal && len(sel.Index()) == 1 {
-				v, _ := sel.Obj().(*types.Var)
-				return v
+			if sel.Kind() != types.FieldVal {
+				return nil
 			}
-			return nil
+			v, _ := sel.Obj().(*types.Var)
+			return v
 		}
-		return packageVar(info.Uses[e.Sel])
+		v, _ := info.Uses[e.Sel].(*types.Var)
+		return v
 	case *ast.Ident:
-		return packageVar(info.Uses[e])
+		v, _ := info.Uses[e].(*types.Var)
+		return v
 	}
 	return nil
 }
 
-func packageVar(obj types.Object) *types.Var {
-	v, ok := obj.(*types.Var)
-	if !ok || v.Pkg() == nil || v.Parent() != v.Pkg().Scope() {
-		return nil
+// exprName names what e denotes after its declaration, or returns "":
+//
+//   - a package-level variable: "pkg.v";
+//   - a local variable of the function F (the method T.M): "pkg.F.v"
+//     ("pkg.T.M.v"), unless it is a parameter or a pointer to a lock,
+//     which may point to a lock declared elsewhere;
+//   - a field of a named struct type T: "pkg.T.f";
+//   - a field of an unnamed struct type: the name of what holds it, ".f";
+//   - an element of an array, slice or map: the name of the container.
+func (r *rewriter) exprName(e ast.Expr) string {
+	info := r.f.Info
+	switch e := e.(type) {
+	case *ast.ParenExpr:
+		return r.exprName(e.X)
+	case *ast.StarExpr:
+		return r.exprName(e.X)
+	case *ast.IndexExpr:
+		return r.exprName(e.X)
+	case *ast.SelectorExpr:
+		if sel := info.Selections[e]; sel != nil {
+			if sel.Kind() != types.FieldVal {
+				return ""
+			}
+			fields := fieldPath(sel.Recv(), sel.Index())
+			if fields == nil {
+				return ""
+			}
+			return chainName(sel.Recv(), fields, func() string { return r.exprName(e.X) })
+		}
+		return r.varName(info.Uses[e.Sel])
+	case *ast.Ident:
+		return r.varName(info.Uses[e])
 	}
-	return v
+	return ""
+}
+
+// varName names a variable; see exprName.
+func (r *rewriter) varName(obj types.Object) string {
+	v, ok := obj.(*types.Var)
+	if !ok || v.Pkg() == nil || v.IsField() {
+		return ""
+	}
+	if v.Parent() == v.Pkg().Scope() {
+		return v.Pkg().Name() + "." + v.Name()
+	}
+	if r.fnName == "" || r.params[v] {
+		return ""
+	}
+	if _, ptr, ok := lockKind(v.Type()); ok && ptr {
+		return ""
+	}
+	return v.Pkg().Name() + "." + r.fnName + "." + v.Name()
+}
+
+// fieldPath returns the fields that index selects, one after the other,
+// from a value of type t, or nil.
+func fieldPath(t types.Type, index []int) []*types.Var {
+	var fields []*types.Var
+	for _, i := range index {
+		st, ok := deref(t).Underlying().(*types.Struct)
+		if !ok || i >= st.NumFields() {
+			return nil
+		}
+		f := st.Field(i)
+		fields = append(fields, f)
+		t = f.Type()
+	}
+	return fields
+}
+
+// chainName names the last of fields, selected one after the other from
+// a value of type recv: after the nearest named struct type that declares
+// it ("pkg.T.f"), or after what holds the unnamed struct that declares it
+// (base(), ".f"). It returns "" when that has no name.
+func chainName(recv types.Type, fields []*types.Var, base func() string) string {
+	name := typeName(recv)
+	if name == "" {
+		name = base()
+	}
+	for i, f := range fields {
+		if name != "" {
+			name += "." + f.Name()
+		}
+		if i < len(fields)-1 {
+			if n := typeName(f.Type()); n != "" {
+				name = n
+			}
+		}
+	}
+	return name
+}
+
+// typeName returns "pkg.T" for a named type T or a pointer to it, or "".
+func typeName(t types.Type) string {
+	n, ok := deref(t).(*types.Named)
+	if !ok || n.Obj().Pkg() == nil {
+		return ""
+	}
+	return n.Obj().Pkg().Name() + "." + n.Obj().Name()
 }
 
 // lockKind returns "Mutex" or "RWMutex" for a lock held by value or
 // through a pointer, and whether through a pointer.
 func lockKind(t types.Type) (kind string, ptr bool, ok bool) {
-	if p, isPtr := t.(*types.Pointer); isPtr {
+	if p, isPtr := types.Unalias(t).(*types.Pointer); isPtr {
 		t, ptr = p.Elem(), true
 	}
-	named, isNamed := t.(*types.Named)
+	named, isNamed := types.Unalias(t).(*types.Named)
 	if !isNamed || named.Obj().Pkg() == nil || named.Obj().Pkg().Path() != "sync" {
 		return "", false, false
 	}
@@ -114,53 +223,11 @@ func lockKind(t types.Type) (kind string, ptr bool, ok bool) {
 	return "", false, false
 }
 
-// lockName is "pkg.Type.field" for a field of a struct type declared at
-// package level, "pkg.var" for a package-level variable, and "" for a
-// field of another struct (unnamed, or declared in a function), which is
-// left to be named after its first use.
-func lockName(v *types.Var, recv types.Type, embedded bool) string {
-	pkg := v.Pkg().Name()
-	if !v.IsField() {
-		return pkg + "." + v.Name()
-	}
-	owner := deref(recv)
-	if !embedded {
-		owner = nil // the field's struct is the selector's X, found below
-	}
-	if n, ok := owner.(*types.Named); ok {
-		return pkg + "." + n.Obj().Name() + "." + v.Name()
-	}
-	if n := fieldOwner(v); n != "" {
-		return pkg + "." + n + "." + v.Name()
-	}
-	return ""
-}
-
-// fieldOwner returns the name of the named struct type that declares
-// field v, searched among its package's types, or "".
-func fieldOwner(v *types.Var) string {
-	scope := v.Pkg().Scope()
-	for _, name := range scope.Names() {
-		tn, ok := scope.Lookup(name).(*types.TypeName)
-		if !ok {
-			continue
-		}
-		st, ok := tn.Type().Underlying().(*types.Struct)
-		if !ok {
-			continue
-		}
-		for i := range st.NumFields() {
-			if st.Field(i) == v {
-				return tn.Name()
-			}
-		}
-	}
-	return ""
-}
-
+// deref returns the type t points to, or t, aliases resolved.
 func deref(t types.Type) types.Type {
+	t = types.Unalias(t)
 	if p, ok := t.(*types.Pointer); ok {
-		return p.Elem()
+		return types.Unalias(p.Elem())
 	}
 	return t
 }
@@ -186,4 +253,66 @@ func syncwatchNamedRWMutex(m *%[2]s.RWMutex, name string) *%[2]s.RWMutex {
 	return m
 }
 `, pkg, LockorderName, LockorderPath)
+}
+
+// enterFunc notes what naming needs of a function declared at package
+// level: its name, and its receiver and parameters, which are not named.
+func (r *rewriter) enterFunc(fd *ast.FuncDecl) {
+	r.fnName = ""
+	fn, ok := r.f.Info.Defs[fd.Name].(*types.Func)
+	if !ok {
+		return
+	}
+	r.fnName = fn.Name()
+	if recv := fn.Type().(*types.Signature).Recv(); recv != nil {
+		if n, ok := deref(recv.Type()).(*types.Named); ok {
+			r.fnName = n.Obj().Name() + "." + fn.Name()
+		}
+	}
+	r.addParams(fd.Recv)
+}
+
+// addParams records the names of fields, parameters of a function.
+func (r *rewriter) addParams(lists ...*ast.FieldList) {
+	for _, l := range lists {
+		if l == nil {
+			continue
+		}
+		for _, f := range l.List {
+			for _, id := range f.Names {
+				if v, ok := r.f.Info.Defs[id].(*types.Var); ok {
+					r.params[v] = true
+				}
+			}
+		}
+	}
+}
+
+// filePackage returns the package the file declares, or nil.
+func filePackage(f *ast.File, info *types.Info) *types.Package {
+	if info == nil {
+		return nil
+	}
+	for _, d := range f.Decls {
+		var ids []*ast.Ident
+		switch d := d.(type) {
+		case *ast.FuncDecl:
+			ids = append(ids, d.Name)
+		case *ast.GenDecl:
+			for _, spec := range d.Specs {
+				switch spec := spec.(type) {
+				case *ast.ValueSpec:
+					ids = append(ids, spec.Names...)
+				case *ast.TypeSpec:
+					ids = append(ids, spec.Name)
+				}
+			}
+		}
+		for _, id := range ids {
+			if obj := info.Defs[id]; obj != nil && obj.Pkg() != nil {
+				return obj.Pkg()
+			}
+		}
+	}
+	return nil
 }

@@ -88,12 +88,18 @@ type rewriter struct {
 	uses    map[*ast.ImportSpec]int // uses left of each import
 	removed map[*ast.ImportSpec]int // uses an edit took away
 	swapped bool                    // a sync name was replaced
+
+	// For naming locks (names.go):
+	pkg    *types.Package      // the file's package
+	fnName string              // the package-level function being visited ("F", "T.M")
+	params map[*types.Var]bool // receivers and parameters seen
 }
 
 // Rewrite rewrites f. It returns f's source unchanged when nothing in it
 // names a swapped type.
 func Rewrite(f File) (Result, error) {
-	r := &rewriter{f: f, uses: map[*ast.ImportSpec]int{}, removed: map[*ast.ImportSpec]int{}}
+	r := &rewriter{f: f, uses: map[*ast.ImportSpec]int{}, removed: map[*ast.ImportSpec]int{},
+		pkg: filePackage(f.AST, f.Info), params: map[*types.Var]bool{}}
 	tf := f.Fset.File(f.AST.Package)
 	if tf == nil {
 		return Result{}, fmt.Errorf("swap: file not in its FileSet")
@@ -146,6 +152,10 @@ func Rewrite(f File) (Result, error) {
 			if r.nameLock(n) {
 				res.Named = true
 			}
+		case *ast.FuncType:
+			if f.Info != nil {
+				r.addParams(n.Params, n.Results)
+			}
 		case *ast.FuncDecl:
 			if n.Recv == nil && n.Name.Name == "TestMain" {
 				res.HasTestMain = true
@@ -161,6 +171,10 @@ func Rewrite(f File) (Result, error) {
 	for _, d := range f.AST.Decls {
 		if g, ok := d.(*ast.GenDecl); ok && g.Tok == token.IMPORT {
 			continue
+		}
+		r.fnName = ""
+		if fd, ok := d.(*ast.FuncDecl); ok && f.Info != nil {
+			r.enterFunc(fd)
 		}
 		ast.Inspect(d, visit)
 	}

@@ -2,6 +2,7 @@ package swap_test
 
 import (
 	"flag"
+	"fmt"
 	"go/parser"
 	"go/token"
 	"go/version"
@@ -10,6 +11,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -149,11 +151,18 @@ func mustAbs(t *testing.T, path string) string {
 func TestRewriteKeepsWhatMeetsForeignCode(t *testing.T) {
 	out, notes := rewriteDir(t, "testdata/keep", "lib")
 	checkGolden(t, out)
-	require.Len(t, notes, 4)
+	require.Len(t, notes, 6)
 	assert.Contains(t, notes[0], "app.go:15:12: stays sync")
 	assert.Contains(t, notes[0], "it meets lib.mu (*sync.Mutex)")
 	assert.Contains(t, notes[1], "app.go:19:7: stays sync: it meets lib.(a result) (*sync.Mutex)")
 	assert.Contains(t, notes[2], "app.go:25:44: stays sync")
+	// A pointer field kept as sync is locked as sync, never named (the
+	// naming helper takes lockorder's locks).
+	got := string(out[mustAbs(t, "testdata/keep/app/app.go")])
+	assert.Contains(t, got, "\tv.mu.Lock()\n")
+	// So is a field of a generic type, in every instance.
+	assert.Contains(t, notes[5], "app.go:51:12: stays sync")
+	assert.Contains(t, got, "\tb.mu.Lock()\n")
 }
 
 // A file the type checker does not see (another build tag) is rewritten
@@ -181,4 +190,73 @@ func TestLocksNamedAfterDeclaration(t *testing.T) {
 	_, err := parser.ParseFile(token.NewFileSet(), swap.NamesFile, src, 0)
 	assert.NoError(t, err)
 	assert.Contains(t, string(src), "m.SetClassIfNew(name)")
+}
+
+// names is testdata/names rewritten, by file name, loaded once.
+var names struct {
+	sync.Once
+	out map[string][]byte
+}
+
+// namedFile returns a file of testdata/names, rewritten.
+func namedFile(t *testing.T, name string) string {
+	t.Helper()
+	names.Do(func() { names.out, _ = rewriteDir(t, "testdata/names") })
+	got := names.out[mustAbs(t, filepath.Join("testdata/names", name))]
+	require.NotEmpty(t, got, "testdata/names did not load")
+	return string(got)
+}
+
+// assertNamed checks that each of locks (the text that denotes a lock at
+// a Lock call) is named as given in shapes.go.
+func assertNamed(t *testing.T, locks ...string) {
+	t.Helper()
+	got := namedFile(t, "shapes.go")
+	for i := 0; i+1 < len(locks); i += 2 {
+		assert.Contains(t, got, fmt.Sprintf("(%s, %q).", locks[i], locks[i+1]))
+	}
+}
+
+// A package-level variable of an unnamed struct type names the lock it
+// holds, embedded or as a field.
+func TestLockNamedInUnnamedStructVariable(t *testing.T) {
+	assertNamed(t, "&cache.Mutex", "names.cache.Mutex", "&conf.mu", "names.conf.mu")
+}
+
+// A field of an unnamed struct type inside a named one is named after the
+// named type's field.
+func TestLockNamedInUnnamedStructField(t *testing.T) {
+	assert.Contains(t, namedFile(t, "names.go"), `syncwatchNamedMutex(&s.inner.mu, "names.store.inner.mu").Lock()`)
+}
+
+// A lock promoted through two embedded structs is named after the type
+// that declares it, and selected explicitly where it is locked.
+func TestLockNamedThroughEmbeddedStructs(t *testing.T) {
+	assertNamed(t, "&o.store.Mutex", "names.store.Mutex", "&o.revMu", "names.store.revMu")
+}
+
+// The locks of an array or slice are named after it; each is still its
+// own lock (an instance of the class).
+func TestLockNamedInArrayOrSlice(t *testing.T) {
+	assertNamed(t, "&o.shards[1]", "names.outer.shards", "o.lanes[0]", "names.outer.lanes")
+}
+
+// A field of a generic type is named after the type, in every instance.
+func TestLockNamedInGenericType(t *testing.T) {
+	assertNamed(t, "&b.mu", "names.box.mu")
+}
+
+// A lock held by a local variable is named after its function (or
+// method), in a closure too, and through an unnamed struct.
+func TestLocalLockNamedAfterFunction(t *testing.T) {
+	assertNamed(t, "&local", "names.shapes.local", "&group.mu", "names.shapes.group.mu",
+		"&inMethod", "names.store.method.inMethod")
+}
+
+// A parameter, or a local pointer, may denote a lock declared elsewhere:
+// it is left to be named by its declaration or its first use.
+func TestParameterAndLocalPointerNotNamed(t *testing.T) {
+	got := namedFile(t, "shapes.go")
+	assert.Contains(t, got, "\tparam.Lock()")
+	assert.Contains(t, got, "\talias.Lock()")
 }

@@ -31,3 +31,24 @@ var (
 )
 
 func useKept() { lib.Guard(&kept, func() {}) }
+
+type viaPtr struct {
+	mu *sync.Mutex // passed to lib.Guard: stays sync, so never named
+}
+
+func (v *viaPtr) run() {
+	lib.Guard(v.mu, func() {})
+	v.mu.Lock()
+	v.mu.Unlock()
+}
+
+type box[T any] struct {
+	mu sync.Mutex // passed to lib.Guard: stays sync, in every instance
+	v  T
+}
+
+func useBox(b *box[int]) {
+	lib.Guard(&b.mu, func() {})
+	b.mu.Lock()
+	b.mu.Unlock()
+}

@@ -18,9 +18,3 @@ func WriteWaitProfile(w io.Writer) error {
 
 // ResetWaitProfile does nothing.
 func ResetWaitProfile() {}
-
-// WriteDOT writes an empty lock-order graph: nothing is recorded.
-func WriteDOT(w io.Writer) error {
-	_, err := io.WriteString(w, "digraph lockorder {\n\tnode [shape=box];\n}\n")
-	return err
-}

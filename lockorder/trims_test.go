@@ -1,0 +1,286 @@
+//go:build !syncwatch_off
+
+package lockorder_test
+
+import (
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/syncwatch/syncwatch/internal/gls"
+	"github.com/syncwatch/syncwatch/lockorder"
+)
+
+// untilBlocked waits until some goroutine sits in fn (a frame name).
+func untilBlocked(t *testing.T, fn string) {
+	t.Helper()
+	buf := make([]byte, 1<<20)
+	for range 500 {
+		n := runtime.Stack(buf, true)
+		for _, g := range strings.Split(string(buf[:n]), "\n\n") {
+			if strings.Contains(g, fn) && strings.Contains(g, "sync.(*Mutex).Lock") {
+				return
+			}
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("%s never blocked", fn)
+}
+
+func trimmedBlockedLocker(a, b *lockorder.Mutex, done chan struct{}, exit bool) {
+	defer close(done)
+	a.Lock() // blocks: its state lists only a, whose holder is another goroutine: Stale
+	a.AssertHeld()
+	b.Lock() // a -> b
+	b.Unlock()
+	if exit {
+		return // exits holding a
+	}
+	a.Unlock()
+}
+
+// A goroutine blocked in Lock lists the lock it waits for, held by another:
+// Stale() is true, so a trim drops the state while the goroutine is alive;
+// the hold it then takes is written to the dropped state.
+func TestAWaitingGoroutineKeepsItsStateThroughTrims(t *testing.T) {
+	for _, trim := range []bool{false, true} {
+		fresh(t)
+		var a, b lockorder.Mutex
+		a.Lock()
+		done := make(chan struct{})
+		go trimmedBlockedLocker(&a, &b, done, false)
+		untilBlocked(t, "trimmedBlockedLocker")
+		if trim {
+			leaveIdleStates()
+			gls.Trim()
+		}
+		a.Unlock()
+		<-done
+		assert.Empty(t, only(lockorder.KindNotHeld), "trim=%v: false not-held", trim)
+		run(func() { b.Lock(); a.Lock(); a.Unlock(); b.Unlock() }) // b -> a: a real cycle
+		assert.Len(t, only(lockorder.KindCycle), 1, "trim=%v: real cycle a->b, b->a", trim)
+	}
+}
+
+func TestAWaitingGoroutineThatExitsHoldingIsReported(t *testing.T) {
+	for _, trim := range []bool{false, true} {
+		fresh(t)
+		var a, b lockorder.Mutex
+		a.Lock()
+		done := make(chan struct{})
+		go trimmedBlockedLocker(&a, &b, done, true)
+		untilBlocked(t, "trimmedBlockedLocker")
+		if trim {
+			leaveIdleStates()
+			gls.Trim()
+		}
+		a.Unlock()
+		<-done
+		// Once the goroutine has exited, a look reports the lock it left.
+		mine := 0
+		for range 500 {
+			lockorder.ReportBlocked(0)
+			mine = 0 // other tests' goroutines may have left locks too
+			for _, v := range only(lockorder.KindHeldByExited) {
+				if strings.Contains(v.Message, "trims_test.go") {
+					mine++
+				}
+			}
+			if mine > 0 {
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		assert.Equal(t, 1, mine, "trim=%v: a left held by an exited goroutine", trim)
+		runtime.KeepAlive(&a)
+	}
+}
+
+// The Onces seen done are a ring of 4: a goroutine that saw O done, then
+// used 4 other Onces, records L -> O on a Do it cannot wait on.
+func TestAForgottenOnceRecordsNoEdge(t *testing.T) {
+	fresh(t)
+	var l lockorder.Mutex
+	var o lockorder.Once
+	var others [4]lockorder.Once
+	run(func() {
+		o.Do(func() { l.Lock(); l.Unlock() })
+		for i := range others {
+			others[i].Do(func() {})
+		}
+		l.Lock()
+		o.Do(func() {})
+		l.Unlock()
+	})
+	assert.Empty(t, only(lockorder.KindCycle))
+}
+
+func trimmedOnceWaiter(o *lockorder.Once, l *lockorder.Mutex, done chan struct{}) {
+	defer close(done)
+	o.Do(func() {}) // waits for the runner's function: its state lists the Once, held by the runner: Stale
+	// This goroutine saw o done: a Do of it cannot wait.
+	l.Lock()
+	o.Do(func() {})
+	l.Unlock()
+}
+
+// A goroutine waiting in Do for another's function is dropped by a trim
+// (Stale); the Once it then sees done is remembered in the dropped state
+// only, and its later Do under the lock the function takes is a false cycle.
+func TestAOnceWaiterKeepsWhatItSawThroughTrims(t *testing.T) {
+	for _, trim := range []bool{false, true} {
+		fresh(t)
+		var l lockorder.Mutex
+		var o lockorder.Once
+		inF, release := make(chan struct{}), make(chan struct{})
+		go o.Do(func() {
+			l.Lock()
+			l.Unlock()
+			close(inF)
+			<-release
+		})
+		<-inF
+		done := make(chan struct{})
+		go trimmedOnceWaiter(&o, &l, done)
+		untilBlocked(t, "trimmedOnceWaiter")
+		if trim {
+			leaveIdleStates()
+			gls.Trim()
+		}
+		close(release)
+		<-done
+		assert.Empty(t, only(lockorder.KindCycle), "trim=%v", trim)
+	}
+}
+
+// A live goroutine whose lock another goroutine unlocks for it keeps
+// locking while trims run: nothing may be reported.
+func TestLiveGoroutineWithHandedOffLockUnderTrims(t *testing.T) {
+	fresh(t)
+	// Enough busy states that every trim looks at the table.
+	var hold [80]lockorder.Mutex
+	park := make(chan struct{})
+	var parked sync.WaitGroup
+	for i := range hold {
+		parked.Add(1)
+		go func() { hold[i].Lock(); parked.Done(); <-park; hold[i].Unlock() }()
+	}
+	parked.Wait()
+	stop := make(chan struct{})
+	var trimmer sync.WaitGroup
+	trimmer.Go(func() {
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				gls.Trim()
+				runtime.Gosched()
+			}
+		}
+	})
+	var a, b lockorder.Mutex
+	var rw lockorder.RWMutex
+	handoff := make(chan *lockorder.Mutex)
+	handed := make(chan struct{})
+	go func() {
+		for m := range handoff {
+			if m == nil {
+				rw.RUnlock()
+			} else {
+				m.Unlock()
+			}
+			handed <- struct{}{}
+		}
+	}()
+	var iters int
+	for iters < 60 {
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			for range 50 {
+				m := new(lockorder.Mutex)
+				m.Lock()
+				handoff <- m
+				<-handed
+				if iters%2 == 0 {
+					rw.RLock()
+					handoff <- nil
+					<-handed
+				}
+				a.Lock()
+				a.AssertHeld()
+				b.Lock()
+				b.AssertHeld()
+				b.Unlock()
+				a.AssertHeld()
+				a.Unlock()
+			}
+		}()
+		<-done
+		iters++
+	}
+	close(handoff)
+	close(stop)
+	trimmer.Wait()
+	close(park)
+	t.Logf("%d rounds", iters)
+	kinds := map[lockorder.Kind]int{}
+	for _, v := range lockorder.Violations() {
+		kinds[v.Kind]++
+	}
+	assert.Empty(t, kinds)
+}
+
+func trimmedBlockedRW(a *lockorder.RWMutex, b *lockorder.Mutex, read bool, done chan struct{}) {
+	defer close(done)
+	if read {
+		a.RLock()
+		a.AssertRHeld()
+	} else {
+		a.Lock()
+		a.AssertHeld()
+	}
+	b.Lock() // a -> b
+	b.Unlock()
+	if read {
+		a.RUnlock()
+	} else {
+		a.Unlock()
+	}
+}
+
+func TestAWaitingRWMutexLockerKeepsItsStateThroughTrims(t *testing.T) {
+	for _, read := range []bool{false, true} {
+		fresh(t)
+		var a lockorder.RWMutex
+		var b lockorder.Mutex
+		a.Lock()
+		done := make(chan struct{})
+		go trimmedBlockedRW(&a, &b, read, done)
+		buf := make([]byte, 1<<20)
+		for i := 0; ; i++ {
+			n := runtime.Stack(buf, true)
+			blocked := false
+			for _, g := range strings.Split(string(buf[:n]), "\n\n") {
+				blocked = blocked || strings.Contains(g, "trimmedBlockedRW(") && strings.Contains(g, "[sync.")
+			}
+			if blocked || i > 300 {
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		time.Sleep(20 * time.Millisecond)
+		leaveIdleStates()
+		gls.Trim()
+		a.Unlock()
+		<-done
+		run(func() { b.Lock(); a.Lock(); a.Unlock(); b.Unlock() })
+		assert.Empty(t, only(lockorder.KindNotHeld), "read=%v", read)
+		assert.Len(t, only(lockorder.KindCycle), 1, "read=%v: real cycle", read)
+	}
+}
