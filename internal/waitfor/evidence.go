@@ -109,8 +109,11 @@ func allBlocked(d *Dump, g *Graph) (all, busy bool) {
 		if id == self || StateBlocked(state) {
 			continue
 		}
-		if strings.Contains(d.text(id), deliverFunc) {
-			continue // printing a report: it ends, and wakes nobody
+		if t := d.text(id); strings.Contains(t, deliverFunc) || strings.Contains(t, trimFunc) {
+			// Printing a report, or trimming goroutine states after a
+			// collection (which the leak detection's own collection
+			// starts): it ends, and wakes nobody.
+			continue
 		}
 		if debugEvidence {
 			println("waitfor: not all blocked:", id, state)
@@ -128,3 +131,7 @@ var debugEvidence = os.Getenv("SYNCWATCH_DEBUG_EVIDENCE") != ""
 // deliverFunc names, in a goroutine dump, the function that delivers the
 // monitor's findings.
 const deliverFunc = "internal/waitfor.deliver("
+
+// trimFunc names, in a goroutine dump, the cleanup that trims goroutine
+// states after each garbage collection (internal/gls).
+const trimFunc = "internal/gls.trimAfterGC.func1("
