@@ -30,6 +30,7 @@ func recordEdges(gs *held.G, e held.Entry, st stack.ID) {
 	waiting := holdReadEdges(gs, e, writers, st, now)
 	var found []graph.Cycle
 	eng.mu.Lock()
+	readers := readGate(gs, e.Lock)
 	for i := range ents {
 		h := &ents[i]
 		if h.Lock == e.Lock || (waiting && handedOver(h)) {
@@ -42,12 +43,16 @@ func recordEdges(gs *held.G, e held.Entry, st stack.ID) {
 		}
 		o := graph.Observation{
 			Gate:      writers.Without(graph.NodeID(h.Lock.ID)),
+			RGate:     readers.Without(graph.NodeID(h.Lock.ID)),
 			FromRead:  h.Read,
 			FromLock:  graph.NodeID(h.Lock.ID),
 			ToRead:    e.Read,
 			Goroutine: gs.ID(),
 			Stack:     uint32(st),
 			Time:      now,
+		}
+		if h.Read && !readers.Has(o.FromLock) {
+			o.FromLock = 0 // a read hold R-RW does not count
 		}
 		if _, _, c := eng.graph.Add(from, to, o, canBlock); c != nil {
 			found = append(found, c)
@@ -69,21 +74,10 @@ func recordEdges(gs *held.G, e held.Entry, st stack.ID) {
 	}
 }
 
-// Edges from read holds. sync.RWMutex lets one goroutine RLock and another
-// RUnlock, so a read hold may have been handed to another goroutine by the
-// time its taker takes Y: the edge X(read)->Y is then no order the code
-// keeps, and a cycle through it may be false (a goroutine begins read
-// transactions and hands them to others to end, and meanwhile takes other
-// locks). So such an edge is not added when it is seen: it waits on the
-// goroutine (held.Wait), and its chain is not cached, until the goroutine
-// releases its last read hold of X itself with X's read generation
-// unchanged (no goroutine released a read hold of X it did not hold in
-// between): the hold was its own, and the edge is added then, with the
-// stack and time of the acquisition of Y, and the cycles it closes are
-// reported. It is dropped if the generation moves on first. An edge from a
-// write hold is added at once, as before. A goroutine that takes Y while
-// read-holding X and then blocks for good on Y is reported by the wait-for
-// graph, after its grace period, instead.
+// Edges from read holds wait on their goroutine (held.Wait), their chain
+// uncached, until it releases the hold itself with the lock's read
+// generation unchanged: see RULES.md R12 and R13. An edge from a write
+// hold is added at once.
 
 // readEpoch is bumped by resetEngine, under eng.mu: edges that waited
 // across a Reset are forgotten with the graph.
@@ -149,8 +143,15 @@ func provedReads(gs *held.G, l *class.Lock) {
 		for _, s := range w.Srcs {
 			same := s.Lock.Class == w.To.Class
 			from, to := node(s.Lock, same), node(w.To, same)
+			var hold graph.NodeID
+			if unhanded(s.Lock) {
+				// Proved its own, and no read hold of it ever handed
+				// over: held while the edge waits (R-RW).
+				hold = graph.NodeID(s.Lock.ID)
+			}
 			o := graph.Observation{
 				Gate:      w.Gate.Without(graph.NodeID(s.Lock.ID)),
+				FromLock:  hold,
 				FromRead:  true,
 				ToRead:    w.ToRead,
 				Goroutine: gs.ID(),
@@ -173,6 +174,51 @@ func provedReads(gs *held.G, l *class.Lock) {
 	}
 }
 
+// Rule R18 (R-RW) of docs/RULES.md: a lock held for writing around one
+// edge of a cycle and for reading around another excludes the two, while
+// no read hold of it was released by a goroutine that did not hold it
+// (its read generation is 0). The first such release (loosened) searches
+// again the cycles this held back.
+
+// unhanded reports whether a read hold of l can count under R-RW: l is
+// an RWMutex none of whose read holds was ever released by a goroutine
+// that did not hold it.
+func unhanded(l *class.Lock) bool { return l.Kind == "RWMutex" && l.ReadGen() == 0 }
+
+// readGate returns the locks other than l that gs validly holds for
+// reading and whose read holds can count under R-RW.
+func readGate(gs *held.G, l *class.Lock) graph.Gate {
+	var ids []graph.NodeID
+	ents := gs.Entries()
+	for i := range ents {
+		if h := &ents[i]; h.Read && h.Lock != l && unhanded(h.Lock) && gs.Valid(h) {
+			ids = append(ids, graph.NodeID(h.Lock.ID))
+		}
+	}
+	if len(ids) == 0 {
+		return graph.Gate{}
+	}
+	return graph.NewGate(ids)
+}
+
+// loosened is called once a read hold of l was first released by a
+// goroutine that did not hold it (its read generation is 1 now): l's
+// read holds count for nothing under R-RW from now on. It returns the
+// cycles that R-RW held back on l, for the caller to publish once l is
+// released.
+func loosened(l *class.Lock) []Violation {
+	var vs []Violation
+	eng.mu.Lock()
+	for _, e := range eng.graph.Loosen(graph.NodeID(l.ID)) {
+		if cy := eng.graph.Recheck(e, canBlock); cy != nil {
+			vs = append(vs, cycleViolation(cy, e.First.Goroutine, stack.ID(e.First.Stack)))
+		}
+	}
+	eng.mu.Unlock()
+	runtime.AddCleanup(l, forgetLock, graph.NodeID(l.ID))
+	return vs
+}
+
 // readsHeld reports whether gs validly holds l for reading.
 func readsHeld(gs *held.G, l *class.Lock) bool {
 	ents := gs.Entries()
@@ -184,21 +230,10 @@ func readsHeld(gs *held.G, l *class.Lock) bool {
 	return false
 }
 
-// The writers' gate. A read acquisition of Y blocks only behind a writer
-// of Y that holds it or waits for it. When the cycle leaves Y from a read
-// hold of Y, no writer holds Y: one waits. If every write acquisition of
-// Y that could wait so far was made holding G for writing, that writer
-// holds G, and a cycle whose other edges were all taken holding G cannot
-// form while it waits. So the graph counts a read-only edge into Y, where
-// the cycle's next edge is from a read hold of Y, as taken under its own
-// gate and Y's writers' gate (graph.Graph.SetWritersGate, which proves
-// it); and one edge of the cycle holding G, in its gate or as the lock
-// it is taken from (Observation.FromLock), is enough (the graph's ∃
-// rule, heldBack). The gate is kept from the first write on, narrowed at each write
-// made under fewer locks (TryLock's writes do not wait, and are left
-// out), and when it narrows the read edges into Y are checked again, as
-// firstWrite does when Y gets writers at all. eng.wgates holds it by
-// class; every graph node of the class has a copy.
+// The writers' gate of a class: the locks held for writing at every write
+// of it that could wait, learnt at its first write and narrowed at each
+// write under fewer locks (RULES.md R7; the ∃ rule R8 uses it too).
+// eng.wgates holds it by class; every graph node of the class has a copy.
 
 // setWritersGate makes w the writers' gate of class c and of its graph
 // nodes. Called with eng.mu held.
@@ -326,8 +361,8 @@ func gate(ents []held.Entry, b *class.Lock) graph.Gate {
 }
 
 // canBlock reports whether the acquisition along e can block: a write
-// acquisition always can; a read acquisition only if the lock has writers,
-// since Go's RWMutex blocks new readers behind a waiting writer.
+// acquisition always can; a read acquisition only if the lock has writers
+// (RULES.md R4).
 func canBlock(e *graph.Edge) bool {
 	if e.ToWrite {
 		return true
@@ -404,17 +439,8 @@ func forgetClass(c *class.Class) {
 }
 
 // forgetWriters forgets the writers' gate of every gated class the graph
-// knows of, when the mode leaves check: writes made in the other modes are
-// not seen, so nothing vouches for a gate any more (the program may break
-// it unseen). Nothing is reported for that, which would be a guess: the
-// classes are unwritten again (class.Unwrite, as Reset does), so that the
-// next write seen in check mode learns the gate afresh and reports then,
-// through firstWrite's recheck, the cycles the new gate does not hold
-// back. The chain cache goes too, if a gate did: a chain cached before
-// stands for a write that narrowed the gate then, and a write along it
-// in check mode again must narrow the gate learnt afresh
-// (narrowWriters), as the chain's first sighting did. The edges the
-// chains stood for stay in the graph, and are only merged again.
+// knows of, unwriting the classes, and the chain cache if a gate went,
+// when the mode leaves check (RULES.md R15). The edges stay in the graph.
 func forgetWriters() {
 	eng.mu.Lock()
 	defer eng.mu.Unlock()

@@ -101,11 +101,8 @@ func elemOf(id uint64, read, try bool) uint64 {
 
 // keyed computes the chain keys of l, a new lock identity, and returns it.
 //
-// A chain key is made of lock instances, not classes: the graph tells
-// instances of one class apart (two of them taken together are ordered by
-// instance, and a gate is a particular lock), so the cache that stands
-// for "these edges are recorded" must too. Edges themselves are still
-// recorded between classes.
+// A chain key is made of lock instances, not classes, though edges join
+// classes: see RULES.md R2.
 func keyed(l *class.Lock) *class.Lock {
 	ew, er := elemOf(l.ID, false, false), elemOf(l.ID, true, false)
 	l.SetKeys(ew, uint64(chain.Extend(0, ew)), er, uint64(chain.Extend(0, er)))
@@ -203,6 +200,14 @@ func holds(gs *held.G, l *class.Lock) {
 	}
 }
 
+// forgetLock drops a dead lock from the graph's sets of locks (solo,
+// loose).
+func forgetLock(id graph.NodeID) {
+	eng.mu.Lock()
+	eng.graph.Forget(id)
+	eng.mu.Unlock()
+}
+
 // handoffs counts the write holds released by another goroutine than
 // their holder (unlockOther, after it clears the holder). Every nested
 // acquisition in check mode reads it, and it moves rarely: it has a cache
@@ -224,15 +229,9 @@ func handedOff(l *class.Lock) {
 // recursive acquisition of the mutex m. It reports whether the chain is
 // new, with edges to record.
 //
-// The chain key is that of the holds still gs's own. A cached chain
-// stands for edges recorded with the gates of its holds; were a hold
-// another goroutine has released (a Mutex handed off) still counted, the
-// acquisition would be cached as one made under it, the edges' gates
-// would keep the lock, and so would the writers' gate of a write: a
-// deadlock that lock does not hold back could be held back. So when
-// handoffs has moved since gs last looked, gs drops its holds no longer
-// valid first: one load of a word that rarely changes on the common
-// path.
+// The chain key is that of the holds still gs's own: when handoffs has
+// moved since gs last looked, gs first drops its holds no longer valid
+// (RULES.md R14). That is one load of a rarely changing word.
 func prepareNested(gs *held.G, m owner, e *held.Entry) bool {
 	if n := handoffs.n.Load(); n != gs.Handoffs {
 		gs.Handoffs = n
@@ -286,8 +285,8 @@ func chainAfter(gs *held.G, elem uint64) chain.Key {
 }
 
 // tryAcquired pushes a lock taken by a successful TryLock or TryRLock. It
-// adds no edge into the lock (a try cannot block), but the lock is a
-// predecessor of what is taken while it is held.
+// adds no edge into the lock, which is the From of what is taken while it
+// is held (RULES.md R3).
 //
 // init says it is l's initialisation write (see use).
 func tryAcquired(gs *held.G, l *class.Lock, read, init bool) {
@@ -315,25 +314,11 @@ func tryAcquired(gs *held.G, l *class.Lock, read, init bool) {
 	}
 }
 
-// Initialisation writes. A lock's first acquisition in check mode, when it
-// is a write made with nothing else held, is taken for the object's
-// initialisation (a constructor, or bbolt's Open mapping its file under
-// the mmap lock before the DB is shared): it does not count as a write of
-// the lock's class while nothing seen shows the lock shared at that
-// write. It counts, as a write made with nothing held, as soon as
-// something does: while it is held, another goroutine tries to acquire
-// the lock (a failed TryLock included) or releases it, or the write
-// itself has to wait, or its goroutine takes another lock under it; at
-// any time after, a goroutine that was there when it was made acquires
-// the lock, tries to, or releases a hold of it. "There" is approximated
-// by the goroutine's lockorder state (held.G.Seq): created, at its first
-// check-mode lock, before the write. Goroutines that first lock after the
-// write, and the writer, are no evidence. class.Lock keeps the state.
-//
-// The rule holds only while every acquisition has been seen: in a process
-// in check mode since lockorder's init and never out of it (initRule).
-// A lock's first check-mode acquisition after a switch into check mode is
-// no first acquisition at all, and is never taken for an initialisation.
+// Initialisation writes (RULES.md R11): a lock's first check-mode
+// acquisition, if it is a write with nothing else held, does not count as
+// a write of its class until something seen shows the lock shared at that
+// write. class.Lock keeps the state; the rule applies while initRule is
+// set (check mode since lockorder's init, and never out of it).
 
 // use records gs's check-mode acquisition of l, for reading if read, and
 // reports whether it is l's initialisation write. An acquisition that
@@ -399,11 +384,8 @@ func witnessed(l *class.Lock) bool {
 }
 
 // nestedUnderInit counts the initialisation writes gs holds, now that it
-// takes another lock under them: a lock held while another is taken is a
-// source of order edges, and a reader of it may wait for it in a cycle
-// ("y, then x" here; "x, then y for reading" elsewhere), so its write is
-// no initialisation to overlook. A constructor that only fills in what the
-// lock guards takes nothing under it. gs.Inits says it may have some.
+// takes another lock under them: that is evidence of sharing (RULES.md
+// R11). gs.Inits says it may have some.
 // newChain calls it: a lock taken under an initialisation write makes a
 // new chain, since that write was the first acquisition of its lock.
 func nestedUnderInit(gs *held.G) {

@@ -286,7 +286,8 @@ func (m *RWMutex) runlockSlow(r int64) {
 		gs     *held.G     // the caller's state, if it released a hold of its own
 		me     *held.G     // the caller's state, if it has held-back reports
 		proved []held.Pending
-		shared bool // the release shows m shared at its initialisation write
+		shared bool        // the release shows m shared at its initialisation write
+		loose  []Violation // cycles R-RW held back on m's read holds (see loosened)
 	)
 	if w := modeWord.Load(); w&modeMask == uint32(ModeCheck) {
 		l = m.lock()
@@ -301,7 +302,9 @@ func (m *RWMutex) runlockSlow(r int64) {
 		if gs == nil || gs.Len() == 0 || gs.Tag() != w || gs.Top().Note != 0 || !popIfTopRead(gs, l) {
 			if !releaseOwn(w, l, true) {
 				// Read-held by others; one of their holds ends here.
-				l.BumpReadGen()
+				if l.BumpReadGen() == 1 {
+					loose = loosened(l)
+				}
 				gs = nil
 				shared = !l.Plain() && witnessed(l)
 			} else if gs == nil {
@@ -326,6 +329,9 @@ func (m *RWMutex) runlockSlow(r int64) {
 	}
 	if shared {
 		initShared(l)
+	}
+	for _, v := range loose {
+		publish(v)
 	}
 	if len(proved) > 0 {
 		publishProved(me, l, proved)
@@ -399,8 +405,10 @@ func (m *RWMutex) lockContext(ctx context.Context, read bool) error {
 			return err
 		}
 	}
-	if read && gs.HasPending() {
-		gs.TookRead(l)
+	if read {
+		if gs.HasPending() {
+			gs.TookRead(l)
+		}
 	}
 	if !read {
 		if again {

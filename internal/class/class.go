@@ -101,7 +101,7 @@ type Lock struct {
 	tracked atomic.Bool
 	waits   atomic.Pointer[WaitCounts]
 	// use is what is known of the lock's own acquisitions in check mode
-	// as to its first write: one of the states below, and while an
+	// as to its first write (docs/RULES.md R11): one of the states below, and while an
 	// initialisation write does not count, the number of goroutine states
 	// that existed when it was made (above useBits). It is read-mostly,
 	// and lives on this line: set at the first acquisition, and written
@@ -452,8 +452,9 @@ func (l *Lock) ReadGen() uint32 { return l.rgen.Load() }
 
 // BumpReadGen invalidates every goroutine's record of a read hold of l. It
 // is called when a read hold is released by a goroutine that does not hold
-// it: we cannot tell whose hold ended, so none is trusted any more.
-func (l *Lock) BumpReadGen() { l.rgen.Add(1) }
+// it: we cannot tell whose hold ended, so none is trusted any more. It
+// returns the new generation: 1 the first time.
+func (l *Lock) BumpReadGen() uint32 { return l.rgen.Add(1) }
 
 // Track reports whether this is the first call for l: the caller then
 // arranges for l's graph nodes to be dropped once l is unreachable.

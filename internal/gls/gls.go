@@ -46,9 +46,8 @@
 //
 // # Why a lost state only hides reports
 //
-// A state is taken only while idle: it holds no lock entry (or only
-// entries of locks another goroutine released for it, held.G.Stale) and
-// its owner runs no report handler, so no hold is forgotten
+// (docs/RULES.md R17.) A state is taken only while idle: it holds no lock
+// entry and its owner runs no report handler, so no hold is forgotten
 // (held-by-exited, a recursive lock and an Unlock of one's own lock still
 // see every hold). What an idle state may still carry is evidence waiting
 // to be proved: held-back reports (held.Pending) and order edges from read

@@ -1,8 +1,8 @@
 // Package graph is the lock-order graph: nodes are lock classes, an edge
 // A->B says "B was acquired while A was held". A cycle is a possible
-// deadlock. A pair of nodes has up to two edges A->B, one per way of
-// acquiring B (for reading, for writing), each with what is known of its
-// own sightings: a cycle is one way to take each of its edges.
+// deadlock (docs/RULES.md R1). A pair of nodes has up to two edges A->B,
+// one per way of acquiring B (R5). Which cycles can deadlock is decided by
+// the rules R6 to R10 and R18, each written down in docs/RULES.md.
 //
 // Cycle search runs only when an edge is new (or when what is known about an
 // existing edge changes). While the graph is acyclic it keeps an incremental
@@ -42,17 +42,20 @@ type Observation struct {
 	Time      time.Time
 	// FromLock is the lock (an id of the space gates use) that held From,
 	// or 0 if unknown: an edge taken always from a write hold of one lock
-	// knows its goroutine holds that lock (see Edge.Src).
+	// knows its goroutine holds that lock (see Edge.Src); one taken always
+	// from a hold of one lock, for reading or writing, knows it holds
+	// that lock at least for reading (Edge.Hold). The owner leaves it 0
+	// for a read hold that may have been handed over (rule R-RW).
 	FromLock NodeID
+	// RGate holds the locks held for reading, other than From and To,
+	// whose read holds cannot have been handed over (rule R-RW).
+	RGate Gate
 }
 
 // Edge is an order edge with what is known about it: the sightings of
 // From->To that acquired To one way, for writing if ToWrite, for reading
 // if not. The sightings that acquired it the other way are another Edge,
-// with a gate, a Src and a shown sighting of their own. (Merged, a read
-// sighting with no lock around it and a write sighting under a lock made
-// an edge that could block as a writer with no lock around it, which no
-// sighting did: a cycle is one way to take each of its edges.)
+// with a gate, a Src and a shown sighting of their own (RULES.md R5).
 type Edge struct {
 	From, To NodeID
 	// First is the observation of the edge that reports show, less its
@@ -74,6 +77,12 @@ type Edge struct {
 	// edge's goroutine holds Src for writing, as it holds its Gate (see
 	// heldBack).
 	Src NodeID
+	// Hold is the lock every observation held From by, for reading or
+	// writing (Observation.FromLock), or 0: the edge's goroutine holds it
+	// at least for reading. RGate is the intersection of the
+	// observations' read gates. Both serve rule R-RW (see exclusive).
+	Hold  NodeID
+	RGate Gate
 
 	from, to      *Node
 	outIdx, inIdx int // positions in from.out and to.in
@@ -113,6 +122,14 @@ type Graph struct {
 	// it: the locks the rule of heldBack can find held. Empty, the rule
 	// costs nothing.
 	gated map[NodeID]int
+	// solo holds the locks only one goroutine has taken so far (see
+	// SetSolo).
+	solo map[NodeID]struct{}
+	// loose holds the locks whose read holds may have been handed over
+	// (see Loosen); rwHeld, for each lock, edges whose cycles rule R-RW
+	// held back on it, to search again if it turns loose.
+	loose  map[NodeID]struct{}
+	rwHeld map[NodeID][]*Edge
 }
 
 // edgeKey is an edge's key in Graph.edges: its nodes, and whether To is
@@ -203,11 +220,12 @@ func (g *Graph) Add(from, to NodeID, o Observation, canBlock func(*Edge) bool) (
 		// cycles: look again.
 		return e, false, g.search(e, canBlock)
 	}
-	e = &Edge{From: from, To: to, First: o, Gate: o.Gate, ToWrite: !o.ToRead, FromWrite: !o.FromRead}
+	e = &Edge{From: from, To: to, First: o, Gate: o.Gate, ToWrite: !o.ToRead, FromWrite: !o.FromRead,
+		Hold: o.FromLock, RGate: o.RGate}
 	if !o.FromRead {
 		e.Src = o.FromLock
 	}
-	e.First.Gate = Gate{} // a narrower Gate must not keep this one's list
+	e.First.Gate, e.First.RGate = Gate{}, Gate{} // a narrower Gate must not keep this one's list
 	bound := math.MaxInt
 	if g.ranksValid && g.cyclic == 0 {
 		if fn.rank > tn.rank && !g.reorder(fn, tn) {
@@ -272,10 +290,16 @@ func (g *Graph) merge(e *Edge, o Observation) bool {
 	if kept := g.intersect(e.Gate, o.Gate); kept.Len() < e.Gate.Len() {
 		e.Gate, changed = kept, true
 	}
+	if e.Hold != 0 && o.FromLock != e.Hold {
+		e.Hold, changed = 0, true
+	}
+	if kept := e.RGate.Intersect(o.RGate); kept.Len() < e.RGate.Len() {
+		e.RGate, changed = kept, true
+	}
 	if changed {
 		// o is what makes a cycle through e possible now: show it.
 		e.First = o
-		e.First.Gate = Gate{}
+		e.First.Gate, e.First.RGate = Gate{}, Gate{}
 	}
 	return changed
 }
@@ -321,6 +345,9 @@ func (g *Graph) Remove(id NodeID) {
 	}
 	g.countWriters(n.writers, -1)
 	delete(g.nodes, id)
+	delete(g.solo, id)
+	delete(g.loose, id)
+	delete(g.rwHeld, id)
 	g.shrink()
 	if hadCyclic {
 		g.retopo()
@@ -350,35 +377,55 @@ func (g *Graph) shrink() {
 // Reset empties the graph.
 func (g *Graph) Reset() { *g = Graph{MaxSearch: g.MaxSearch} }
 
+// SetSolo records whether lock id has been taken by one goroutine only
+// (on) or by two at least. A lock is evidence that two edges' goroutines
+// exclude each other only if two goroutines take it: until then it
+// counts neither in an edge's own gate for the gate rule nor for the
+// pair rule; through a writers' gate it still does. lockorder does not
+// use it (rule R20 of docs/RULES.md was withdrawn: a gate lock taken by
+// one test goroutine is still a gate in the program it tests).
+func (g *Graph) SetSolo(id NodeID, on bool) {
+	if !on {
+		delete(g.solo, id)
+		return
+	}
+	if g.solo == nil {
+		g.solo = make(map[NodeID]struct{})
+	}
+	g.solo[id] = struct{}{}
+}
+
+// evidence returns gate w less the locks of g.solo: gate w itself when
+// none is, which is the common case and costs one map length.
+func (g *Graph) evidence(w Gate) Gate {
+	if len(g.solo) == 0 || w.Len() == 0 {
+		return w
+	}
+	var ids []NodeID
+	drop := false
+	for i, id := range w.ids {
+		if i+1 == w.skip {
+			continue
+		}
+		if _, ok := g.solo[id]; ok {
+			drop = true
+			continue
+		}
+		ids = append(ids, id)
+	}
+	if !drop {
+		return w
+	}
+	return Gate{ids: ids}
+}
+
 // SetWritersGate sets the writers' gate of node id, if it exists: locks
 // held for writing at every acquisition of id for writing that could
 // have queued (empty: none known). The owner keeps it up to date, and
-// rechecks the edges into id when it narrows. Two rules use it: the one
-// below, and the ∃ rule of heldBack.
-//
-// The rule. A search counts a read-only edge p = X->Y (!ToWrite) as taken
-// under p.Gate and Y's writers' gate W when the cycle's next edge q = Y->Z
-// was only ever taken from a read hold of Y (!q.FromWrite), and under
-// p.Gate alone otherwise (q taken from a write hold: the reader may wait
-// for that holder, who needs no gate). The cycle's edges wrap around:
-// the next edge of the last is the first.
-//
-// Why it is sound. Take a deadlock, with its goroutines each blocked on a
-// lock held by the next (a reader blocked behind a queued writer W counts
-// as blocked on the read holder W waits for: W is left out, and appears
-// nowhere else in the cycle, since a goroutine waits for one lock). Their
-// acquisitions are edges of the graph forming a cycle C, whose graph gates
-// are within the locks each goroutine held. Suppose lock G is in every
-// edge's counted gate. For an edge e of C, some goroutine holds G: e's own
-// if G is in e.Gate; else G is in W(Y) and C leaves Y from a read hold of
-// it, so the lock instance e waits for is read-held, not write-held, and a
-// read acquisition blocks then only behind a queued writer, which holds G
-// (every write that could queue held all of W(Y)). Edges' own goroutines
-// are distinct; a queued writer is none of them (it is blocked on a write
-// acquisition C does not make) and one per lock instance waited for. C has
-// two edges at least, so two goroutines hold G for writing at once:
-// impossible. So some deadlocking cycle has an empty counted gate. The
-// limit is the gate's: writes made where the owner does not see them.
+// rechecks the edges into id when it narrows. Rules R7 and R8 of
+// docs/RULES.md use it: a search counts a read-only edge p = X->Y as taken
+// under p.Gate and Y's writers' gate when the cycle's next edge was only
+// ever taken from a read hold of Y, and under p.Gate alone otherwise.
 func (g *Graph) SetWritersGate(id NodeID, w Gate) {
 	if n := g.nodes[id]; n != nil {
 		g.countWriters(n.writers, -1)

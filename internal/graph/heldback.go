@@ -5,37 +5,11 @@ package graph
 // and its second search (searchStates with an exists) to the paths it
 // explores.
 //
-// The rule. Let r = X->Y be a read-only edge of c (!ToWrite) whose next
-// edge q = Y->Z was only ever taken from read holds of Y (!q.FromWrite),
-// and G a lock of Y's writers' gate W(Y). If some edge e of c holds G for
-// writing (G in e.Gate, or G is e.Src: e is always taken holding G as
-// its From), other than an edge that may write Y itself, then r cannot
-// block in a deadlock along c, and c cannot deadlock.
-//
-// Why. In a deadlock along c (its goroutines each blocked on a lock held
-// by the next, as SetWritersGate has it), r's goroutine waits to
-// read-lock the instance y of Y that q's goroutine read-holds. A writer
-// of y does not hold it, then: a read acquisition blocks only behind a
-// queued writer w of y, blocked in its write acquisition of y, which
-// holds every lock of W(Y), G among them (the writes that could queue
-// all did). e's goroutine holds G for writing too, and G is exclusive:
-// it is w. But e's goroutine is blocked on e's own acquisition, which is
-// not a write of Y (a goroutine waits for one lock at a time). If e is r
-// itself, r's goroutine is blocked in a read acquisition of y, not in
-// w's write. So no such w, and r does not block. Where every edge holds
-// G, this is the gate rule of SetWritersGate for the read edges; here
-// one edge is enough, but it must be in the cycle, and the cycle must
-// leave Y from a read hold (else the reader may wait for a writer that
-// holds y, and held G only while it took y). The limit is the writers'
-// gate's: writes of Y the owner does not see.
-//
-// Which edges may write Y. The graph does not know which of its nodes
-// stand for one lock (a class's node, and the nodes of its instances
-// when they nest, all share the class's writers' gate), so an edge taken
-// for writing counts as maybe writing Y whenever its To's writers' gate
-// holds G: holds leaves W(e.To) out of a writing edge's locks, for every
-// read edge of the cycle alike. That misses no deadlock; it can only
-// hold back less.
+// The rule (docs/RULES.md R8): a read-only edge X->Y of c, whose next
+// edge leaves Y from read holds only, cannot block if some edge of c
+// holds a lock of Y's writers' gate for writing, other than an edge that
+// may write Y itself (one taken for writing whose To's writers' gate
+// holds that lock: holds leaves it out).
 //
 // The sets. The rule holds c back exactly when held, the union over c's
 // edges of holds(e), meets wg, the union of W(Y) over the read edges
@@ -43,7 +17,7 @@ package graph
 // g.gated can be in both, so holds keeps only those: where no writers'
 // gate holds a lock, heldBack costs nothing.
 func (g *Graph) heldBack(c Cycle) bool {
-	if exclusive(c) {
+	if g.exclusive(c) {
 		return true
 	}
 	if len(g.gated) == 0 {
@@ -61,18 +35,23 @@ func (g *Graph) heldBack(c Cycle) bool {
 
 // exclusive reports whether two edges of c hold one lock for writing (in
 // their gates, or as their From, always write-held: Src): then c cannot
-// deadlock, the pair rule. In a deadlock along c each edge is a goroutine
-// of its own, blocked while it holds its edge's locks, and a lock held
-// for writing has one holder. Where every edge holds the lock in its
-// gate, this is the rule of the gates, which the search applies itself;
-// the pair rule needs two, and counts Src: a cycle through a lock's
-// holder, taken again under it elsewhere (a database's Close holding the
-// writer lock that its transactions take first), cannot close.
-func exclusive(c Cycle) bool {
+// deadlock, the pair rule (docs/RULES.md R9). A lock marked solo
+// (SetSolo) does not count. Rule R18 (R-RW) extends it to a write
+// hold against a read hold (RGate, Hold); a cycle held back so is noted
+// (noteRW), to be searched again should that lock turn loose (Loosen).
+func (g *Graph) exclusive(c Cycle) bool {
 	for i, e := range c {
-		h := holdsOf(e, nil, false)
+		h := holdsOf(e, nil, false, g.solo)
 		for _, f := range c[i+1:] {
-			if h.Meets(holdsOf(f, nil, false)) {
+			if h.Meets(holdsOf(f, nil, false, g.solo)) {
+				return true
+			}
+		}
+	}
+	for i, e := range c {
+		for _, f := range c[i+1:] {
+			if rw := g.rwExcluded(e, f); rw.Len() > 0 {
+				g.noteRW(rw.IDs(), c[0])
 				return true
 			}
 		}
@@ -83,30 +62,30 @@ func exclusive(c Cycle) bool {
 // holds returns the locks of g.gated (those some writers' gate holds)
 // that e's goroutine holds for writing, e.Gate and e.Src, less e.To's
 // writers' gate if e may write To (see heldBack).
-func (g *Graph) holds(e *Edge) Gate { return holdsOf(e, g.gated, true) }
+func (g *Graph) holds(e *Edge) Gate { return holdsOf(e, g.gated, true, nil) }
 
 // holdsOf returns the locks e's goroutine holds for writing, e.Gate and
 // e.Src: those of among (all if among is nil), less e.To's writers' gate
-// if e may write To and maybeY is set (holds).
-func holdsOf(e *Edge, among map[NodeID]int, maybeY bool) Gate {
+// if e may write To and maybeY is set (holds), and less the locks of solo
+// (taken by one goroutine only: see SetSolo).
+func holdsOf(e *Edge, among map[NodeID]int, maybeY bool, solo map[NodeID]struct{}) Gate {
+	return collect(e.Gate, e.Src, func(id NodeID) bool {
+		return !in(solo, id) && (among == nil || inCount(among, id)) &&
+			!(maybeY && e.ToWrite && e.to.writers.Has(id))
+	})
+}
+
+// collect returns the locks of w, and extra if it is not 0, that keep
+// keeps, in a new list.
+func collect(w Gate, extra NodeID, keep func(NodeID) bool) Gate {
 	var ids []NodeID
-	keep := func(id NodeID) {
-		if among != nil {
-			if _, ok := among[id]; !ok {
-				return
-			}
-		}
-		if !(maybeY && e.ToWrite && e.to.writers.Has(id)) {
+	for i, id := range w.ids {
+		if i+1 != w.skip && keep(id) {
 			ids = append(ids, id)
 		}
 	}
-	for i, id := range e.Gate.ids {
-		if i+1 != e.Gate.skip {
-			keep(id)
-		}
-	}
-	if e.Src != 0 {
-		keep(e.Src)
+	if extra != 0 && keep(extra) {
+		ids = append(ids, extra)
 	}
 	if len(ids) == 0 {
 		return Gate{}
@@ -114,13 +93,17 @@ func holdsOf(e *Edge, among map[NodeID]int, maybeY bool) Gate {
 	return NewGate(ids)
 }
 
+// in reports whether id is in set; inCount, whether it is in count.
+func in(set map[NodeID]struct{}, id NodeID) bool   { _, ok := set[id]; return ok }
+func inCount(count map[NodeID]int, id NodeID) bool { _, ok := count[id]; return ok }
+
 // exists is what a search under the rule of heldBack adds to its states:
 // the sets held and wg of the paths searched, interned, so that a state
 // carries them as an index (state.sets). Index 0 is two empty sets.
 // held keeps only the locks of among: those wg can come to hold.
 type exists struct {
 	sets  []pathSets
-	index map[[3]string]uint32
+	index map[[4]string]uint32
 	among map[NodeID]int
 	// pair keeps, for the pair rule (exclusive), the locks that two edges
 	// the search can take, e among them, hold; all of them if nil.
@@ -128,11 +111,19 @@ type exists struct {
 	// back holds the nodes that reach e.From, the only ones a path of the
 	// search can go through; nil if not known (any node).
 	back map[*Node]bool
+	// solo and loose are the graph's: the locks the pair rule does not
+	// count (see SetSolo), and read holds R-RW does not (see Loosen).
+	solo, loose map[NodeID]struct{}
+	// closing is the edge the search closes its cycles on, and rw the
+	// locks by which R-RW cut a path of it (see follow).
+	closing *Edge
+	rw      []NodeID
 }
 
-// pathSets are a path's sets: held and wg of the rule of heldBack, and
-// all, the locks of x.pair its edges hold (exclusive).
-type pathSets struct{ held, wg, all Gate }
+// pathSets are a path's sets: held and wg of the rule of heldBack, all,
+// the locks of x.pair its edges hold for writing (exclusive), and reads,
+// those they hold at least for reading (R-RW).
+type pathSets struct{ held, wg, all, reads Gate }
 
 // newExists returns the sets of a search under the rule of heldBack for
 // a cycle through e, visiting nodes of rank up to bound, how many nodes
@@ -147,7 +138,7 @@ type pathSets struct{ held, wg, all Gate }
 // locks that a layered graph multiplies. Should that look visit more
 // than budget nodes, held keeps every lock of g.gated.
 func (g *Graph) newExists(e *Edge, canBlock func(*Edge) bool, bound, budget int) (x *exists, region, visited int) {
-	x = &exists{sets: []pathSets{{}}, index: map[[3]string]uint32{{}: 0}, among: g.gated}
+	x = &exists{sets: []pathSets{{}}, index: map[[4]string]uint32{{}: 0}, among: g.gated, solo: g.solo, loose: g.loose, closing: e}
 	among := make(map[NodeID]int)
 	// holders keeps, for each lock, a few of the edges that hold it; a
 	// lock goes into x.pair once two of them differ in From and in To.
@@ -164,7 +155,7 @@ func (g *Graph) newExists(e *Edge, canBlock func(*Edge) bool, bound, budget int)
 				}
 			}
 		}
-		for _, id := range holdsOf(e, nil, false).IDs() {
+		for _, id := range holdsOf(e, nil, false, g.solo).Union(readsOf(e, nil, g.solo, g.loose)).IDs() {
 			if _, ok := x.pair[id]; ok {
 				continue
 			}
@@ -222,13 +213,13 @@ func (g *Graph) newExists(e *Edge, canBlock func(*Edge) bool, bound, budget int)
 	return x, region, visited + region
 }
 
-// intern returns the index of the sets held and wg.
-func (x *exists) intern(held, wg, all Gate) uint32 {
-	k := [3]string{held.key(), wg.key(), all.key()}
+// intern returns the index of the sets held, wg, all and reads.
+func (x *exists) intern(held, wg, all, reads Gate) uint32 {
+	k := [4]string{held.key(), wg.key(), all.key(), reads.key()}
 	i, ok := x.index[k]
 	if !ok {
 		i = uint32(len(x.sets))
-		x.sets = append(x.sets, pathSets{held, wg, all})
+		x.sets = append(x.sets, pathSets{held, wg, all, reads})
 		x.index[k] = i
 	}
 	return i
@@ -246,12 +237,18 @@ func (x *exists) intern(held, wg, all Gate) uint32 {
 // states kept, and how many.
 func (x *exists) follow(from uint32, e *Edge, ways [2]state, split bool) ([2]state, int) {
 	s := x.sets[from]
-	mine := holdsOf(e, x.pair, false)
+	mine := holdsOf(e, x.pair, false, x.solo)
 	if mine.Meets(s.all) {
 		return ways, 0 // the pair rule (exclusive)
 	}
+	reads := readsOf(e, x.pair, x.solo, x.loose)
+	if rw := mine.Intersect(s.reads).Union(reads.Intersect(s.all)); rw.Len() > 0 {
+		x.rw = append(x.rw, rw.IDs()...)
+		return ways, 0 // rule R-RW
+	}
 	all := s.all.With(mine)
-	held := s.held.With(holdsOf(e, x.among, true))
+	reads = s.reads.With(reads)
+	held := s.held.With(holdsOf(e, x.among, true, nil))
 	if held.Meets(s.wg) {
 		return ways, 0
 	}
@@ -264,11 +261,11 @@ func (x *exists) follow(from uint32, e *Edge, ways [2]state, split bool) ([2]sta
 		ways[1] = state{id: ways[0].id, gate: ways[0].gate, next: readNext}
 		split = true
 	}
-	ways[0].sets = x.intern(held, s.wg, all)
+	ways[0].sets = x.intern(held, s.wg, all, reads)
 	if !split || held.Meets(wg) {
 		return ways, 1
 	}
-	ways[1].sets = x.intern(held, wg, all)
+	ways[1].sets = x.intern(held, wg, all, reads)
 	return ways, 2
 }
 
@@ -277,9 +274,9 @@ func (x *exists) follow(from uint32, e *Edge, ways [2]state, split bool) ([2]sta
 func (x *exists) addPairs(d Cycle) bool {
 	added := false
 	for i, a := range d {
-		h := holdsOf(a, nil, false)
+		h := holdsOf(a, nil, false, x.solo).Union(readsOf(a, nil, x.solo, x.loose))
 		for _, b := range d[i+1:] {
-			for _, id := range h.Intersect(holdsOf(b, nil, false)).IDs() {
+			for _, id := range h.Intersect(holdsOf(b, nil, false, x.solo).Union(readsOf(b, nil, x.solo, x.loose))).IDs() {
 				if _, ok := x.pair[id]; !ok {
 					x.pair[id] = 1
 					added = true

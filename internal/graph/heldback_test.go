@@ -227,6 +227,9 @@ func TestHeldBackAgainstBruteForce(t *testing.T) {
 			from, to := graph.NodeID(1+rng.IntN(nodes)), graph.NodeID(1+rng.IntN(nodes))
 			for range 1 + rng.IntN(2) {
 				o := graph.Observation{Gate: subset(from, to), FromRead: rng.IntN(3) == 0, ToRead: rng.IntN(2) == 0}
+				if rng.IntN(3) == 0 {
+					o.RGate = subset(from, to)
+				}
 				switch rng.IntN(4) {
 				case 0, 1:
 					o.FromLock = from
@@ -348,12 +351,16 @@ func (w *walker) readCounted(c graph.Cycle, i int) bool {
 // gates, or as their Src), and the ∃ rule, pair by pair: a read edge into
 // Y counted with Y's writers' gate, a lock G of it, and an edge that holds
 // G and does not write a node whose writers' gate holds G.
+//
+// Rule R-RW: one of the two may hold the lock at least for reading (its
+// RGate, or its Hold), the other holding it for writing.
 func (w *walker) heldBack(c graph.Cycle) bool {
 	holds := func(e *graph.Edge, l graph.NodeID) bool { return e.Gate.Has(l) || e.Src == l }
+	reads := func(e *graph.Edge, l graph.NodeID) bool { return e.RGate.Has(l) || e.Hold == l }
 	for i, e := range c {
 		for _, f := range c[i+1:] {
 			for _, l := range walkLocks {
-				if holds(e, l) && holds(f, l) {
+				if holds(e, l) && (holds(f, l) || reads(f, l)) || reads(e, l) && holds(f, l) {
 					return true
 				}
 			}

@@ -157,13 +157,9 @@ func (g *Graph) search(e *Edge, canBlock func(*Edge) bool) Cycle {
 // cycle back, that costs one pass over it (heldBack), and nothing where
 // no writers' gate holds a lock (g.gated is empty).
 //
-// The sets can make the second search visit many more states than the
-// first: exponentially many, paths that hold different locks reaching
-// one node apart. So it runs on a budget of its own, proportional to
-// what the first visited (existsMin, existsFactor), and keeps in the
-// sets only the locks that can count (newExists); should the budget run
-// out before it finds a cycle or rules every one out, the cycle found
-// first is reported: maybe falsely, rather than a cycle missed.
+// The second search runs on a budget (existsMin, existsFactor) and keeps
+// only the locks that can count (newExists); past the budget the cycle
+// found first is reported (docs/RULES.md R10).
 func (g *Graph) searchWithin(e *Edge, canBlock func(*Edge) bool, bound int) Cycle {
 	c, _ := g.searchCounted(e, canBlock, bound)
 	return c
@@ -200,6 +196,9 @@ func (g *Graph) searchCounted(e *Edge, canBlock func(*Edge) bool, bound int) (Cy
 			return c, n + m + used
 		}
 		if d == nil || !x.addPairs(d) {
+			if len(x.rw) > 0 {
+				g.noteRW(NewGate(x.rw).IDs(), e)
+			}
 			return d, n + m + used
 		}
 	}
@@ -224,11 +223,12 @@ func (g *Graph) searchCounted(e *Edge, canBlock func(*Edge) bool, bound int) (Cy
 // to its end (false if budget states were visited first), and how many
 // states it visited.
 func (g *Graph) searchStates(e *Edge, canBlock func(*Edge) bool, bound int, x *exists, budget int) (Cycle, bool, int) {
-	starts := [2]state{{id: e.To, gate: e.Gate.key()}}
-	gates := map[string]Gate{starts[0].gate: e.Gate}
+	start := g.evidence(e.Gate)
+	starts := [2]state{{id: e.To, gate: start.key()}}
+	gates := map[string]Gate{starts[0].gate: start}
 	split := false
 	if !e.ToWrite && e.to.writers.Len() > 0 {
-		if with := e.Gate.Union(e.to.writers); with.Len() != e.Gate.Len() {
+		if with := start.Union(e.to.writers); with.Len() != start.Len() {
 			starts[0].next = writeNext
 			starts[1] = state{id: e.To, gate: with.key(), next: readNext}
 			gates[starts[1].gate] = with
@@ -238,7 +238,7 @@ func (g *Graph) searchStates(e *Edge, canBlock func(*Edge) bool, bound int, x *e
 	n := 1 + btoi(split)
 	if x != nil {
 		starts, n = x.follow(0, e, starts, split)
-	} else if !split && e.Gate.Len() == 0 {
+	} else if !split && start.Len() == 0 {
 		c, n := g.searchPlain(e, canBlock, bound)
 		return c, true, n
 	}

@@ -94,6 +94,9 @@ func TestSightingsBruteForce(t *testing.T) {
 				continue
 			}
 			o := graph.Observation{Gate: subset(from, to), FromRead: rng.IntN(3) == 0, ToRead: rng.IntN(2) == 0}
+			if rng.IntN(3) == 0 {
+				o.RGate = subset(from, to)
+			}
 			switch rng.IntN(4) {
 			case 0, 1:
 				o.FromLock = from
@@ -105,7 +108,7 @@ func TestSightingsBruteForce(t *testing.T) {
 			if c != nil {
 				reported = true
 			}
-			s := &graph.Edge{From: from, To: to, Gate: o.Gate, ToWrite: !o.ToRead, FromWrite: !o.FromRead}
+			s := &graph.Edge{From: from, To: to, Gate: o.Gate, ToWrite: !o.ToRead, FromWrite: !o.FromRead, Hold: o.FromLock, RGate: o.RGate}
 			if !o.FromRead {
 				s.Src = o.FromLock
 			}

@@ -372,21 +372,11 @@ func (g *G) Stale() bool {
 // be read-unlocked by another, so a goroutine that read-locks what it
 // seems to read-hold already may have handed the first hold over.
 //
-// The goroutine's own count of read holds of the lock decides: each of
-// its read acquisitions of the lock adds one, each of its RUnlocks of the
-// lock takes one away (an RUnlock is the goroutine's that calls it,
-// whoever took the hold), and another goroutine's RUnlock never counts
-// for it. The report stands once the count has fallen Left below where it
-// was when the report was held back: the goroutine then released itself
-// Left holds that were there at that moment. For a recursive read lock
-// Left is 1 when held back and the new hold adds one once taken: two own
-// holds at once, the earlier one and the new one, both released by the
-// goroutine. If the new hold is never taken (RLockContext gave up behind
-// a writer), one own release of the earlier hold is proof: the second
-// read lock blocked on a hold the goroutine would release itself only
-// later. The count assumes that a goroutine releases only holds it took
-// itself; one that ends read holds of the lock that others began, while
-// a report waits on it, could prove it falsely.
+// The goroutine's own count of read holds of the lock decides: its read
+// acquisitions add one, its RUnlocks take one away, and the report stands
+// once the count has fallen Left below where it was when the report was
+// held back (docs/RULES.md R12). For a recursive read lock Left is 1, and
+// the new hold adds one once taken.
 //
 // A Pending names its lock by ID, so that a report never proved does not
 // keep the lock alive (a collected lock is never released again).

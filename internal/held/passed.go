@@ -4,7 +4,8 @@ package held
 // done: a Do that returned, or ran the Once's function. It is bounded: a
 // goroutine that uses more Onces forgets the oldest, and is from then on
 // forgetful (see Forgetful): an edge recorded because a Once was forgotten
-// would be a false report, so a forgetful goroutine records none.
+// would be a false report, so a forgetful goroutine records none
+// (docs/RULES.md R16).
 type passedOnces struct {
 	ids  [8]uint64
 	next uint8

@@ -10,13 +10,8 @@ import (
 )
 
 // Order edges from read holds wait on the goroutine that took them until
-// the holds prove to be its own. sync.RWMutex lets one goroutine RLock and
-// another RUnlock, so a goroutine that takes Y while it seems to read-hold
-// X may have handed X's hold over already: the edge X->Y is then not an
-// order its code keeps. The edge stands once the goroutine releases X
-// itself, its last read hold of X, while X's read generation is the one
-// of the hold (no goroutine released a read hold of X it did not hold in
-// between); it is dropped when the generation moves on.
+// the holds prove to be its own (docs/RULES.md R12); they are dropped when
+// the lock's read generation moves on (R13).
 
 // A Wait is the order edges of one acquisition whose sources are read
 // holds: from each of Srcs to To. The acquisition's chain, Key, is cached

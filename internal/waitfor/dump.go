@@ -119,7 +119,12 @@ func DumpCount() int64 { return dumpCount.Load() }
 // newDump stops the world once to list every goroutine.
 func newDump() *Dump {
 	dumpCount.Add(1)
-	buf := stack.All()
+	return parseDump(stack.All())
+}
+
+// parseDump indexes buf, every goroutine's stack as runtime.Stack prints
+// them.
+func parseDump(buf []byte) *Dump {
 	d := &Dump{at: mono.Now(), buf: buf, index: map[int64][2]int{}}
 	for off := 0; off < len(buf); {
 		end := bytes.Index(buf[off:], []byte("\n\n"))

@@ -3,6 +3,7 @@ package waitfor
 import (
 	"os"
 	"strings"
+	"time"
 
 	"github.com/syncwatch/syncwatch/internal/goid"
 	"github.com/syncwatch/syncwatch/internal/leak"
@@ -51,10 +52,25 @@ func gather(g *Graph, keepLooking bool) *Evidence {
 		return e
 	}
 	e.Leaks = leak.Detect()
-	e.Dump = Fresh()
-	e.AllBlocked, e.Busy = allBlocked(e.Dump, g)
-	return e
+	// The collection the detection ran queues the cleanups of what it
+	// freed (internal/gls trims after each one), so the goroutine that
+	// runs them may be busy just now: if it alone keeps the program from
+	// looking all blocked, look again once it has had time to finish,
+	// rather than taking the program for busy and collecting again.
+	for try := 1; ; try++ {
+		var cleaning bool
+		e.Dump = Fresh()
+		e.AllBlocked, e.Busy, cleaning = blockedBut(e.Dump, g)
+		if e.AllBlocked || !cleaning || try == cleanupLooks {
+			return e
+		}
+		time.Sleep(time.Duration(try) * time.Millisecond)
+	}
 }
+
+// cleanupLooks is how many dumps gather takes after a leak detection while
+// only the runtime's cleanup goroutine is running.
+const cleanupLooks = 4
 
 // blockedStates are the states, as a goroutine dump's header shows them,
 // of a goroutine that only another goroutine, or input from outside the
@@ -98,29 +114,42 @@ func StateBlocked(state string) bool {
 // StateBlocked), and no wait of g could end by itself; if not, busy says
 // that only running or runnable goroutines were not blocked.
 func allBlocked(d *Dump, g *Graph) (all, busy bool) {
+	all, busy, _ = blockedBut(d, g)
+	return all, busy
+}
+
+// blockedBut is allBlocked, also reporting whether the only goroutines not
+// blocked were running cleanups or finalizers (cleaning).
+func blockedBut(d *Dump, g *Graph) (all, busy, cleaning bool) {
 	for _, w := range g.waits {
 		if w.Bounded {
-			return false, false
+			return false, false, false
 		}
 	}
 	self := goid.ID()
-	all, busy = true, true
+	all, busy, cleaning = true, true, true
 	for id, state := range d.States() {
 		if id == self || StateBlocked(state) {
 			continue
 		}
-		if strings.Contains(d.text(id), deliverFunc) {
-			continue // printing a report: it ends, and wakes nobody
+		if t := d.text(id); strings.Contains(t, deliverFunc) || strings.Contains(t, trimFunc) {
+			// Printing a report, or trimming goroutine states after a
+			// collection (which the leak detection's own collection
+			// starts): it ends, and wakes nobody.
+			continue
 		}
 		if debugEvidence {
-			println("waitfor: not all blocked:", id, state)
+			println("waitfor: not all blocked:", id, state, "\n"+d.text(id))
 		}
 		all = false
 		if s, _, _ := strings.Cut(state, ", "); s != "running" && s != "runnable" && s != "preempted" {
 			busy = false
 		}
+		if t := d.text(id); !strings.Contains(t, "runtime.runCleanups(") && !strings.Contains(t, "runtime.runfinq(") {
+			cleaning = false
+		}
 	}
-	return all, all || busy
+	return all, all || busy, !all && cleaning
 }
 
 var debugEvidence = os.Getenv("SYNCWATCH_DEBUG_EVIDENCE") != ""
@@ -128,3 +157,7 @@ var debugEvidence = os.Getenv("SYNCWATCH_DEBUG_EVIDENCE") != ""
 // deliverFunc names, in a goroutine dump, the function that delivers the
 // monitor's findings.
 const deliverFunc = "internal/waitfor.deliver("
+
+// trimFunc names, in a goroutine dump, the cleanup that trims goroutine
+// states after each garbage collection (internal/gls).
+const trimFunc = "internal/gls.trimAfterGC." // .func1( before Go 1.27, .1( from it
