@@ -10,6 +10,9 @@ func TestInFunc(t *testing.T) {
 		{"store.(*DB).get", "store.(*DB).get", true},
 		{"store.(*DB).get.func1", "store.(*DB).get", true},
 		{"store.(*DB).get.func2.1", "store.(*DB).get", true},
+		{"store.(*DB).get.1", "store.(*DB).get", true}, // Go 1.27's closure names
+		{"store.(*DB).get.2.1", "store.(*DB).get", true},
+		{"store.(*DB).get.x", "store.(*DB).get", false},
 		{"store.Get[...]", "store.Get", true},
 		{"store.Get[...].func1", "store.Get", true},
 		{"store.Map[...].Load", "store.Map", false},

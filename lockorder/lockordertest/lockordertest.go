@@ -260,8 +260,8 @@ func abandoned() string {
 }
 
 // inFunc reports whether fn, the function of a lock's site ("" if none),
-// is f, one of its closures ("f.func1", "f.func2.1") or an instance of it
-// if generic ("f[...]").
+// is f, one of its closures ("f.func1", "f.func2.1"; from Go 1.27 "f.1")
+// or an instance of it if generic ("f[...]").
 func inFunc(fn, f string) bool {
 	if fn == "" || !strings.HasPrefix(fn, f) {
 		return false
@@ -270,9 +270,10 @@ func inFunc(fn, f string) bool {
 	if rest == "" {
 		return true
 	}
-	if !strings.HasPrefix(rest, ".func") || len(rest) == len(".func") {
+	rest, ok := strings.CutPrefix(rest, ".")
+	if !ok {
 		return false
 	}
-	c := rest[len(".func")]
-	return '0' <= c && c <= '9'
+	rest = strings.TrimPrefix(rest, "func")
+	return rest != "" && '0' <= rest[0] && rest[0] <= '9'
 }
