@@ -179,7 +179,9 @@ func TestOnceSeenDoneSurvivesATrim(t *testing.T) {
 
 // Goroutines that lock a mutex and exit, another goroutine unlocking it for
 // them (legal): their states, which list only locks released for them, are
-// dropped by a trim, and nothing is reported.
+// freed by a trim once there are as many as goroutines (at least 1,024:
+// each such freeing takes a goroutine dump), so at most that many stay,
+// and nothing is reported.
 func TestHandedOffHoldsLeaveNoState(t *testing.T) {
 	fresh(t)
 	leaveIdleStates()
@@ -197,7 +199,7 @@ func TestHandedOffHoldsLeaveNoState(t *testing.T) {
 		m.Unlock() // on behalf of the exited goroutine
 	}
 	gls.Trim()
-	assert.Less(t, goroutineStates()-before, n/10, "states left by hand-offs")
+	assert.Less(t, goroutineStates()-before, n/4, "states left by %d hand-offs", n)
 	lockorder.ReportBlocked(0)
 	assert.Empty(t, lockorder.Violations())
 }
