@@ -200,8 +200,8 @@ func holds(gs *held.G, l *class.Lock) {
 	}
 }
 
-// forgetLock drops a dead lock from the graph's sets of locks (solo,
-// loose).
+// forgetLock drops a dead lock from the graph's set of loosened locks
+// (R18).
 func forgetLock(id graph.NodeID) {
 	eng.mu.Lock()
 	eng.graph.Forget(id)

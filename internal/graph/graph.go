@@ -122,9 +122,6 @@ type Graph struct {
 	// it: the locks the rule of heldBack can find held. Empty, the rule
 	// costs nothing.
 	gated map[NodeID]int
-	// solo holds the locks only one goroutine has taken so far (see
-	// SetSolo).
-	solo map[NodeID]struct{}
 	// loose holds the locks whose read holds may have been handed over
 	// (see Loosen); rwHeld, for each lock, edges whose cycles rule R-RW
 	// held back on it, to search again if it turns loose.
@@ -345,7 +342,6 @@ func (g *Graph) Remove(id NodeID) {
 	}
 	g.countWriters(n.writers, -1)
 	delete(g.nodes, id)
-	delete(g.solo, id)
 	delete(g.loose, id)
 	delete(g.rwHeld, id)
 	g.shrink()
@@ -376,48 +372,6 @@ func (g *Graph) shrink() {
 
 // Reset empties the graph.
 func (g *Graph) Reset() { *g = Graph{MaxSearch: g.MaxSearch} }
-
-// SetSolo records whether lock id has been taken by one goroutine only
-// (on) or by two at least. A lock is evidence that two edges' goroutines
-// exclude each other only if two goroutines take it: until then it
-// counts neither in an edge's own gate for the gate rule nor for the
-// pair rule; through a writers' gate it still does. lockorder does not
-// use it (rule R20 of docs/RULES.md was withdrawn: a gate lock taken by
-// one test goroutine is still a gate in the program it tests).
-func (g *Graph) SetSolo(id NodeID, on bool) {
-	if !on {
-		delete(g.solo, id)
-		return
-	}
-	if g.solo == nil {
-		g.solo = make(map[NodeID]struct{})
-	}
-	g.solo[id] = struct{}{}
-}
-
-// evidence returns gate w less the locks of g.solo: gate w itself when
-// none is, which is the common case and costs one map length.
-func (g *Graph) evidence(w Gate) Gate {
-	if len(g.solo) == 0 || w.Len() == 0 {
-		return w
-	}
-	var ids []NodeID
-	drop := false
-	for i, id := range w.ids {
-		if i+1 == w.skip {
-			continue
-		}
-		if _, ok := g.solo[id]; ok {
-			drop = true
-			continue
-		}
-		ids = append(ids, id)
-	}
-	if !drop {
-		return w
-	}
-	return Gate{ids: ids}
-}
 
 // SetWritersGate sets the writers' gate of node id, if it exists: locks
 // held for writing at every acquisition of id for writing that could

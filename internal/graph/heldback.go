@@ -35,15 +35,14 @@ func (g *Graph) heldBack(c Cycle) bool {
 
 // exclusive reports whether two edges of c hold one lock for writing (in
 // their gates, or as their From, always write-held: Src): then c cannot
-// deadlock, the pair rule (docs/RULES.md R9). A lock marked solo
-// (SetSolo) does not count. Rule R18 (R-RW) extends it to a write
+// deadlock, the pair rule (docs/RULES.md R9). Rule R18 (R-RW) extends it to a write
 // hold against a read hold (RGate, Hold); a cycle held back so is noted
 // (noteRW), to be searched again should that lock turn loose (Loosen).
 func (g *Graph) exclusive(c Cycle) bool {
 	for i, e := range c {
-		h := holdsOf(e, nil, false, g.solo)
+		h := holdsOf(e, nil, false)
 		for _, f := range c[i+1:] {
-			if h.Meets(holdsOf(f, nil, false, g.solo)) {
+			if h.Meets(holdsOf(f, nil, false)) {
 				return true
 			}
 		}
@@ -62,15 +61,14 @@ func (g *Graph) exclusive(c Cycle) bool {
 // holds returns the locks of g.gated (those some writers' gate holds)
 // that e's goroutine holds for writing, e.Gate and e.Src, less e.To's
 // writers' gate if e may write To (see heldBack).
-func (g *Graph) holds(e *Edge) Gate { return holdsOf(e, g.gated, true, nil) }
+func (g *Graph) holds(e *Edge) Gate { return holdsOf(e, g.gated, true) }
 
 // holdsOf returns the locks e's goroutine holds for writing, e.Gate and
 // e.Src: those of among (all if among is nil), less e.To's writers' gate
-// if e may write To and maybeY is set (holds), and less the locks of solo
-// (taken by one goroutine only: see SetSolo).
-func holdsOf(e *Edge, among map[NodeID]int, maybeY bool, solo map[NodeID]struct{}) Gate {
+// if e may write To and maybeY is set (holds).
+func holdsOf(e *Edge, among map[NodeID]int, maybeY bool) Gate {
 	return collect(e.Gate, e.Src, func(id NodeID) bool {
-		return !in(solo, id) && (among == nil || inCount(among, id)) &&
+		return (among == nil || inCount(among, id)) &&
 			!(maybeY && e.ToWrite && e.to.writers.Has(id))
 	})
 }
@@ -111,9 +109,9 @@ type exists struct {
 	// back holds the nodes that reach e.From, the only ones a path of the
 	// search can go through; nil if not known (any node).
 	back map[*Node]bool
-	// solo and loose are the graph's: the locks the pair rule does not
-	// count (see SetSolo), and read holds R-RW does not (see Loosen).
-	solo, loose map[NodeID]struct{}
+	// loose is the graph's: the locks whose read holds R-RW does not
+	// count (see Loosen).
+	loose map[NodeID]struct{}
 	// closing is the edge the search closes its cycles on, and rw the
 	// locks by which R-RW cut a path of it (see follow).
 	closing *Edge
@@ -138,7 +136,7 @@ type pathSets struct{ held, wg, all, reads Gate }
 // locks that a layered graph multiplies. Should that look visit more
 // than budget nodes, held keeps every lock of g.gated.
 func (g *Graph) newExists(e *Edge, canBlock func(*Edge) bool, bound, budget int) (x *exists, region, visited int) {
-	x = &exists{sets: []pathSets{{}}, index: map[[4]string]uint32{{}: 0}, among: g.gated, solo: g.solo, loose: g.loose, closing: e}
+	x = &exists{sets: []pathSets{{}}, index: map[[4]string]uint32{{}: 0}, among: g.gated, loose: g.loose, closing: e}
 	among := make(map[NodeID]int)
 	// holders keeps, for each lock, a few of the edges that hold it; a
 	// lock goes into x.pair once two of them differ in From and in To.
@@ -155,7 +153,7 @@ func (g *Graph) newExists(e *Edge, canBlock func(*Edge) bool, bound, budget int)
 				}
 			}
 		}
-		for _, id := range holdsOf(e, nil, false, g.solo).Union(readsOf(e, nil, g.solo, g.loose)).IDs() {
+		for _, id := range holdsOf(e, nil, false).Union(readsOf(e, nil, g.loose)).IDs() {
 			if _, ok := x.pair[id]; ok {
 				continue
 			}
@@ -237,18 +235,18 @@ func (x *exists) intern(held, wg, all, reads Gate) uint32 {
 // states kept, and how many.
 func (x *exists) follow(from uint32, e *Edge, ways [2]state, split bool) ([2]state, int) {
 	s := x.sets[from]
-	mine := holdsOf(e, x.pair, false, x.solo)
+	mine := holdsOf(e, x.pair, false)
 	if mine.Meets(s.all) {
 		return ways, 0 // the pair rule (exclusive)
 	}
-	reads := readsOf(e, x.pair, x.solo, x.loose)
+	reads := readsOf(e, x.pair, x.loose)
 	if rw := mine.Intersect(s.reads).Union(reads.Intersect(s.all)); rw.Len() > 0 {
 		x.rw = append(x.rw, rw.IDs()...)
 		return ways, 0 // rule R-RW
 	}
 	all := s.all.With(mine)
 	reads = s.reads.With(reads)
-	held := s.held.With(holdsOf(e, x.among, true, nil))
+	held := s.held.With(holdsOf(e, x.among, true))
 	if held.Meets(s.wg) {
 		return ways, 0
 	}
@@ -274,9 +272,9 @@ func (x *exists) follow(from uint32, e *Edge, ways [2]state, split bool) ([2]sta
 func (x *exists) addPairs(d Cycle) bool {
 	added := false
 	for i, a := range d {
-		h := holdsOf(a, nil, false, x.solo).Union(readsOf(a, nil, x.solo, x.loose))
+		h := holdsOf(a, nil, false).Union(readsOf(a, nil, x.loose))
 		for _, b := range d[i+1:] {
-			for _, id := range h.Intersect(holdsOf(b, nil, false, x.solo).Union(readsOf(b, nil, x.solo, x.loose))).IDs() {
+			for _, id := range h.Intersect(holdsOf(b, nil, false).Union(readsOf(b, nil, x.loose))).IDs() {
 				if _, ok := x.pair[id]; !ok {
 					x.pair[id] = 1
 					added = true

@@ -7,22 +7,22 @@ package graph
 // edge's read holds, and which read holds may have been handed over.
 
 // readsOf returns the locks e's goroutine holds at least for reading at
-// every sighting, e.RGate and e.Hold, less the locks of solo and loose,
+// every sighting, e.RGate and e.Hold, less the locks of loose,
 // and only those of among (all if among is nil).
-func readsOf(e *Edge, among map[NodeID]int, solo, loose map[NodeID]struct{}) Gate {
+func readsOf(e *Edge, among map[NodeID]int, loose map[NodeID]struct{}) Gate {
 	if e.RGate.Len() == 0 && e.Hold == 0 {
 		return Gate{}
 	}
 	return collect(e.RGate, e.Hold, func(id NodeID) bool {
-		return !in(solo, id) && !in(loose, id) && (among == nil || inCount(among, id))
+		return !in(loose, id) && (among == nil || inCount(among, id))
 	})
 }
 
 // rwExcluded returns the locks by which rule R-RW excludes edges e and
 // f: held for writing by one, at least for reading by the other.
 func (g *Graph) rwExcluded(e, f *Edge) Gate {
-	we, wf := holdsOf(e, nil, false, g.solo), holdsOf(f, nil, false, g.solo)
-	re, rf := readsOf(e, nil, g.solo, g.loose), readsOf(f, nil, g.solo, g.loose)
+	we, wf := holdsOf(e, nil, false), holdsOf(f, nil, false)
+	re, rf := readsOf(e, nil, g.loose), readsOf(f, nil, g.loose)
 	return we.Intersect(rf).Union(wf.Intersect(re))
 }
 
@@ -78,9 +78,8 @@ func (g *Graph) Loosen(id NodeID) []*Edge {
 }
 
 // Forget drops lock id, which is dead, from the graph's sets of locks
-// (SetSolo, Loosen) where it is not a node.
+// (Loosen) where it is not a node.
 func (g *Graph) Forget(id NodeID) {
-	delete(g.solo, id)
 	delete(g.loose, id)
 	delete(g.rwHeld, id)
 }

@@ -33,12 +33,4 @@ func TestRWExclusionAndLoosen(t *testing.T) {
 	if _, _, c := h.Add(b, a, graph.Observation{RGate: gateOf(gate)}, nil); len(c) != 2 {
 		t.Fatalf("read holds on both sides: got %v, want the 2-cycle", ids(c))
 	}
-
-	// A lock only one goroutine took excludes nothing (R-SOLO).
-	var s graph.Graph
-	s.SetSolo(gate, true)
-	s.Add(a, b, graph.Observation{Gate: gateOf(gate)}, nil)
-	if _, _, c := s.Add(b, a, graph.Observation{RGate: gateOf(gate)}, nil); len(c) != 2 {
-		t.Fatalf("solo gate: got %v, want the 2-cycle", ids(c))
-	}
 }

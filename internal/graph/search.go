@@ -223,7 +223,7 @@ func (g *Graph) searchCounted(e *Edge, canBlock func(*Edge) bool, bound int) (Cy
 // to its end (false if budget states were visited first), and how many
 // states it visited.
 func (g *Graph) searchStates(e *Edge, canBlock func(*Edge) bool, bound int, x *exists, budget int) (Cycle, bool, int) {
-	start := g.evidence(e.Gate)
+	start := e.Gate
 	starts := [2]state{{id: e.To, gate: start.key()}}
 	gates := map[string]Gate{starts[0].gate: start}
 	split := false
