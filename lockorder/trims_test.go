@@ -43,43 +43,44 @@ func trimmedBlockedLocker(a, b *lockorder.Mutex, done chan struct{}, exit bool) 
 	a.Unlock()
 }
 
-// A goroutine blocked in Lock lists the lock it waits for, held by another:
-// Stale() is true, so a trim drops the state while the goroutine is alive;
-// the hold it then takes is written to the dropped state.
+// waitThroughTrim starts trimmedBlockedLocker blocked on a, held here,
+// trims goroutine states while it waits if trim is set, then releases a
+// and waits for the locker to return.
+func waitThroughTrim(t *testing.T, a, b *lockorder.Mutex, trim, exit bool) {
+	t.Helper()
+	a.Lock()
+	done := make(chan struct{})
+	go trimmedBlockedLocker(a, b, done, exit)
+	untilBlocked(t, "trimmedBlockedLocker")
+	if trim {
+		leaveIdleStates()
+		gls.Trim()
+	}
+	a.Unlock()
+	<-done
+}
+
+// A goroutine waiting in Lock lists the lock it waits for, which another
+// holds: its state looks like one that lists only handed-off locks, and a
+// trim must keep it, with the hold it then takes.
 func TestAWaitingGoroutineKeepsItsStateThroughTrims(t *testing.T) {
 	for _, trim := range []bool{false, true} {
 		fresh(t)
 		var a, b lockorder.Mutex
-		a.Lock()
-		done := make(chan struct{})
-		go trimmedBlockedLocker(&a, &b, done, false)
-		untilBlocked(t, "trimmedBlockedLocker")
-		if trim {
-			leaveIdleStates()
-			gls.Trim()
-		}
-		a.Unlock()
-		<-done
+		waitThroughTrim(t, &a, &b, trim, false)
 		assert.Empty(t, only(lockorder.KindNotHeld), "trim=%v: false not-held", trim)
 		run(func() { b.Lock(); a.Lock(); a.Unlock(); b.Unlock() }) // b -> a: a real cycle
 		assert.Len(t, only(lockorder.KindCycle), 1, "trim=%v: real cycle a->b, b->a", trim)
 	}
 }
 
+// The same goroutine, exiting with the lock it waited for: the lock is
+// reported left held, trim or not.
 func TestAWaitingGoroutineThatExitsHoldingIsReported(t *testing.T) {
 	for _, trim := range []bool{false, true} {
 		fresh(t)
 		var a, b lockorder.Mutex
-		a.Lock()
-		done := make(chan struct{})
-		go trimmedBlockedLocker(&a, &b, done, true)
-		untilBlocked(t, "trimmedBlockedLocker")
-		if trim {
-			leaveIdleStates()
-			gls.Trim()
-		}
-		a.Unlock()
-		<-done
+		waitThroughTrim(t, &a, &b, trim, true)
 		// Once the goroutine has exited, a look reports the lock it left.
 		mine := 0
 		for range 500 {
@@ -100,13 +101,14 @@ func TestAWaitingGoroutineThatExitsHoldingIsReported(t *testing.T) {
 	}
 }
 
-// The Onces seen done are a ring of 4: a goroutine that saw O done, then
-// used 4 other Onces, records L -> O on a Do it cannot wait on.
+// A goroutine remembers the last 8 Onces it saw done: one that saw O done,
+// then 8 other Onces, has forgotten O, and must then record no edge for a
+// Do of O it cannot wait on (L -> O would close a false cycle with O -> L).
 func TestAForgottenOnceRecordsNoEdge(t *testing.T) {
 	fresh(t)
 	var l lockorder.Mutex
 	var o lockorder.Once
-	var others [4]lockorder.Once
+	var others [8]lockorder.Once
 	run(func() {
 		o.Do(func() { l.Lock(); l.Unlock() })
 		for i := range others {
@@ -121,16 +123,16 @@ func TestAForgottenOnceRecordsNoEdge(t *testing.T) {
 
 func trimmedOnceWaiter(o *lockorder.Once, l *lockorder.Mutex, done chan struct{}) {
 	defer close(done)
-	o.Do(func() {}) // waits for the runner's function: its state lists the Once, held by the runner: Stale
+	o.Do(func() {}) // waits for the runner's function
 	// This goroutine saw o done: a Do of it cannot wait.
 	l.Lock()
 	o.Do(func() {})
 	l.Unlock()
 }
 
-// A goroutine waiting in Do for another's function is dropped by a trim
-// (Stale); the Once it then sees done is remembered in the dropped state
-// only, and its later Do under the lock the function takes is a false cycle.
+// A goroutine waiting in Do for another's function keeps its state through
+// a trim, with the Once it then sees done: its later Do under the lock the
+// function takes is no cycle.
 func TestAOnceWaiterKeepsWhatItSawThroughTrims(t *testing.T) {
 	for _, trim := range []bool{false, true} {
 		fresh(t)
