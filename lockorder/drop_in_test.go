@@ -5,7 +5,6 @@ package lockorder_test
 import (
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -99,44 +98,6 @@ func TestWaitGroupWaitsForAddAndGo(t *testing.T) {
 	assert.EqualValues(t, 11, n.Load())
 	wg.Wait() // at zero: returns at once
 	assert.Panics(t, func() { wg.Done() }, "a negative counter panics, as in sync")
-}
-
-func TestWaitGroupWaitUnderLockAGoFunctionTakesIsACycle(t *testing.T) {
-	fresh(t)
-	l := lockorder.NewMutex("wg-l")
-	var wg lockorder.WaitGroup
-	wg.Go(func() { // f takes l: WaitGroup -> l
-		l.Lock()
-		l.Unlock()
-	})
-	wg.Wait()
-	l.Lock() // Wait under l: l -> WaitGroup
-	wg.Wait()
-	l.Unlock()
-	cycles := only(lockorder.KindCycle)
-	require.Len(t, cycles, 1)
-	assert.Contains(t, cycles[0].Message, "wg-l -> WaitGroup lockorder_test.TestWaitGroupWaitUnderLockAGoFunctionTakesIsACycle (drop_in_test.go:")
-}
-
-func TestWaitGroupWaitedUnderALockItsWorkerNeedsIsADeadlock(t *testing.T) {
-	reportDeadlocks(t)
-	l := lockorder.NewMutex("wg-dl")
-	var wg lockorder.WaitGroup
-	l.Lock()
-	wg.Go(func() {
-		l.Lock() // blocks: the waiter holds l
-		l.Unlock()
-	})
-	waited := make(chan struct{})
-	go func() {
-		defer close(waited)
-		v := awaitKind(t, lockorder.KindDeadlock, 10*time.Second)
-		assert.Contains(t, v.Message, "waits for WaitGroup lockorder_test.TestWaitGroupWaitedUnderALockItsWorkerNeedsIsADeadlock (drop_in_test.go:")
-		assert.Contains(t, v.Message, "lock wg-dl#")
-		l.Unlock() // break it: a hand-off
-	}()
-	wg.Wait()
-	<-waited
 }
 
 func TestCondSignalAndBroadcast(t *testing.T) {

@@ -44,6 +44,7 @@ var (
 func installHooks() {
 	class.Forget = forgetClass
 	held.DropNote = dropNote
+	gls.Made = adoptGroup
 }
 
 // nodeInfo is what the engine knows of a graph node. It must not refer to

@@ -35,8 +35,10 @@ type WaitGroup struct {
 	n  atomic.Int64 // the counter, as far as Wait needs to know
 	l  atomic.Pointer[class.Lock]
 
-	mu      sync.Mutex
-	running map[int64]struct{} // goroutines started by Go, not yet returned
+	mu sync.Mutex
+	// running has the goroutines started by Go, not yet returned, that
+	// found no record in goStarted (see started.go).
+	running map[int64]struct{}
 }
 
 func (wg *WaitGroup) lock() *class.Lock {
@@ -112,37 +114,57 @@ func (wg *WaitGroup) Go(f func()) {
 			return
 		}
 		gid := goid.ID()
-		wg.mu.Lock()
-		if wg.running == nil {
-			wg.running = map[int64]struct{}{}
-		}
-		wg.running[gid] = struct{}{}
-		wg.mu.Unlock()
-		defer func() {
-			wg.mu.Lock()
-			delete(wg.running, gid)
-			wg.mu.Unlock()
-		}()
+		var l *class.Lock
 		if Mode(w&modeMask) == ModeCheck {
-			// f runs holding the group for reading: a Wait is a write that
-			// needs every reader gone, so locks f takes are ordered after
-			// the group, and a Wait under one of them closes a cycle.
-			gs, l := current(w), wg.lock()
-			tryAcquired(gs, l, true, false)
-			defer func() {
-				leaveBlocking(gs, l)
-				// The goroutine ends here: its state, if it holds
-				// nothing, frees its slot now (see gls.Release).
-				gls.Release(gid)
-			}()
+			l = wg.lock()
+		}
+		if r := startTracking(gid, wg, w, l); r != nil {
+			defer r.stop(gid)
+		} else {
+			wg.track(gid, w, l)
+			defer wg.untrack(gid, w, l)
 		}
 		f()
 	}()
 }
 
+// track records goroutine gid, started by Go, in wg's own map, for a
+// goroutine that found its window of goStarted full; in check mode
+// (l is the group's identity) it takes the group's hold at once: f runs
+// holding the group for reading, so that the locks f takes are ordered
+// after the group, and a Wait under one of them closes a cycle (a Wait is
+// a write that needs every reader gone). untrack undoes it as the
+// goroutine ends.
+func (wg *WaitGroup) track(gid int64, w uint32, l *class.Lock) {
+	wg.mu.Lock()
+	if wg.running == nil {
+		wg.running = map[int64]struct{}{}
+	}
+	wg.running[gid] = struct{}{}
+	wg.mu.Unlock()
+	if l != nil {
+		tryAcquired(current(w), l, true, false)
+	}
+}
+
+func (wg *WaitGroup) untrack(gid int64, w uint32, l *class.Lock) {
+	if l != nil {
+		leaveBlocking(current(w), l)
+		// The goroutine ends here: its state, if it holds nothing, frees
+		// its slot now (see gls.Release).
+		gls.Release(gid)
+	}
+	wg.mu.Lock()
+	delete(wg.running, gid)
+	wg.mu.Unlock()
+}
+
 // isRunning reports whether goroutine gid was started by Go and has not
 // returned.
 func (wg *WaitGroup) isRunning(gid int64) bool {
+	if startedBy(gid, wg) {
+		return true
+	}
 	wg.mu.Lock()
 	defer wg.mu.Unlock()
 	_, ok := wg.running[gid]
@@ -165,6 +187,7 @@ func (wg *WaitGroup) weakBlockers() func([]int64) []int64 {
 }
 
 func (wg *WaitGroup) blockers(dst []int64) []int64 {
+	dst = appendStarted(dst, wg)
 	wg.mu.Lock()
 	defer wg.mu.Unlock()
 	for id := range wg.running {

@@ -132,13 +132,26 @@ var (
 	trims    atomic.Int64 // trim passes run
 	fences   atomic.Int64 // fences taken (see fence)
 	dumps    atomic.Int64 // goroutine dumps taken (see dropExited)
-	// made counts the states claim made; madeAtTrim is made when the
-	// table was last trimmed.
-	made, madeAtTrim atomic.Int64
+	// newStates counts the states claim made; madeAtTrim is newStates
+	// when the table was last trimmed.
+	newStates, madeAtTrim atomic.Int64
 	// lost has a bit set for each goroutine (by hash) whose state was
 	// dropped with a remnant it will not get back (see lose).
 	lost [1 << lostBits / 64]atomic.Uint64
 )
+
+// Made, when set (once, at initialization), is called by a goroutine with
+// each state it is given, new or revived, before the lookup returns it:
+// lockorder gives a goroutine started by WaitGroup.Go its group's hold
+// there, so that such a goroutine has no state until it needs one. It must
+// not look up a state itself.
+var Made func(g *held.G)
+
+func made(g *held.G) {
+	if Made != nil {
+		Made(g)
+	}
+}
 
 // The lookups. Callers pass the calling goroutine's id (goid.ID), except
 // for Find, which any goroutine may call for any id.
@@ -228,7 +241,7 @@ func get(id int64) *held.G {
 		// was last trimmed, trim it (one fence for that many states) and
 		// try again: a program whose goroutines come and go keeps using
 		// the table, not the overflow.
-		if made.Load()-madeAtTrim.Load() >= tableSize/4 && trimMu.TryLock() {
+		if newStates.Load()-madeAtTrim.Load() >= tableSize/4 && trimMu.TryLock() {
 			trim(true, false)
 			trimMu.Unlock()
 			if g := claim(id); g != nil {
@@ -249,6 +262,7 @@ func wake(s *slot, id int64) *held.G {
 		}
 		g := held.Revive(id, s.rem.Load())
 		s.g.Store(g)
+		made(g)
 		return g
 	}
 	g := s.g.Load()
@@ -308,7 +322,8 @@ func claim(id int64) *held.G {
 			}
 			g := held.New(id, forgetful(id))
 			s.g.Store(g)
-			made.Add(1)
+			newStates.Add(1)
+			made(g)
 			return g
 		}
 	}
@@ -428,6 +443,7 @@ func fence() {
 // the map of idle states first once it has doubled since its last trim.
 func addOverflow(id int64) *held.G {
 	g := held.New(id, forgetful(id))
+	made(g)
 	s := &slot{}
 	s.owner.Store(id)
 	s.g.Store(g)
@@ -527,7 +543,7 @@ func trim(inTable, inOverflow bool) {
 	var cs []candidate
 	before := 0 // the overflow's size when its candidates were listed
 	if inTable {
-		madeAtTrim.Store(made.Load())
+		madeAtTrim.Store(newStates.Load())
 		for i := range table {
 			s := &table[i]
 			o, g := s.owner.Load(), s.g.Load()

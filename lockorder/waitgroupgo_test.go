@@ -1,0 +1,111 @@
+//go:build !syncwatch_off
+
+package lockorder_test
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/syncwatch/syncwatch/lockorder"
+)
+
+// Goroutines started by WaitGroup.Go that take no lock cost no goroutine
+// state, however many run at once: a program that starts a million short
+// tasks pays for none.
+func TestWaitGroupGoWithoutLocksMakesNoState(t *testing.T) {
+	fresh(t)
+	before := goroutineStates()
+	release := make(chan struct{})
+	var started, wg lockorder.WaitGroup
+	const n = 2000
+	started.Add(n)
+	for range n {
+		wg.Go(func() {
+			started.Done()
+			<-release
+		})
+	}
+	started.Wait()
+	// Other tests' goroutines may come and go meanwhile: a few states,
+	// never one per goroutine started here.
+	assert.Less(t, goroutineStates()-before, n/20, "states made by %d running goroutines that took no lock", n)
+	close(release)
+	wg.Wait()
+	assert.Empty(t, lockorder.Violations())
+}
+
+// What WaitGroup sees of the goroutines its Go started holds whether each
+// found a record in the table kept for them or, its window full, in the
+// group's own map: the order of locks their functions take after the
+// group, a Wait inside one of them, and the goroutines a blocked Wait
+// needs.
+func TestWaitGroupGoTracking(t *testing.T) {
+	for _, full := range []bool{false, true} {
+		t.Run(fmt.Sprintf("window-full=%v", full), func(t *testing.T) {
+			fill := func(t *testing.T) {
+				if full {
+					t.Cleanup(lockorder.FillGoStarted())
+				}
+			}
+			t.Run("order", func(t *testing.T) {
+				fresh(t)
+				fill(t)
+				l := lockorder.NewMutex("wgt-l")
+				var wg lockorder.WaitGroup
+				wg.Go(func() { // f takes l: WaitGroup -> l
+					l.Lock()
+					l.Unlock()
+				})
+				wg.Wait()
+				l.Lock() // Wait under l: l -> WaitGroup
+				wg.Wait()
+				l.Unlock()
+				cycles := only(lockorder.KindCycle)
+				require.Len(t, cycles, 1)
+				// The group is named after the code that made it (its Go).
+				assert.Regexp(t, `wgt-l -> WaitGroup lockorder_test\.TestWaitGroupGoTracking\.func\S+ \(waitgroupgo_test\.go:\d+\)`, cycles[0].Message)
+			})
+			t.Run("wait-inside", func(t *testing.T) {
+				reportDeadlocks(t)
+				fill(t)
+				lockorder.Configure(lockorder.WithDeadlockAction(lockorder.DeadlockPanic))
+				var wg lockorder.WaitGroup
+				var got any
+				wg.Go(func() {
+					defer func() { got = recover() }()
+					wg.Wait() // waits for itself
+				})
+				wg.Wait()
+				require.NotNil(t, got, "the self-wait panics under DeadlockPanic instead of hanging")
+				vs := only(lockorder.KindDeadlock)
+				require.Len(t, vs, 1)
+				assert.Contains(t, vs[0].Message, "inside a function started by its Go")
+			})
+			t.Run("blockers", func(t *testing.T) {
+				reportDeadlocks(t)
+				fill(t)
+				l := lockorder.NewMutex("wgt-dl")
+				var wg lockorder.WaitGroup
+				l.Lock()
+				wg.Go(func() {
+					l.Lock() // blocks: the waiter holds l
+					l.Unlock()
+				})
+				waited := make(chan struct{})
+				go func() {
+					defer close(waited)
+					v := awaitKind(t, lockorder.KindDeadlock, 10*time.Second)
+					assert.Regexp(t, `waits for WaitGroup lockorder_test\.TestWaitGroupGoTracking\.func\S+ \(waitgroupgo_test\.go:\d+\)`, v.Message)
+					assert.Contains(t, v.Message, "lock wgt-dl#")
+					l.Unlock() // break it: a hand-off
+				}()
+				wg.Wait()
+				<-waited
+			})
+		})
+	}
+}
