@@ -30,7 +30,7 @@
 //     otherwise the state was dropped, and it revives it or claims
 //     another.
 //   - The reclaimer swaps the owner words of the states it saw idle from id
-//     to minus id, stops the world for a moment (fence), then loads each
+//     to minus id, fences (a process-wide memory barrier), then loads each
 //     state's busy mark. If busy, it puts the id back; otherwise it drops
 //     the state, storing the id with the dropped bit.
 //
@@ -40,9 +40,10 @@
 // ran after the fence and reads the reclaimer's swap. A dropped state is
 // never put back, and only its owner gives the slot its id again, so an
 // owner that reads its id twice around its mark has the slot's current
-// state. One fence serves a whole batch, so its cost, which depends on
-// the number of processors and not of goroutines, is spread over many
-// states.
+// state. One fence serves a whole batch. On Linux it is the kernel's
+// expedited barrier (membarrier), which stops nothing; elsewhere it stops
+// the world for a moment, at a cost that depends on the number of
+// processors and not of goroutines (see fence.go).
 //
 // # Why a lost state only hides reports
 //
@@ -429,16 +430,6 @@ func forgetful(id int64) bool {
 // hashID spreads goroutine ids over the bits of lost.
 func hashID(id int64) uint64 { return uint64(id) * 0x9e3779b97f4a7c15 >> (64 - lostBits) }
 
-// fence stops the world for a moment: every goroutine that was running has
-// made its stores visible once it returns, and every goroutine that runs
-// afterwards sees the caller's earlier stores. Its cost depends on the
-// number of processors, not of goroutines.
-func fence() {
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	fences.Add(1)
-}
-
 // addOverflow gives goroutine id a state in the overflow map, trimming
 // the map of idle states first once it has doubled since its last trim.
 func addOverflow(id int64) *held.G {
@@ -467,7 +458,7 @@ func addOverflow(id int64) *held.G {
 // runs after every garbage collection, so that the memory of goroutines
 // gone is given back; tests call it directly. Its cost is the table's
 // size plus the overflow's, whatever the number of goroutines, and it
-// stops the world once, for a moment (fence).
+// fences once (see fence).
 func Trim() {
 	trimMu.Lock()
 	defer trimMu.Unlock()
@@ -619,7 +610,7 @@ func Stats() (states, overflowN int, reclaimed, trimmed int64) {
 	return states + overflowed, overflowed, reclaims.Load(), trims.Load()
 }
 
-// Fences reports how many times a reclaimer stopped the world (see fence).
+// Fences reports how many fences reclaimers took (see fence).
 func Fences() int64 { return fences.Load() }
 
 // Dumps reports how many goroutine dumps dropExited took.
