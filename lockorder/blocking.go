@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/syncwatch/syncwatch/internal/class"
-	"github.com/syncwatch/syncwatch/internal/gls"
 	"github.com/syncwatch/syncwatch/internal/goid"
 	"github.com/syncwatch/syncwatch/internal/held"
 	"github.com/syncwatch/syncwatch/internal/stack"
@@ -49,7 +48,7 @@ func leaveBlocking(gs *held.G, l *class.Lock) {
 // call that does not block this time (a Once already done, a WaitGroup at
 // zero): the same call, a little earlier, would have.
 func orderOnly(w uint32, l *class.Lock) {
-	gs := gls.Find(goid.ID())
+	gs := ownState(w, goid.ID())
 	if gs == nil || gs.Tag() != w || gs.Len() == 0 {
 		return
 	}

@@ -8,7 +8,6 @@ import (
 
 	"github.com/syncwatch/syncwatch/internal/class"
 
-	"github.com/syncwatch/syncwatch/internal/gls"
 	"github.com/syncwatch/syncwatch/internal/goid"
 	"github.com/syncwatch/syncwatch/internal/waitfor"
 )
@@ -28,7 +27,7 @@ func (c *Cond) block(w *condWaiter) {
 	// ModeCheck it lists the locks the goroutine holds while it waits.
 	wt := &waitfor.Wait{Goroutine: goid.ID(), Kind: waitfor.KindCond, ObjectID: l.ID, Lock: l}
 	if w := modeWord.Load(); Mode(w&modeMask) == ModeCheck {
-		if gs := gls.Find(wt.Goroutine); gs != nil && gs.Tag() == w {
+		if gs := ownState(w, wt.Goroutine); gs != nil && gs.Tag() == w {
 			wt.Holds = holdsOf(gs, 0)
 		}
 	}

@@ -57,7 +57,10 @@
 // caller: in ModeTrace it costs within 10% of sync's. With -tags
 // syncwatch_off it is sync's own code. Only a lock sequence never seen
 // before takes a global lock and captures a stack. Memory stays bounded:
-// the graph forgets locks that are garbage collected.
+// the graph forgets locks that are garbage collected, and check mode drops
+// the lock records of idle goroutines after each collection, with Linux's
+// membarrier system call (a stop-the-world elsewhere; SYNCWATCH_MEMBARRIER=0
+// turns it off, for a seccomp filter that would kill the process for it).
 //
 // # What it does not find
 //

@@ -377,11 +377,7 @@ func initShared(l *class.Lock) {
 // it.
 func witnessed(l *class.Lock) bool {
 	id := goid.ID()
-	var seq uint64
-	if gs := gls.Find(id); gs != nil {
-		seq = gs.Seq()
-	}
-	return l.Witness(id, seq)
+	return l.Witness(id, ownSeq(id))
 }
 
 // nestedUnderInit counts the initialisation writes gs holds, now that it

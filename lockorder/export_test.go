@@ -89,20 +89,7 @@ func WithDeadlockGrace(d time.Duration) Option {
 	return optionFunc(func(s *settings) { s.grace = d })
 }
 
-// FillGoStarted takes every free record of the table of goroutines started
-// by WaitGroup.Go, for goroutines that do not exist, so that WaitGroup.Go
-// uses its group's own map (as when a goroutine's window is full) until
-// the returned func is called.
-func FillGoStarted() (restore func()) {
-	var taken []int
-	for i := range goStarted {
-		if goStarted[i].id.CompareAndSwap(0, -1-int64(i)) {
-			taken = append(taken, i)
-		}
-	}
-	return func() {
-		for _, i := range taken {
-			goStarted[i].id.Store(0)
-		}
-	}
-}
+// SetGoStartedOff makes WaitGroup.Go track its goroutines in its groups'
+// own maps (as when a goroutine's window of the table is full) while off
+// is set.
+func SetGoStartedOff(off bool) { goStartedOff.Store(off) }

@@ -317,7 +317,8 @@ func (m *Mutex) AssertHeld() {
 }
 
 // HeldLocks returns the locks the calling goroutine holds, oldest first.
-// Only ModeCheck tracks holders; in the other modes it returns nil.
+// Only ModeCheck tracks holders; in the other modes it returns nil. A
+// function started by WaitGroup.Go holds no lock by being in its group.
 // Coordination primitives use it to report a lock held across a wait.
 func HeldLocks() []LockRef {
 	w := modeWord.Load()
@@ -331,7 +332,9 @@ func HeldLocks() []LockRef {
 	var out []LockRef
 	ents := gs.Entries()
 	for i := range ents {
-		if gs.Valid(&ents[i]) {
+		// A goroutine started by WaitGroup.Go holds a place in its group,
+		// which is no lock it could release.
+		if gs.Valid(&ents[i]) && ents[i].Lock.Kind != "WaitGroup" {
 			out = append(out, ref(ents[i].Lock))
 		}
 	}

@@ -3,12 +3,15 @@
 package lockorder
 
 import (
+	"sync"
 	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"github.com/syncwatch/syncwatch/internal/class"
 	"github.com/syncwatch/syncwatch/internal/gls"
 	"github.com/syncwatch/syncwatch/internal/held"
+	"github.com/syncwatch/syncwatch/internal/mono"
 )
 
 // The goroutines started by WaitGroup.Go, while their function runs.
@@ -25,9 +28,12 @@ import (
 // goroutines was making and collecting those states. The record keeps the
 // group's identity, and the hold is pushed when the goroutine's first
 // state is made (gls.Made calls adoptGroup), which is before anything the
-// goroutine does with locks is recorded. Nothing outside the goroutine
-// reads its held stack but a snapshot (a report, the exit check), where a
-// group hold is only ever context.
+// goroutine does with locks is recorded. The state also gets a creation
+// number reserved when the goroutine started (held.Reserve): it took part
+// from then on, and R11 counts goroutines by that number. The paths that
+// look the calling goroutine's state up without making one ask ownState,
+// which makes it for a goroutine that owes its group's hold, so that they
+// see the group held as they did when every such goroutine had a state.
 
 const (
 	startedSize  = 1 << 12
@@ -41,13 +47,18 @@ type startedRec struct {
 	// wg is the group's address: an identity only, which keeps nothing
 	// alive (a Wait's record must not keep its group reachable; see
 	// ReportBlocked). 0 while the record is being taken or freed.
-	wg atomic.Uintptr
-	l  *class.Lock // in check mode, the group's hold to take; nil otherwise
-	w  uint32      // the mode word l was recorded under (see held.G.Retag)
-	gs *held.G     // the state the hold was pushed onto, once it was
+	wg  atomic.Uintptr
+	l   *class.Lock // in check mode, the group's hold to take; nil otherwise
+	w   uint32      // the mode word l was recorded under (see held.G.Retag)
+	seq uint64      // with l, the creation number reserved for the state
+	gs  *held.G     // the state the hold was pushed onto, once it was
 }
 
 var goStarted [startedSize]startedRec
+
+// goStartedOff makes WaitGroup.Go use its groups' own maps, for tests of
+// that path (a goroutine whose window is full).
+var goStartedOff atomic.Bool
 
 // startedWindow returns goroutine id's window of started.
 func startedWindow(id int64, p uint64) *startedRec {
@@ -58,10 +69,16 @@ func startedWindow(id int64, p uint64) *startedRec {
 // owing its first state the hold of l, under mode word w, if l is not nil.
 // It returns the record, or nil if id's window is full.
 func startTracking(id int64, wg *WaitGroup, w uint32, l *class.Lock) *startedRec {
+	if goStartedOff.Load() {
+		return nil
+	}
 	for p := range uint64(startedProbe) {
 		r := startedWindow(id, p)
 		if r.id.Load() == 0 && r.id.CompareAndSwap(0, id) {
 			r.l, r.w, r.gs = l, w, nil
+			if l != nil {
+				r.seq = held.Reserve()
+			}
 			r.wg.Store(uintptr(unsafe.Pointer(wg)))
 			return r
 		}
@@ -83,20 +100,52 @@ func (r *startedRec) stop(id int64) {
 }
 
 // adoptGroup is gls.Made: if g's goroutine was started by WaitGroup.Go in
-// check mode and has not taken its group's hold yet, it takes it on g, its
-// first state.
+// check mode and has not taken its group's hold yet, g, its first state,
+// gets the creation number reserved for it and the hold.
 func adoptGroup(g *held.G) {
-	id := g.ID()
+	if r := owed(g.ID()); r != nil {
+		r.gs = g
+		g.Renumber(r.seq)
+		g.Retag(r.w)
+		tryAcquired(g, r.l, true, false)
+	}
+}
+
+// owed returns the calling goroutine id's record if it owes its first
+// state its group's hold, or nil.
+func owed(id int64) *startedRec {
 	for p := range uint64(startedProbe) {
 		if r := startedWindow(id, p); r.id.Load() == id {
 			if r.l != nil && r.gs == nil {
-				r.gs = g
-				g.Retag(r.w)
-				tryAcquired(g, r.l, true, false)
+				return r
 			}
-			return
+			return nil
 		}
 	}
+	return nil
+}
+
+// ownState returns the calling goroutine id's state, as gls.Find does, for
+// a path that looks it up without making one; but a goroutine that owes
+// its group's hold gets its state now (with the hold), under mode word w,
+// so that the path sees the group held.
+func ownState(w uint32, id int64) *held.G {
+	if gs := gls.Find(id); gs != nil || owed(id) == nil {
+		return gs
+	}
+	return current(w)
+}
+
+// ownSeq is the calling goroutine id's creation number, as its state has
+// it, or as reserved for the state it has not made yet; 0 if neither.
+func ownSeq(id int64) uint64 {
+	if gs := gls.Find(id); gs != nil {
+		return gs.Seq()
+	}
+	if r := owed(id); r != nil {
+		return r.seq
+	}
+	return 0
 }
 
 // startedBy reports whether goroutine id is recorded as started by wg.
@@ -109,21 +158,49 @@ func startedBy(id int64, wg *WaitGroup) bool {
 	return false
 }
 
-// appendStarted appends the goroutines recorded as started by wg. Its cost
-// is the table's size: it serves the wait-for graph, not a lock path.
+// appendStarted appends the goroutines recorded as started by wg, as one
+// scan of the table found them at most startedIndexAge ago: the wait-for
+// graph asks once per blocked Wait each time the monitor looks, and one
+// scan serves them all, so the cost does not grow with the waits. A
+// goroutine started since may be missing until the next scan; one that
+// has returned since is listed, and, waiting for nothing, closes no cycle.
 func appendStarted(dst []int64, wg *WaitGroup) []int64 {
-	key := uintptr(unsafe.Pointer(wg))
+	x := &startedIndex
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if now := mono.Now(); x.byGroup == nil || time.Duration(now-x.built) >= startedIndexAge {
+		x.byGroup, x.built = scanStarted(x.byGroup), now
+	}
+	return append(dst, x.byGroup[uintptr(unsafe.Pointer(wg))]...)
+}
+
+const startedIndexAge = 10 * time.Millisecond
+
+// startedIndex is goStarted by group, as scanStarted last found it.
+var startedIndex struct {
+	mu      sync.Mutex
+	built   int64 // mono.Now at the scan
+	byGroup map[uintptr][]int64
+}
+
+// scanStarted reads goStarted into m, cleared, or a new map.
+func scanStarted(m map[uintptr][]int64) map[uintptr][]int64 {
+	if m == nil {
+		m = map[uintptr][]int64{}
+	}
+	clear(m)
 	for i := range goStarted {
 		r := &goStarted[i]
 		id := r.id.Load()
-		if id == 0 || r.wg.Load() != key {
+		if id == 0 {
 			continue
 		}
+		key := r.wg.Load()
 		// The same record still: ids are never reused, and a record
 		// taken by another goroutine meanwhile would read another id.
-		if r.id.Load() == id {
-			dst = append(dst, id)
+		if key != 0 && r.id.Load() == id {
+			m[key] = append(m[key], id)
 		}
 	}
-	return dst
+	return m
 }

@@ -48,7 +48,8 @@ func TestWaitGroupGoTracking(t *testing.T) {
 		t.Run(fmt.Sprintf("window-full=%v", full), func(t *testing.T) {
 			fill := func(t *testing.T) {
 				if full {
-					t.Cleanup(lockorder.FillGoStarted())
+					lockorder.SetGoStartedOff(true)
+					t.Cleanup(func() { lockorder.SetGoStartedOff(false) })
 				}
 			}
 			t.Run("order", func(t *testing.T) {
@@ -68,6 +69,42 @@ func TestWaitGroupGoTracking(t *testing.T) {
 				require.Len(t, cycles, 1)
 				// The group is named after the code that made it (its Go).
 				assert.Regexp(t, `wgt-l -> WaitGroup lockorder_test\.TestWaitGroupGoTracking\.func\S+ \(waitgroupgo_test\.go:\d+\)`, cycles[0].Message)
+			})
+			t.Run("wait-at-zero", func(t *testing.T) {
+				// f's only call is a Wait on a group at zero: it is still
+				// ordered after its own group.
+				fresh(t)
+				fill(t)
+				l := lockorder.NewMutex("wgt-z")
+				var outer, inner lockorder.WaitGroup
+				inner.Go(func() { l.Lock(); l.Unlock() }) // inner -> l
+				inner.Wait()
+				outer.Go(func() { inner.Wait() }) // outer -> inner
+				outer.Wait()
+				l.Lock()
+				outer.Wait() // l -> outer
+				l.Unlock()
+				require.Len(t, only(lockorder.KindCycle), 1, "l -> outer -> inner -> l")
+			})
+			t.Run("held-locks", func(t *testing.T) {
+				// A place in the group is not a lock f holds.
+				fresh(t)
+				fill(t)
+				l := lockorder.NewMutex("wgt-h")
+				var wg lockorder.WaitGroup
+				var before, during, after []lockorder.LockRef
+				wg.Go(func() {
+					before = lockorder.HeldLocks()
+					l.Lock()
+					during = lockorder.HeldLocks()
+					l.Unlock()
+					after = lockorder.HeldLocks()
+				})
+				wg.Wait()
+				assert.Empty(t, before)
+				require.Len(t, during, 1)
+				assert.Equal(t, "wgt-h", during[0].Class)
+				assert.Empty(t, after)
 			})
 			t.Run("wait-inside", func(t *testing.T) {
 				reportDeadlocks(t)
@@ -108,4 +145,25 @@ func TestWaitGroupGoTracking(t *testing.T) {
 			})
 		})
 	}
+}
+
+// A worker started by WaitGroup.Go before y's initialisation write, which
+// takes no lock until after it, was there at the write (RULES.md R11): its
+// read of y shows y shared, though its goroutine state is made only then.
+func TestWaitGroupGoWorkerWitnessesAnInitialisationWrite(t *testing.T) {
+	if !freshInitRule(t) {
+		return
+	}
+	var wg lockorder.WaitGroup
+	w := make(worker)
+	wg.Go(func() {
+		for f := range w {
+			f()
+		}
+	})
+	w.run(func() {}) // started, before the write
+	t.Cleanup(func() { close(w); wg.Wait() })
+	db := openHeldBack(t)
+	w.run(func() { db.y.RLock(); db.y.RUnlock() })
+	assert.Len(t, only(lockorder.KindCycle), 1, "a goroutine there before the write shows y shared")
 }

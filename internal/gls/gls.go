@@ -142,10 +142,10 @@ var (
 )
 
 // Made, when set (once, at initialization), is called by a goroutine with
-// each state it is given, new or revived, before the lookup returns it:
-// lockorder gives a goroutine started by WaitGroup.Go its group's hold
-// there, so that such a goroutine has no state until it needs one. It must
-// not look up a state itself.
+// each state it is given, new or revived, before any other goroutine can
+// find it: lockorder gives a goroutine started by WaitGroup.Go its group's
+// hold and its creation number there, so that such a goroutine has no
+// state until it needs one. It must not look up a state itself.
 var Made func(g *held.G)
 
 func made(g *held.G) {
@@ -262,8 +262,8 @@ func wake(s *slot, id int64) *held.G {
 			return nil // taken by another goroutine
 		}
 		g := held.Revive(id, s.rem.Load())
-		s.g.Store(g)
 		made(g)
+		s.g.Store(g)
 		return g
 	}
 	g := s.g.Load()
@@ -322,9 +322,9 @@ func claim(id int64) *held.G {
 				continue
 			}
 			g := held.New(id, forgetful(id))
+			made(g)
 			s.g.Store(g)
 			newStates.Add(1)
-			made(g)
 			return g
 		}
 	}
@@ -584,6 +584,7 @@ func trim(inTable, inOverflow bool) {
 // an object dropped at once, which then arranges the next.
 func trimAfterGC() {
 	runtime.AddCleanup(new(gcTick), func(struct{}) {
+		startMembarrier()
 		Trim()
 		trimAfterGC()
 	}, struct{}{})

@@ -166,6 +166,15 @@ var created atomic.Uint64
 // the newest.
 func Created() uint64 { return created.Load() }
 
+// Reserve returns a new creation number for a state not made yet, for a
+// goroutine that takes part before it needs a state (lockorder's
+// WaitGroup.Go): its state, once made, gets it with Renumber.
+func Reserve() uint64 { return created.Add(1) }
+
+// Renumber gives g the creation number seq, which Reserve returned before
+// g was made. g must not be shared yet (see internal/gls's Made).
+func (g *G) Renumber(seq uint64) { g.seq = seq }
+
 // Len returns the number of held entries.
 func (g *G) Len() int { return len(g.stack) }
 

@@ -19,5 +19,8 @@ package held
 // busyMark sets a busy mark.
 func busyMark(busy *uint32) { *busy = 1 }
 
-// idle clears a busy mark.
-func idle(busy *uint32) { *busy = 0 }
+// idle clears a busy mark. It must not become visible before the owner's
+// earlier writes to its state (what Remnant reads once the reclaimer sees
+// the state idle): on x86, stores are seen in program order, and it is a
+// plain store; elsewhere it is a release store (idle_weak.go).
+func idle(busy *uint32) { release(busy) }

@@ -1,0 +1,5 @@
+//go:build !race
+
+package gls_test
+
+const raceEnabled = false
