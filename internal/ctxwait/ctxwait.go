@@ -45,14 +45,14 @@ type Queue struct {
 // Acquire takes lk, whose releases go through q.HandOff and q.Ring, or gives up
 // when done is closed, and reports whether it took it; a nil done never
 // is. If it gives up, lk is left as it was (rule 1). It may take lk
-// although done is closed. polled says whether a release may miss the
-// waiter (rule 2).
-func (q *Queue) Acquire(lk Locker, done <-chan struct{}, polled bool) bool {
+// although done is closed. It does not poll: a release that goes through
+// q misses no waiter (rule 2).
+func (q *Queue) Acquire(lk Locker, done <-chan struct{}) bool {
 	w := newWaiter()
 	q.mu.Lock()
 	q.q.enqueue(w, &q.n)
 	q.mu.Unlock()
-	return wait(&q.mu, &q.q, w, lk, done, polled, func() bool {
+	return wait(&q.mu, &q.q, w, lk, done, nil, func() bool {
 		q.mu.Lock()
 		defer q.mu.Unlock()
 		return q.q.leave(w, &q.n)
@@ -100,7 +100,12 @@ func Acquire(m *sync.Mutex, lk Locker, done <-chan struct{}, polled bool) bool {
 	}
 	q.enqueue(w, &s.n)
 	s.mu.Unlock()
-	return wait(&s.mu, q, w, lk, done, polled, func() bool {
+	var p *poll
+	if polled {
+		p = newPoll()
+		defer p.t.Stop()
+	}
+	return wait(&s.mu, q, w, lk, done, p, func() bool {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		ok := q.leave(w, &s.n)
@@ -135,20 +140,33 @@ func Unlock(m *sync.Mutex, lk Locker) {
 	}
 }
 
+// A poll is rule 2's timer. Only the table's Acquire makes one: a program
+// whose waits are all in Queues then links no time.NewTimer, whose
+// channel of time.Time links time's formatting into the binary.
+type poll struct {
+	t *time.Timer
+	d time.Duration // its current interval
+}
+
+func newPoll() *poll { return &poll{t: time.NewTimer(pollMin), d: pollMin} }
+
+// next restarts the timer with twice the interval, up to pollMax.
+func (p *poll) next() {
+	p.d = min(2*p.d, pollMax)
+	p.t.Reset(p.d)
+}
+
 // wait is Acquire's wait, for w, registered in q, whose fields mu guards;
 // leave unregisters w and reports whether it had not been handed the lock.
-func wait(mu *sync.Mutex, q *queue, w *waiter, lk Locker, done <-chan struct{}, polled bool, leave func() bool) bool {
+// p, if not nil, is the poll of rule 2.
+func wait(mu *sync.Mutex, q *queue, w *waiter, lk Locker, done <-chan struct{}, p *poll, leave func() bool) bool {
 	mu.Lock()
 	since := q.visits
 	mu.Unlock()
 
-	var poll *time.Timer
 	var polling <-chan time.Time
-	d := pollMin
-	if polled {
-		poll = time.NewTimer(d)
-		defer poll.Stop()
-		polling = poll.C
+	if p != nil {
+		polling = p.t.C
 	}
 	for {
 		if lk.TryLock() {
@@ -171,8 +189,7 @@ func wait(mu *sync.Mutex, q *queue, w *waiter, lk Locker, done <-chan struct{}, 
 				polling = nil // rule 2: no release can miss w now
 				continue
 			}
-			d = min(2*d, pollMax)
-			poll.Reset(d)
+			p.next()
 		case <-done:
 			return !leave()
 		}

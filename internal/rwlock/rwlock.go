@@ -312,7 +312,7 @@ func (rw *RWMutex) lockQueue(done <-chan struct{}) bool {
 		return true
 	}
 	raceEnable()
-	ok := rw.queues().writers.Acquire((*rawQueue)(rw), done, false)
+	ok := rw.queues().writers.Acquire((*rawQueue)(rw), done)
 	raceDisable()
 	return ok
 }
