@@ -4,6 +4,8 @@ package lockorder_test
 
 import (
 	"bytes"
+	"compress/gzip"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -195,3 +197,18 @@ func TestWaitProfileReadsInGoToolPprof(t *testing.T) {
 	assert.Regexp(t, `(?m)^\s*lock: Total .*\n.*: `+regexp.QuoteMeta(name)+`$`, tags)
 	assert.Regexp(t, `(?m)^\s*class: Total .*\n.*: profiled-tool$`, tags)
 }
+
+// The wait profile is gzipped, as runtime/pprof writes its profiles, and
+// a failing writer's error comes back.
+func TestWaitProfileIsGzipped(t *testing.T) {
+	freshWaitProfile(t, time.Hour)
+	var buf bytes.Buffer
+	require.NoError(t, lockorder.WriteWaitProfile(&buf))
+	_, err := gzip.NewReader(&buf)
+	assert.NoError(t, err)
+	assert.ErrorIs(t, lockorder.WriteWaitProfile(failingWriter{}), io.ErrShortWrite)
+}
+
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, io.ErrShortWrite }

@@ -4,6 +4,7 @@ package lockorder
 
 import (
 	"cmp"
+	"compress/gzip"
 	"io"
 	"slices"
 	"strings"
@@ -146,7 +147,17 @@ func WriteWaitProfile(w io.Writer) error {
 	}
 	since := waitProf.since
 	waitProf.mu.Unlock()
-	return buildWaitProfile(stats, since, time.Now()).Write(w)
+	return writeGzipped(w, buildWaitProfile(stats, since, time.Now()).Encode())
+}
+
+// writeGzipped writes b to w gzipped, as runtime/pprof writes its
+// profiles, and returns w's error, if any.
+func writeGzipped(w io.Writer, b []byte) error {
+	zw := gzip.NewWriter(w)
+	if _, err := zw.Write(b); err != nil {
+		return err
+	}
+	return zw.Close()
 }
 
 type waitEntry struct {

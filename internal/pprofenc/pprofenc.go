@@ -1,8 +1,11 @@
 // Package pprofenc writes profiles of symbolized stacks in pprof's format,
-// the gzipped protocol buffer that go tool pprof reads (profile.proto in
+// the protocol buffer that go tool pprof reads (profile.proto in
 // github.com/google/pprof). It writes only: the pprof package, which also
 // parses, merges and symbolizes, links regexp and its text parsers into
-// every program that uses lockorder.
+// every program that uses lockorder. It does not compress either: go tool
+// pprof reads a profile gzipped or not, and a caller that gzips, as
+// runtime/pprof does, links compress/gzip itself (the syncwatch_off build
+// does not).
 //
 // A profile has one mapping, marked as having functions, file names and
 // line numbers, so that pprof looks for no binary to symbolize with.
@@ -10,11 +13,7 @@
 // numbered from 1 in the order samples first use them.
 package pprofenc
 
-import (
-	"compress/gzip"
-	"encoding/binary"
-	"io"
-)
+import "encoding/binary"
 
 // A Profile is a pprof profile of symbolized stacks.
 type Profile struct {
@@ -94,15 +93,6 @@ const (
 // theMapping is the ID of the profile's one mapping.
 const theMapping = 1
 
-// Write writes p to w, gzipped. It returns w's error, if any.
-func (p *Profile) Write(w io.Writer) error {
-	zw := gzip.NewWriter(w)
-	if _, err := zw.Write(p.encode()); err != nil {
-		return err
-	}
-	return zw.Close()
-}
-
 // encoder builds the message; strings, functions and locations are
 // interned as they are first met and written at the end.
 type encoder struct {
@@ -115,7 +105,8 @@ type encoder struct {
 	locs      []byte // the encoded Location messages
 }
 
-func (p *Profile) encode() []byte {
+// Encode returns p as profile.proto's Profile message, uncompressed.
+func (p *Profile) Encode() []byte {
 	e := &encoder{strings: map[string]int64{}, functions: map[[2]string]uint64{}, locations: map[Frame]uint64{}}
 	e.str("") // index 0 is the empty string
 	for _, t := range p.SampleTypes {

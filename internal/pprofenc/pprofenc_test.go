@@ -2,7 +2,6 @@ package pprofenc_test
 
 import (
 	"bytes"
-	"compress/gzip"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -22,7 +21,7 @@ func TestWritesWhatThePprofPackageWrites(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for i := range 100 {
 		p := randomProfile(r)
-		ours := parse(t, write(t, p.Write))
+		ours := parse(t, p.Encode())
 		theirs := parse(t, write(t, pprofProfile(p).Write))
 		require.Equal(t, theirs.String(), ours.String(), "profile %d", i)
 		assert.Equal(t, theirs.DefaultSampleType, ours.DefaultSampleType)
@@ -42,10 +41,7 @@ func TestEmptyProfile(t *testing.T) {
 		TimeNanos:         1700000000000000000,
 		DurationNanos:     5e9,
 	}
-	b := write(t, p.Write)
-	_, err := gzip.NewReader(bytes.NewReader(b))
-	require.NoError(t, err, "gzipped, as runtime/pprof writes")
-	got := parse(t, b)
+	got := parse(t, p.Encode())
 	assert.Empty(t, got.Sample)
 	assert.Equal(t, "delay", got.DefaultSampleType)
 	assert.Equal(t, &profile.ValueType{Type: "contentions", Unit: "count"}, got.PeriodType)
@@ -53,16 +49,6 @@ func TestEmptyProfile(t *testing.T) {
 	assert.Equal(t, int64(1700000000000000000), got.TimeNanos)
 	assert.Equal(t, int64(5e9), got.DurationNanos)
 }
-
-// TestWriteReturnsTheWritersError: a failing writer's error comes back.
-func TestWriteReturnsTheWritersError(t *testing.T) {
-	p := &pprofenc.Profile{SampleTypes: []pprofenc.ValueType{{Type: "n", Unit: "count"}}}
-	assert.ErrorIs(t, p.Write(failingWriter{}), io.ErrShortWrite)
-}
-
-type failingWriter struct{}
-
-func (failingWriter) Write([]byte) (int, error) { return 0, io.ErrShortWrite }
 
 func write(t *testing.T, f func(io.Writer) error) []byte {
 	t.Helper()
