@@ -6,17 +6,13 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"go.opentelemetry.io/otel/metric"
-	"go.opentelemetry.io/otel/trace"
 )
 
 // config is the process-wide configuration. It is replaced, never mutated,
 // so readers load it without locking.
 type config struct {
 	handler        func(Violation)
-	tracerProvider trace.TracerProvider
-	meterProvider  metric.MeterProvider
+	providers      // WithTracerProvider's and WithMeterProvider's
 	waitThreshold  time.Duration
 	deadlockAction DeadlockAction
 	longWait       time.Duration
@@ -181,41 +177,6 @@ func WithMode(m Mode) Option {
 // report to standard error.
 func WithHandler(h func(Violation)) Option {
 	return optionFunc(func(c *settings) { c.handler = h })
-}
-
-// WithTracerProvider sets the provider of the tracer used for violation and
-// lock-wait spans; a span on behalf of a context (LockContext,
-// ReportContext) is a child of the context's span. A nil provider is
-// ignored. Until a provider is set nothing is traced.
-//
-// lockorder does not read OpenTelemetry's global providers: the
-// go.opentelemetry.io/otel package that holds them imports net/http, which
-// would make every program that uses a Mutex megabytes larger. A program
-// that uses the global providers passes them:
-//
-//	lockorder.Configure(lockorder.WithTracerProvider(otel.GetTracerProvider()),
-//		lockorder.WithMeterProvider(otel.GetMeterProvider()))
-//
-// Called before otel.SetTracerProvider, otel.GetTracerProvider returns a
-// provider that forwards to the one set later.
-func WithTracerProvider(tp trace.TracerProvider) Option {
-	return optionFunc(func(c *settings) {
-		if tp != nil {
-			c.tracerProvider = tp
-		}
-	})
-}
-
-// WithMeterProvider sets the provider of the meter used for lock-wait
-// metrics. A nil provider is ignored. Until a provider is set no metric is
-// recorded: lockorder does not read OpenTelemetry's global provider (see
-// [WithTracerProvider]).
-func WithMeterProvider(mp metric.MeterProvider) Option {
-	return optionFunc(func(c *settings) {
-		if mp != nil {
-			c.meterProvider = mp
-		}
-	})
 }
 
 // WithHeldProfile turns on (or off) the live profiles named
