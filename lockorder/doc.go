@@ -62,6 +62,12 @@
 // membarrier system call (a stop-the-world elsewhere; SYNCWATCH_MEMBARRIER=0
 // turns it off, for a seccomp filter that would kill the process for it).
 //
+// A binary built with -tags syncwatch_off links little more than sync
+// does: lockorder's API names types of the OpenTelemetry attribute, trace
+// and metric packages, and those packages and their imports are linked.
+// Its wait profile is then written without gzip. The default build links
+// the engine and the OpenTelemetry API in full.
+//
 // # What it does not find
 //
 // It predicts from the orders that ran: an order no test runs is not
