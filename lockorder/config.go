@@ -25,9 +25,12 @@ type config struct {
 }
 
 var (
-	cfg        atomic.Pointer[config]
-	configMu   sync.Mutex // serializes Configure
-	modeWord   atomic.Uint32
+	cfg      atomic.Pointer[config]
+	configMu sync.Mutex // serializes Configure
+	modeWord atomic.Uint32
+	// defaultCfg is the configuration init stores, not a copy: an
+	// allocated config would link its type, and Violation's with it, into
+	// every program. Configure replaces it and never writes to it.
 	defaultCfg = config{waitThreshold: 10 * time.Millisecond}
 	// initRule is set while the process has been in check mode since
 	// lockorder's init, so that every acquisition was seen: only then is
@@ -95,16 +98,15 @@ func updateMode(f func(uint32) uint32) {
 // switch the environment asks for, then what follows from them.
 func init() {
 	installHooks()
-	c := defaultCfg
 	if underTest() {
-		c.deadlockAction = DeadlockPanic
+		defaultCfg.deadlockAction = DeadlockPanic
 	}
-	cfg.Store(&c)
+	cfg.Store(&defaultCfg)
 	setModeAndProfile(defaultMode(os.Getenv("SYNCWATCH_MODE"), underTest()), os.Getenv("SYNCWATCH_HELD_PROFILE") == "1")
 	// Every acquisition is seen from here, if the mode is check.
 	initRule.Store(loadMode() == ModeCheck)
 	syncFastPaths() // even if the mode stayed ModeOff, which changes nothing above
-	applyMonitor(&c, modeWord.Load())
+	applyMonitor(&defaultCfg, modeWord.Load())
 }
 
 // defaultMode picks the mode from the environment: SYNCWATCH_MODE if it is
