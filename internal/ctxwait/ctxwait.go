@@ -3,14 +3,7 @@ package ctxwait
 import (
 	"sync"
 	"sync/atomic"
-	"time"
 	"unsafe"
-)
-
-// The poll of rule 2: its first interval, doubled up to pollMax.
-const (
-	pollMin = 100 * time.Microsecond
-	pollMax = 100 * time.Millisecond
 )
 
 // registered counts the waiters of every lock.
@@ -42,21 +35,41 @@ type Queue struct {
 	q  queue
 }
 
+// Lock takes lk, whose releases go through q.HandOff and q.Ring, however
+// long it waits: it is Acquire with a done never closed. Its wait has no
+// select, so that a program whose waits can all not be given up links
+// none (the runtime's selectgo).
+func (q *Queue) Lock(lk Locker) {
+	w := q.join()
+	wait(&q.mu, w, lk, w.await, q.leaver(w))
+}
+
 // Acquire takes lk, whose releases go through q.HandOff and q.Ring, or gives up
 // when done is closed, and reports whether it took it; a nil done never
 // is. If it gives up, lk is left as it was (rule 1). It may take lk
 // although done is closed. It does not poll: a release that goes through
 // q misses no waiter (rule 2).
 func (q *Queue) Acquire(lk Locker, done <-chan struct{}) bool {
+	w := q.join()
+	return wait(&q.mu, w, lk, func() bool { return w.awaitOr(done) }, q.leaver(w))
+}
+
+// join registers a new waiter in q and returns it.
+func (q *Queue) join() *waiter {
 	w := newWaiter()
 	q.mu.Lock()
 	q.q.enqueue(w, &q.n)
 	q.mu.Unlock()
-	return wait(&q.mu, &q.q, w, lk, done, nil, func() bool {
+	return w
+}
+
+// leaver returns wait's leave for w, a waiter of q.
+func (q *Queue) leaver(w *waiter) func() bool {
+	return func() bool {
 		q.mu.Lock()
 		defer q.mu.Unlock()
 		return q.q.leave(w, &q.n)
-	})
+	}
 }
 
 // HandOff is the first half of a release of the lock by its holder: it
@@ -100,12 +113,13 @@ func Acquire(m *sync.Mutex, lk Locker, done <-chan struct{}, polled bool) bool {
 	}
 	q.enqueue(w, &s.n)
 	s.mu.Unlock()
-	var p *poll
+	block := func() bool { return w.awaitOr(done) }
 	if polled {
-		p = newPoll()
+		p := newPoll(&s.mu, q)
 		defer p.t.Stop()
+		block = func() bool { return w.awaitPolled(done, p) }
 	}
-	return wait(&s.mu, q, w, lk, done, p, func() bool {
+	return wait(&s.mu, w, lk, block, func() bool {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		ok := q.leave(w, &s.n)
@@ -140,58 +154,24 @@ func Unlock(m *sync.Mutex, lk Locker) {
 	}
 }
 
-// A poll is rule 2's timer. Only the table's Acquire makes one: a program
-// whose waits are all in Queues then links no time.NewTimer, whose
-// channel of time.Time links time's formatting into the binary.
-type poll struct {
-	t *time.Timer
-	d time.Duration // its current interval
-}
-
-func newPoll() *poll { return &poll{t: time.NewTimer(pollMin), d: pollMin} }
-
-// next restarts the timer with twice the interval, up to pollMax.
-func (p *poll) next() {
-	p.d = min(2*p.d, pollMax)
-	p.t.Reset(p.d)
-}
-
-// wait is Acquire's wait, for w, registered in q, whose fields mu guards;
-// leave unregisters w and reports whether it had not been handed the lock.
-// p, if not nil, is the poll of rule 2.
-func wait(mu *sync.Mutex, q *queue, w *waiter, lk Locker, done <-chan struct{}, p *poll, leave func() bool) bool {
-	mu.Lock()
-	since := q.visits
-	mu.Unlock()
-
-	var polling <-chan time.Time
-	if p != nil {
-		polling = p.t.C
-	}
+// wait is the wait of Lock and Acquire for w, whose fields mu guards: it
+// tries lk each time block returns, until it takes lk or is handed it, or
+// block reports that w gives up. leave unregisters w and reports whether
+// it had not been handed the lock.
+func wait(mu *sync.Mutex, w *waiter, lk Locker, block, leave func() bool) bool {
 	for {
 		if lk.TryLock() {
 			leave()
 			return true
 		}
-		select {
-		case <-w.bell:
-			mu.Lock()
-			granted := w.granted
-			mu.Unlock()
-			if granted {
-				return true
-			}
-		case <-polling:
-			mu.Lock()
-			visited := q.visits != since
-			mu.Unlock()
-			if visited {
-				polling = nil // rule 2: no release can miss w now
-				continue
-			}
-			p.next()
-		case <-done:
+		if !block() {
 			return !leave()
+		}
+		mu.Lock()
+		granted := w.granted
+		mu.Unlock()
+		if granted {
+			return true
 		}
 	}
 }
@@ -205,6 +185,36 @@ type waiter struct {
 }
 
 func newWaiter() *waiter { return &waiter{bell: make(chan struct{}, 1)} }
+
+// await waits for w's bell and reports true: w does not give up.
+func (w *waiter) await() bool {
+	<-w.bell
+	return true
+}
+
+// awaitOr waits for w's bell, or for done to be closed, and then reports
+// false.
+func (w *waiter) awaitOr(done <-chan struct{}) bool {
+	select {
+	case <-w.bell:
+		return true
+	case <-done:
+		return false
+	}
+}
+
+// awaitPolled is awaitOr that also returns at each tick of p, so that w
+// tries the lock again (rule 2).
+func (w *waiter) awaitPolled(done <-chan struct{}, p *poll) bool {
+	select {
+	case <-w.bell:
+	case <-p.c:
+		p.tick()
+	case <-done:
+		return false
+	}
+	return true
+}
 
 // A queue is the waiters of one lock, first come first. Its mutex (the
 // Queue's, or the table shard's) guards it.

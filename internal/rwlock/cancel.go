@@ -16,7 +16,7 @@ func (rw *RWMutex) LockQueued(done <-chan struct{}) bool {
 	e := rw.epoch()
 	a := announcement(e)
 	n := int32(atomic.AddInt64(&rw.readers, a) - a)
-	ok := n == 0 || rw.awaitReaders(e, n, done)
+	ok := n == 0 || rw.awaitReadersOrCancel(e, n, done)
 	raceEnable()
 	if ok {
 		rw.writerIn()
@@ -24,18 +24,11 @@ func (rw *RWMutex) LockQueued(done <-chan struct{}) bool {
 	return ok
 }
 
-// awaitReaders waits, for writer e, until the n readers in when it
-// announced itself have left, or gives up when done is closed.
-func (rw *RWMutex) awaitReaders(e uint32, n int32, done <-chan struct{}) bool {
-	for {
-		l := rw.leaving.Load()
-		_, left := unword(l) // <= 0: readers already gone
-		if rw.leaving.CompareAndSwap(l, word(e, left+n)) {
-			if left+n == 0 {
-				return true
-			}
-			break
-		}
+// awaitReadersOrCancel is awaitReaders that gives up when done is closed,
+// and then reports false; a nil done never is.
+func (rw *RWMutex) awaitReadersOrCancel(e uint32, n int32, done <-chan struct{}) bool {
+	if rw.expectReaders(e, n) {
+		return true
 	}
 	q := rw.queues()
 	if done == nil {

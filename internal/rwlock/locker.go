@@ -49,7 +49,7 @@ func (w *Writer) LockOrCancel(done <-chan struct{}) bool {
 	rw := (*RWMutex)(w)
 	rw.raceQueues()
 	raceDisable()
-	ok := rw.lockQueue(done)
+	ok := rw.lockQueueOrCancel(done)
 	raceEnable()
 	return ok && rw.LockQueued(done)
 }
@@ -62,7 +62,7 @@ type WriterQueue RWMutex
 // Lock takes the queue.
 func (q *WriterQueue) Lock() {
 	raceDisable()
-	(*RWMutex)(q).lockQueue(nil)
+	(*RWMutex)(q).lockQueue()
 	raceEnable()
 }
 

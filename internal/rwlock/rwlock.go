@@ -243,14 +243,35 @@ func (rw *RWMutex) leave(v int64) {
 func (rw *RWMutex) Lock() {
 	rw.raceQueues()
 	raceDisable()
-	rw.lockQueue(nil)
+	rw.lockQueue()
 	e := rw.epoch()
 	a := announcement(e)
 	if n := int32(atomic.AddInt64(&rw.readers, a) - a); n != 0 {
-		rw.awaitReaders(e, n, nil)
+		rw.awaitReaders(e, n)
 	}
 	raceEnable()
 	rw.writerIn()
+}
+
+// awaitReaders waits, for writer e, until the n readers in when it
+// announced itself have left. It has no select: see lockQueue.
+func (rw *RWMutex) awaitReaders(e uint32, n int32) {
+	if !rw.expectReaders(e, n) {
+		<-rw.queues().writer
+	}
+}
+
+// expectReaders adds the n readers in when writer e announced itself to
+// the count of those who have left since, and reports whether they have
+// all left.
+func (rw *RWMutex) expectReaders(e uint32, n int32) bool {
+	for {
+		l := rw.leaving.Load()
+		_, left := unword(l) // <= 0: readers already gone
+		if rw.leaving.CompareAndSwap(l, word(e, left+n)) {
+			return left+n == 0
+		}
+	}
 }
 
 // writerIn tells the race detector that a writer holds rw: it comes after
@@ -297,17 +318,28 @@ func (rw *RWMutex) Unlock() bool {
 	return ok
 }
 
-// lockQueue takes the writers' queue, or gives up when done is closed
-// and reports false; a nil done never is. A writer that finds the queue
-// taken waits in queues' writers (internal/ctxwait), not in w's own queue: a wait there
-// could not be given up, and one left behind would take the queue later.
-// So all writers wait in one queue, first come first, whether they can
-// give up or not.
+// lockQueue takes the writers' queue. A writer that finds the queue
+// taken waits in queues' writers (internal/ctxwait), not in w's own
+// queue: a wait there could not be given up, and one left behind would
+// take the queue later. So all writers wait in one queue, first come
+// first, whether they can give up or not. This wait, which cannot, is
+// ctxwait's Lock, which has no select (see lockQueueOrCancel).
 //
 // Its caller has disabled the race detector, as has releaseQueue's:
 // ctxwait's own synchronization is shown to the detector, w's is not
 // (see rawQueue).
-func (rw *RWMutex) lockQueue(done <-chan struct{}) bool {
+func (rw *RWMutex) lockQueue() {
+	if rw.w.TryLock() {
+		return
+	}
+	raceEnable()
+	rw.queues().writers.Lock((*rawQueue)(rw))
+	raceDisable()
+}
+
+// lockQueueOrCancel is lockQueue that gives up when done is closed, and
+// then reports false; a nil done never is.
+func (rw *RWMutex) lockQueueOrCancel(done <-chan struct{}) bool {
 	if rw.w.TryLock() {
 		return true
 	}
