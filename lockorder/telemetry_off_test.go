@@ -5,6 +5,7 @@ package lockorder_test
 import (
 	"bytes"
 	"testing"
+	"time"
 
 	"github.com/google/pprof/profile"
 
@@ -22,6 +23,7 @@ func TestOffBuildTelemetryIsEmpty(t *testing.T) {
 	lockorder.ResetWaitProfile()
 
 	var buf bytes.Buffer
+	before := time.Now()
 	if err := lockorder.WriteWaitProfile(&buf); err != nil {
 		t.Fatal(err)
 	}
@@ -31,6 +33,10 @@ func TestOffBuildTelemetryIsEmpty(t *testing.T) {
 	}
 	if len(p.SampleType) != 2 || p.SampleType[1].Type != "delay" || len(p.Sample) != 0 {
 		t.Fatalf("wait profile %v", p)
+	}
+	// It covers the time since the process started, up to now.
+	if p.DurationNanos <= 0 || time.Unix(0, p.TimeNanos).Before(before) {
+		t.Fatalf("wait profile taken at %v, covering %v; written after %v", time.Unix(0, p.TimeNanos), time.Duration(p.DurationNanos), before)
 	}
 
 	buf.Reset()

@@ -5,17 +5,18 @@ package lockorder
 import (
 	"io"
 	"time"
+
+	"github.com/syncwatch/syncwatch/internal/mono"
 )
 
-// started is when the wait profile, always empty in this build, began.
-var started = time.Now()
-
-// WriteWaitProfile writes a valid pprof wait profile with no samples: the
-// syncwatch_off build tag removed the instrumentation. It is not gzipped,
-// so that this build does not link compress/gzip; go tool pprof reads it
-// all the same.
+// WriteWaitProfile writes a valid pprof wait profile with no samples,
+// covering the time since the process started: the syncwatch_off build
+// tag removed the instrumentation. It is not gzipped, so that this build
+// does not link compress/gzip; go tool pprof reads it all the same.
 func WriteWaitProfile(w io.Writer) error {
-	_, err := w.Write(waitProfileBase(started, time.Now()).Encode())
+	now := time.Now()
+	since := now.Add(-mono.Since(0)) // the process's start, read on the monotonic clock
+	_, err := w.Write(waitProfileBase(since, now).Encode())
 	return err
 }
 
