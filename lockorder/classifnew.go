@@ -2,7 +2,11 @@
 
 package lockorder
 
-import "unsafe"
+import (
+	"unsafe"
+
+	"github.com/syncwatch/syncwatch/internal/kind"
+)
 
 // SetClassIfNew puts m in the class called name, as [Mutex.SetClass]
 // does, if m has no identity yet, and otherwise does nothing: a Mutex
@@ -12,7 +16,7 @@ import "unsafe"
 // a lock it knows by its declaration ("store.DB.revMu").
 func (m *Mutex) SetClassIfNew(name string) {
 	if m.l.Load() == nil {
-		m.l.CompareAndSwap(nil, newLock(name, "Mutex", unsafe.Pointer(m)))
+		m.l.CompareAndSwap(nil, newLock(name, kind.Mutex, unsafe.Pointer(m)))
 	}
 }
 
@@ -20,6 +24,6 @@ func (m *Mutex) SetClassIfNew(name string) {
 // and otherwise does nothing; see [Mutex.SetClassIfNew].
 func (m *RWMutex) SetClassIfNew(name string) {
 	if m.l.Load() == nil {
-		m.l.CompareAndSwap(nil, newLock(name, "RWMutex", unsafe.Pointer(m)))
+		m.l.CompareAndSwap(nil, newLock(name, kind.RWMutex, unsafe.Pointer(m)))
 	}
 }

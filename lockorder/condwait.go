@@ -7,6 +7,7 @@ import (
 	"unsafe"
 
 	"github.com/syncwatch/syncwatch/internal/class"
+	"github.com/syncwatch/syncwatch/internal/kind"
 
 	"github.com/syncwatch/syncwatch/internal/goid"
 	"github.com/syncwatch/syncwatch/internal/waitfor"
@@ -21,7 +22,7 @@ func (c *Cond) block(w *condWaiter) {
 	}
 	l := c.id.l.Load()
 	if l == nil {
-		l = initLock(&c.id.l, "Cond", unsafe.Pointer(c))
+		l = initLock(&c.id.l, kind.Cond, unsafe.Pointer(c))
 	}
 	// The Lock field names the Cond; a Cond wait has no holder. In
 	// ModeCheck it lists the locks the goroutine holds while it waits.

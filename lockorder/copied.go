@@ -8,6 +8,7 @@ import (
 
 	"github.com/syncwatch/syncwatch/internal/class"
 	"github.com/syncwatch/syncwatch/internal/held"
+	"github.com/syncwatch/syncwatch/internal/kind"
 	"github.com/syncwatch/syncwatch/internal/stack"
 )
 
@@ -86,7 +87,7 @@ func (m *Mutex) free() bool {
 }
 
 func (m *Mutex) rebind(old *class.Lock) *class.Lock {
-	return rebind(&m.l, old, "Mutex", unsafe.Pointer(m))
+	return rebind(&m.l, old, kind.Mutex, unsafe.Pointer(m))
 }
 
 func (m *RWMutex) free() bool {
@@ -98,7 +99,7 @@ func (m *RWMutex) free() bool {
 }
 
 func (m *RWMutex) rebind(old *class.Lock) *class.Lock {
-	return rebind(&m.l, old, "RWMutex", unsafe.Pointer(m))
+	return rebind(&m.l, old, kind.RWMutex, unsafe.Pointer(m))
 }
 
 // rebind replaces old, the identity at p of the mutex at addr, with a new
@@ -106,12 +107,12 @@ func (m *RWMutex) rebind(old *class.Lock) *class.Lock {
 // old's site: the copy is of the same field, and takes the site's next
 // instance number), unless another goroutine did first, and returns p's
 // identity.
-func rebind(p *atomic.Pointer[class.Lock], old *class.Lock, kind string, addr unsafe.Pointer) *class.Lock {
+func rebind(p *atomic.Pointer[class.Lock], old *class.Lock, k kind.Kind, addr unsafe.Pointer) *class.Lock {
 	var l *class.Lock
 	if old.Class.Named {
-		l = keyed(class.New(old.Class, kind, uintptr(addr)))
+		l = keyed(class.New(old.Class, k, uintptr(addr)))
 	} else {
-		l = keyed(class.NewAt(old.Site, kind, uintptr(addr)))
+		l = keyed(class.NewAt(old.Site, k, uintptr(addr)))
 	}
 	l.MarkUsed() // a copy made after first use: not fresh
 	if p.CompareAndSwap(old, l) {

@@ -118,9 +118,10 @@ func holdReadEdges(gs *held.G, e held.Entry, writers graph.Gate, st stack.ID, no
 }
 
 // handedOver reports whether hold h may be another goroutine's to
-// release: a read hold of an RWMutex. (A WaitGroup's Go'd function holds
-// the group for reading, and always releases that hold itself.)
-func handedOver(h *held.Entry) bool { return h.Read && h.Lock.Kind == "RWMutex" }
+// release: a read hold of a kind that hands read holds off (an RWMutex's;
+// a WaitGroup's Go'd function holds the group for reading, and always
+// releases that hold itself).
+func handedOver(h *held.Entry) bool { return h.Read && h.Lock.Kind.HandsOff() }
 
 // provedReads adds the edges from read holds of l that waited on gs, now
 // that gs has released itself its last read hold of l, and reports the
@@ -181,9 +182,11 @@ func provedReads(gs *held.G, l *class.Lock) {
 // again the cycles this held back.
 
 // unhanded reports whether a read hold of l can count under R-RW: l is
-// an RWMutex none of whose read holds was ever released by a goroutine
-// that did not hold it.
-func unhanded(l *class.Lock) bool { return l.Kind == "RWMutex" && l.ReadGen() == 0 }
+// of an exclusive kind that can be read-locked (an RWMutex), and none of
+// its read holds was ever released by a goroutine that did not hold it.
+func unhanded(l *class.Lock) bool {
+	return l.Kind.Exclusive() && l.Kind.Readable() && l.ReadGen() == 0
+}
 
 // readGate returns the locks other than l that gs validly holds for
 // reading and whose read holds can count under R-RW.

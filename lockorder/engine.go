@@ -338,10 +338,11 @@ func useSlow(gs *held.G, l *class.Lock, read bool) bool {
 	}
 	noteFirst(l)
 	// Only a class that can be read-locked has a writers' gate for an
-	// initialisation write to spare: an RWMutex's, or a named class,
-	// which an RWMutex may share. A Mutex of its own class is Plain from
-	// its first acquisition, and pays nothing after it.
-	init := !read && gs.Len() == 0 && initRule.Load() && (l.Kind == "RWMutex" || l.Class.Named)
+	// initialisation write to spare: one of a kind that can
+	// (kind.Kind.InitWrites), or a named class, which an RWMutex may
+	// share. A Mutex of its own class is Plain from its first
+	// acquisition, and pays nothing after it.
+	init := !read && gs.Len() == 0 && initRule.Load() && (l.Kind.InitWrites() || l.Class.Named)
 	switch l.Use(init, gs.ID(), gs.Seq(), held.Created) {
 	case class.Init:
 		return true

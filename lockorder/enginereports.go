@@ -10,6 +10,7 @@ import (
 	"github.com/syncwatch/syncwatch/internal/class"
 	"github.com/syncwatch/syncwatch/internal/graph"
 	"github.com/syncwatch/syncwatch/internal/held"
+	"github.com/syncwatch/syncwatch/internal/kind"
 	"github.com/syncwatch/syncwatch/internal/stack"
 )
 
@@ -80,8 +81,8 @@ func (n nodeInfo) nameIn(taken string) string {
 	if n.cls.Named || n.label.Site == nil || taken == "" {
 		return n.ref().Name
 	}
-	if k := n.label.Kind; k != "Mutex" && k != "RWMutex" {
-		return k + " " + taken // not a lock: say what it is, as its own name does
+	if k := n.label.Kind; !k.Lock() {
+		return k.String() + " " + taken // not a lock: say what it is, as its own name does
 	}
 	return taken
 }
@@ -253,8 +254,8 @@ func reportCopied(gs *held.G, old, l *class.Lock) {
 	}.perCode(KindCopiedLock, old, st))
 }
 
-// newFunc names the constructor of a lock of kind.
-func newFunc(kind string) string { return "New" + kind }
+// newFunc names the constructor of a lock of kind k.
+func newFunc(k kind.Kind) string { return "New" + k.String() }
 
 func reportBadUnlock(gid int64, l *class.Lock, msg string) {
 	st := stack.Capture()

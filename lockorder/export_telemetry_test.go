@@ -8,6 +8,7 @@ import (
 
 	"github.com/syncwatch/syncwatch/internal/gls"
 	"github.com/syncwatch/syncwatch/internal/goid"
+	"github.com/syncwatch/syncwatch/internal/kind"
 )
 
 // MaxWaitProfileKeys is the bound of the wait profile's table.
@@ -27,7 +28,7 @@ func WaitNoted(release <-chan struct{}) {
 // n new locks of class name.
 func RecordWaits(name string, n int, d time.Duration) {
 	for range n {
-		recordWaitProfile(newLock(name, "Mutex", nil), d, false, 0)
+		recordWaitProfile(newLock(name, kind.Mutex, nil), d, false, 0)
 	}
 }
 

@@ -100,7 +100,7 @@ const maxClassAttrs = 1024
 // class name, or the kind for a zero-value lock, whose class is named after
 // its address.
 func classOption(l *class.Lock) metric.MeasurementOption {
-	name := l.Kind
+	name := l.Kind.String()
 	if l.Class.Named {
 		name = l.Class.Name
 	}

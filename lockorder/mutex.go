@@ -15,6 +15,7 @@ import (
 	"github.com/syncwatch/syncwatch/internal/gls"
 	"github.com/syncwatch/syncwatch/internal/goid"
 	"github.com/syncwatch/syncwatch/internal/held"
+	"github.com/syncwatch/syncwatch/internal/kind"
 	"github.com/syncwatch/syncwatch/internal/stack"
 	"github.com/syncwatch/syncwatch/internal/syncword"
 )
@@ -45,7 +46,7 @@ type Mutex struct {
 // then store#2, that is a cycle.
 func NewMutex(class string) *Mutex {
 	m := new(Mutex)
-	m.l.Store(newLock(class, "Mutex", unsafe.Pointer(m)))
+	m.l.Store(newLock(class, kind.Mutex, unsafe.Pointer(m)))
 	return m
 }
 
@@ -64,28 +65,28 @@ func NewMutex(class string) *Mutex {
 // used, which named it after the code that first locked it (in ModeOff and
 // ModeTrace an uncontended Lock makes no identity, so a late SetClass may
 // go unnoticed there). Calling it again with the same name does nothing.
-func (m *Mutex) SetClass(name string) { setClass(&m.l, name, "Mutex", unsafe.Pointer(m)) }
+func (m *Mutex) SetClass(name string) { setClass(&m.l, name, kind.Mutex, unsafe.Pointer(m)) }
 
 // setClass gives the zero-value lock at addr, whose identity is at p, one
 // in the class called name, unless it has one: see Mutex.SetClass.
-func setClass(p *atomic.Pointer[class.Lock], name, kind string, addr unsafe.Pointer) {
+func setClass(p *atomic.Pointer[class.Lock], name string, k kind.Kind, addr unsafe.Pointer) {
 	l := p.Load()
 	if l == nil {
-		if p.CompareAndSwap(nil, newLock(name, kind, addr)) {
+		if p.CompareAndSwap(nil, newLock(name, k, addr)) {
 			return
 		}
 		l = p.Load() // another goroutine used it, or named it, meanwhile
 	}
 	switch {
 	case !l.Class.Named:
-		panic(fmt.Sprintf("lockorder: SetClass(%q) on a %s already used, as %s: call SetClass before its first use", name, kind, l.Name()))
+		panic(fmt.Sprintf("lockorder: SetClass(%q) on a %s already used, as %s: call SetClass before its first use", name, k, l.Name()))
 	case l.Class.Name != name:
-		panic(fmt.Sprintf("lockorder: SetClass(%q) on a %s already in class %q", name, kind, l.Class.Name))
+		panic(fmt.Sprintf("lockorder: SetClass(%q) on a %s already in class %q", name, k, l.Class.Name))
 	}
 }
 
-func newLock(name, kind string, p unsafe.Pointer) *class.Lock {
-	l := keyed(class.NewNamed(name, kind, uintptr(p)))
+func newLock(name string, k kind.Kind, p unsafe.Pointer) *class.Lock {
+	l := keyed(class.NewNamed(name, k, uintptr(p)))
 	return l
 }
 
@@ -104,13 +105,13 @@ func (m *Mutex) lock() *class.Lock {
 // newLock is lock's rare half, kept out of line so that lock inlines.
 //
 //go:noinline
-func (m *Mutex) newLock() *class.Lock { return initLock(&m.l, "Mutex", unsafe.Pointer(m)) }
+func (m *Mutex) newLock() *class.Lock { return initLock(&m.l, kind.Mutex, unsafe.Pointer(m)) }
 
 // initLock gives a zero-value lock at addr its identity, once: the first
 // of concurrent callers wins. The lock is named after the code that called
 // into lockorder (see site.go).
-func initLock(p *atomic.Pointer[class.Lock], kind string, addr unsafe.Pointer) *class.Lock {
-	l := keyed(class.NewAt(callerSite(), kind, uintptr(addr)))
+func initLock(p *atomic.Pointer[class.Lock], k kind.Kind, addr unsafe.Pointer) *class.Lock {
+	l := keyed(class.NewAt(callerSite(), k, uintptr(addr)))
 	if p.CompareAndSwap(nil, l) {
 		return l
 	}
@@ -334,7 +335,7 @@ func HeldLocks() []LockRef {
 	for i := range ents {
 		// A goroutine started by WaitGroup.Go holds a place in its group,
 		// which is no lock it could release.
-		if gs.Valid(&ents[i]) && ents[i].Lock.Kind != "WaitGroup" {
+		if gs.Valid(&ents[i]) && !ents[i].Lock.Kind.Counts() {
 			out = append(out, ref(ents[i].Lock))
 		}
 	}

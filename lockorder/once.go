@@ -10,6 +10,7 @@ import (
 	"github.com/syncwatch/syncwatch/internal/class"
 	"github.com/syncwatch/syncwatch/internal/goid"
 	"github.com/syncwatch/syncwatch/internal/held"
+	"github.com/syncwatch/syncwatch/internal/kind"
 	"github.com/syncwatch/syncwatch/internal/waitfor"
 )
 
@@ -42,7 +43,7 @@ func (o *Once) lock() *class.Lock {
 	if l := o.l.Load(); l != nil {
 		return l
 	}
-	return initLock(&o.l, "Once", unsafe.Pointer(o))
+	return initLock(&o.l, kind.Once, unsafe.Pointer(o))
 }
 
 // Do calls f if and only if Do is being called for the first time for

@@ -13,6 +13,7 @@ import (
 	"github.com/syncwatch/syncwatch/internal/gls"
 	"github.com/syncwatch/syncwatch/internal/goid"
 	"github.com/syncwatch/syncwatch/internal/held"
+	"github.com/syncwatch/syncwatch/internal/kind"
 	"github.com/syncwatch/syncwatch/internal/rwlock"
 	"github.com/syncwatch/syncwatch/internal/stack"
 )
@@ -45,13 +46,13 @@ type RWMutex struct {
 // NewRWMutex returns an unlocked RWMutex in the lock class called class.
 func NewRWMutex(class string) *RWMutex {
 	m := new(RWMutex)
-	m.l.Store(newLock(class, "RWMutex", unsafe.Pointer(m)))
+	m.l.Store(newLock(class, kind.RWMutex, unsafe.Pointer(m)))
 	return m
 }
 
 // SetClass puts m, a zero-value RWMutex, in the lock class called name, as
 // NewRWMutex(name) would; see [Mutex.SetClass].
-func (m *RWMutex) SetClass(name string) { setClass(&m.l, name, "RWMutex", unsafe.Pointer(m)) }
+func (m *RWMutex) SetClass(name string) { setClass(&m.l, name, kind.RWMutex, unsafe.Pointer(m)) }
 
 func (m *RWMutex) lock() *class.Lock {
 	if l := m.l.Load(); l != nil {
@@ -63,7 +64,7 @@ func (m *RWMutex) lock() *class.Lock {
 // newLock is lock's rare half, kept out of line so that lock inlines.
 //
 //go:noinline
-func (m *RWMutex) newLock() *class.Lock { return initLock(&m.l, "RWMutex", unsafe.Pointer(m)) }
+func (m *RWMutex) newLock() *class.Lock { return initLock(&m.l, kind.RWMutex, unsafe.Pointer(m)) }
 
 // Lock locks m for writing, blocking until no reader or writer holds it.
 func (m *RWMutex) Lock() {

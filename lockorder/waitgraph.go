@@ -13,6 +13,7 @@ import (
 	"github.com/syncwatch/syncwatch/internal/class"
 	"github.com/syncwatch/syncwatch/internal/gls"
 	"github.com/syncwatch/syncwatch/internal/held"
+	"github.com/syncwatch/syncwatch/internal/kind"
 	"github.com/syncwatch/syncwatch/internal/report"
 	"github.com/syncwatch/syncwatch/internal/stack"
 	"github.com/syncwatch/syncwatch/internal/waitfor"
@@ -326,10 +327,10 @@ func holdNames(w *waitfor.Wait) string {
 		}
 		n := h.Lock.Name()
 		switch {
-		case h.Lock.Kind == "WaitGroup":
-			n = "a place in " + n // a function started by its Go
-		case h.Lock.Kind == "Once":
-			n = "the running function of " + n
+		case h.Lock.Kind.Counts():
+			n = "a place in " + n // a function started by a WaitGroup's Go
+		case h.Lock.Kind == kind.Once:
+			n = "the running function of " + n // what its write hold is
 		case h.Read:
 			n += " (read)"
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/syncwatch/syncwatch/internal/gls"
 	"github.com/syncwatch/syncwatch/internal/goid"
 	"github.com/syncwatch/syncwatch/internal/held"
+	"github.com/syncwatch/syncwatch/internal/kind"
 	"github.com/syncwatch/syncwatch/internal/waitfor"
 )
 
@@ -45,7 +46,7 @@ func (wg *WaitGroup) lock() *class.Lock {
 	if l := wg.l.Load(); l != nil {
 		return l
 	}
-	return initLock(&wg.l, "WaitGroup", unsafe.Pointer(wg))
+	return initLock(&wg.l, kind.WaitGroup, unsafe.Pointer(wg))
 }
 
 // Add adds delta, which may be negative, to the counter. As with sync, a

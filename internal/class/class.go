@@ -10,6 +10,8 @@ package class
 import (
 	"fmt"
 	"sync/atomic"
+
+	"github.com/syncwatch/syncwatch/internal/kind"
 )
 
 var nextID atomic.Uint64
@@ -82,8 +84,9 @@ func (c *Class) Ungate() { c.writes.And(^uint32(writeGated)) }
 type Lock struct {
 	ID    uint64
 	Class *Class
-	// Kind is "Mutex" or "RWMutex", for names.
-	Kind string
+	// Kind is the sort of primitive the lock is: what its holds
+	// guarantee, and its type's name.
+	Kind kind.Kind
 	// Seq numbers the instances of a named class, or of a Site, for names
 	// ("store#2").
 	Seq uint64
@@ -284,13 +287,15 @@ func (l *Lock) WaitCounts() *WaitCounts { return l.waits.Load() }
 // SetWaitCounts sets the counters l's short waits are added to.
 func (l *Lock) SetWaitCounts(c *WaitCounts) { l.waits.Store(c) }
 
-// New returns the identity of a new lock: in a class of its own, named
-// after its address, when c is nil (NewAt names it after a site), else in c, which must be the class of a live lock (as for a copy
-// of that lock; NewNamed finds a class by name). addr is the lock's
-// address, used in its name.
-func New(c *Class, kind string, addr uintptr) *Lock {
+// New returns the identity of a new lock of kind k: in a class of its own,
+// named after its address, when c is nil (NewAt names it after a site),
+// else in c, which must be the class of a live lock (as for a copy of
+// that lock; NewNamed finds a class by name). addr is the lock's address,
+// used in its name. A k that is none of kind's constants panics.
+func New(c *Class, k kind.Kind, addr uintptr) *Lock {
+	mustKind(k)
 	if c == nil {
-		return newLock(&Class{ID: NewID()}, nil, kind, addr)
+		return newLock(&Class{ID: NewID()}, nil, k, addr)
 	}
 	var t *liveness
 	if c.Named {
@@ -298,17 +303,25 @@ func New(c *Class, kind string, addr uintptr) *Lock {
 		t = join(c)
 		namedMu.Unlock()
 	}
-	return newLock(c, t, kind, addr)
+	return newLock(c, t, k, addr)
 }
 
-// newLock returns a new lock of c, holding t, the token of c's live locks
-// if c is named.
-func newLock(c *Class, t *liveness, kind string, addr uintptr) *Lock {
-	l := &Lock{ID: NewID(), Class: c, Kind: kind, addr: addr, live: t}
+// newLock returns a new lock of c, of kind k, holding t, the token of c's
+// live locks if c is named.
+func newLock(c *Class, t *liveness, k kind.Kind, addr uintptr) *Lock {
+	l := &Lock{ID: NewID(), Class: c, Kind: k, addr: addr, live: t}
 	if c.Named {
 		l.Seq = c.seq.Add(1)
 	}
 	return l
+}
+
+// mustKind panics unless k is one of kind's constants: every rule asks a
+// lock's kind what its holds guarantee.
+func mustKind(k kind.Kind) {
+	if !k.Valid() {
+		panic(fmt.Sprintf("class: a lock of no kind (%v)", k))
+	}
 }
 
 // SetKeys records the lock's chain elements and one-lock chain keys for
@@ -353,7 +366,7 @@ func (l *Lock) Label() Label {
 
 // Label holds what a lock's names are made of.
 type Label struct {
-	Kind  string
+	Kind  kind.Kind
 	Addr  uintptr
 	Class *Class
 	Seq   uint64
@@ -366,9 +379,9 @@ func (b Label) Name() string {
 	case b.Class.Named:
 		return fmt.Sprintf("%s#%d", b.Class.Name, b.Seq)
 	case b.Site != nil:
-		if b.Kind != "Mutex" && b.Kind != "RWMutex" {
+		if !b.Kind.Lock() {
 			// Not a lock: say what it is ("Once pkg.f (f.go:3)#1").
-			return b.Kind + " " + b.Site.instanceName(b.Seq)
+			return b.Kind.String() + " " + b.Site.instanceName(b.Seq)
 		}
 		return b.Site.instanceName(b.Seq)
 	}

@@ -4,6 +4,8 @@ import (
 	"runtime"
 	"sync"
 	"weak"
+
+	"github.com/syncwatch/syncwatch/internal/kind"
 )
 
 // The registry of named classes, and when a class leaves it.
@@ -66,9 +68,10 @@ type registration struct {
 }
 
 // NewNamed returns the identity of a new lock in the class called name,
-// creating the class if no lock of that name is alive or kept. kind and
+// creating the class if no lock of that name is alive or kept. k and
 // addr are as for New.
-func NewNamed(name, kind string, addr uintptr) *Lock {
+func NewNamed(name string, k kind.Kind, addr uintptr) *Lock {
+	mustKind(k)
 	namedMu.Lock()
 	c := named[name]
 	if c == nil {
@@ -77,7 +80,7 @@ func NewNamed(name, kind string, addr uintptr) *Lock {
 	}
 	t := join(c)
 	namedMu.Unlock()
-	return newLock(c, t, kind, addr)
+	return newLock(c, t, k, addr)
 }
 
 // join returns the token of c's live locks for a new one, making one (and

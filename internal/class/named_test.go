@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/syncwatch/syncwatch/internal/class"
+	"github.com/syncwatch/syncwatch/internal/kind"
 )
 
 // collect runs the garbage collector until cond holds, at most a few
@@ -46,7 +47,7 @@ func settle(t *testing.T) {
 func makeNamed(prefix string, n int) []*class.Lock {
 	ls := make([]*class.Lock, n)
 	for i := range ls {
-		ls[i] = class.NewNamed(fmt.Sprintf("%s-%d", prefix, i), "Mutex", uintptr(i))
+		ls[i] = class.NewNamed(fmt.Sprintf("%s-%d", prefix, i), kind.Mutex, uintptr(i))
 	}
 	return ls
 }
@@ -66,7 +67,7 @@ func TestNamedClassFreedWithItsLastLock(t *testing.T) {
 	if class.Registered(c) {
 		t.Fatal("a freed class is still found by name")
 	}
-	if l := class.NewNamed("conn-0", "Mutex", 0); l.Class == c || l.Seq != 1 {
+	if l := class.NewNamed("conn-0", kind.Mutex, 0); l.Class == c || l.Seq != 1 {
 		t.Fatalf("a new lock of a freed name joined the old class: %+v", l)
 	}
 }
@@ -74,10 +75,10 @@ func TestNamedClassFreedWithItsLastLock(t *testing.T) {
 // While one lock of a class lives the class stays, however many others
 // of it die.
 func TestNamedClassStaysWhileALockLives(t *testing.T) {
-	keep := class.NewNamed("stays", "Mutex", 1)
+	keep := class.NewNamed("stays", kind.Mutex, 1)
 	func() {
 		for i := range 1000 {
-			class.NewNamed("stays", "Mutex", uintptr(i))
+			class.NewNamed("stays", kind.Mutex, uintptr(i))
 		}
 	}()
 	for range 3 {
@@ -87,7 +88,7 @@ func TestNamedClassStaysWhileALockLives(t *testing.T) {
 	if !class.Registered(keep.Class) {
 		t.Fatal("the class of a live lock was freed")
 	}
-	if l := class.NewNamed("stays", "Mutex", 2); l.Class != keep.Class || l.Seq != 1002 {
+	if l := class.NewNamed("stays", kind.Mutex, 2); l.Class != keep.Class || l.Seq != 1002 {
 		t.Fatalf("new lock %+v, want class %d, seq 1002", l, keep.Class.ID)
 	}
 	runtime.KeepAlive(keep)
@@ -135,7 +136,7 @@ func TestKeptClassesStayDormantUpToABound(t *testing.T) {
 	if kept == nil {
 		t.Fatal("no class stayed")
 	}
-	l := class.NewNamed(kept.Name, "Mutex", 0)
+	l := class.NewNamed(kept.Name, kind.Mutex, 0)
 	if l.Class != kept {
 		t.Fatal("a new lock of a dormant class's name got another class")
 	}

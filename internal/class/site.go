@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"sync/atomic"
+
+	"github.com/syncwatch/syncwatch/internal/kind"
 )
 
 // Site is a place in the code where zero-value locks are first used: it
@@ -39,9 +41,10 @@ func (s *Site) Name() string {
 }
 
 // NewAt returns the identity of a new lock in a class of its own, first
-// used at site s (nil if unknown); kind and addr are as for New.
-func NewAt(s *Site, kind string, addr uintptr) *Lock {
-	l := newLock(&Class{ID: NewID()}, nil, kind, addr)
+// used at site s (nil if unknown); k and addr are as for New.
+func NewAt(s *Site, k kind.Kind, addr uintptr) *Lock {
+	mustKind(k)
+	l := newLock(&Class{ID: NewID()}, nil, k, addr)
 	if s != nil {
 		l.Site = s
 		l.Seq = s.seq.Add(1)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/syncwatch/syncwatch/internal/class"
 	"github.com/syncwatch/syncwatch/internal/held"
+	"github.com/syncwatch/syncwatch/internal/kind"
 )
 
 // holder is what a program's lock is to its identity: the lock points to
@@ -21,9 +22,9 @@ type holder struct{ id *class.Lock }
 func TestReachableDeadHolds(t *testing.T) {
 	const gid = 1 << 40 // no goroutine of this test
 	g := held.New(gid, false)
-	kept := &holder{class.New(nil, "Mutex", 1)}
+	kept := &holder{class.New(nil, kind.Mutex, 1)}
 	hold(g, kept.id)
-	hold(g, class.New(nil, "Mutex", 2)) // reachable from g's stack only
+	hold(g, class.New(nil, kind.Mutex, 2)) // reachable from g's stack only
 	exited := func(id int64) bool { return id == gid }
 
 	dead := held.ReachableDeadHolds([]*held.G{g}, exited)

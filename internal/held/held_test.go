@@ -9,11 +9,12 @@ import (
 	"github.com/syncwatch/syncwatch/internal/goid"
 	"github.com/syncwatch/syncwatch/internal/graph"
 	"github.com/syncwatch/syncwatch/internal/held"
+	"github.com/syncwatch/syncwatch/internal/kind"
 )
 
 func TestPushFindRemoveRekey(t *testing.T) {
 	g := held.New(goid.ID(), false)
-	a, b, c := class.New(nil, "Mutex", 1), class.New(nil, "Mutex", 2), class.New(nil, "Mutex", 3)
+	a, b, c := class.New(nil, kind.Mutex, 1), class.New(nil, kind.Mutex, 2), class.New(nil, kind.Mutex, 3)
 	for _, l := range []*class.Lock{a, b, c} {
 		l.SetHolder(g.ID())
 		var k uint64 = l.ID
@@ -24,7 +25,7 @@ func TestPushFindRemoveRekey(t *testing.T) {
 			g.Pop()
 		}
 	})
-	if g.Find(b) != 1 || g.Find(class.New(nil, "Mutex", 4)) != -1 {
+	if g.Find(b) != 1 || g.Find(class.New(nil, kind.Mutex, 4)) != -1 {
 		t.Fatal("Find")
 	}
 	g.Remove(1)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/syncwatch/syncwatch/internal/kind"
 	"github.com/syncwatch/syncwatch/internal/leak"
 )
 
@@ -21,8 +22,8 @@ func Describe(w *Wait) string {
 		// Named after their type ("WaitGroup@0x...") unless named
 		// otherwise.
 		s = name
-		if kind := typeName[w.Kind]; !strings.HasPrefix(name, kind) {
-			s = kind + " " + name
+		if typ := typeOf[w.Kind].String(); !strings.HasPrefix(name, typ) {
+			s = typ + " " + name
 		}
 	default:
 		s = w.Kind + " " + name
@@ -33,8 +34,8 @@ func Describe(w *Wait) string {
 	return s
 }
 
-// typeName names the types whose waits are not on locks.
-var typeName = map[string]string{KindWaitGroup: "WaitGroup", KindOnce: "Once", KindCond: "Cond"}
+// typeOf gives the kinds of the primitives whose waits are not on locks.
+var typeOf = map[string]kind.Kind{KindWaitGroup: kind.WaitGroup, KindOnce: kind.Once, KindCond: kind.Cond}
 
 // maxChain bounds how many goroutines an explanation follows.
 const maxChain = 8

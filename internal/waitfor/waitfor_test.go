@@ -12,6 +12,7 @@ import (
 
 	"github.com/syncwatch/syncwatch/internal/class"
 	"github.com/syncwatch/syncwatch/internal/goid"
+	"github.com/syncwatch/syncwatch/internal/kind"
 	"github.com/syncwatch/syncwatch/internal/waitfor"
 )
 
@@ -47,7 +48,7 @@ func TestLookupAndEnd(t *testing.T) {
 }
 
 func TestCycleThroughLocksAndAWaitGroup(t *testing.T) {
-	a, b := class.New(nil, "Mutex", 1), class.New(nil, "Mutex", 2)
+	a, b := class.New(nil, kind.Mutex, 1), class.New(nil, kind.Mutex, 2)
 	a.SetHolder(base + 10)
 	b.SetHolder(base + 11)
 	register(t,
@@ -76,7 +77,7 @@ func TestCycleThroughLocksAndAWaitGroup(t *testing.T) {
 // lists the lock: the holder recorded on a lock goes stale when the lock is
 // taken where holders are not tracked.
 func TestStaleHolderMakesNoCycle(t *testing.T) {
-	a, b := class.New(nil, "Mutex", 1), class.New(nil, "Mutex", 2)
+	a, b := class.New(nil, kind.Mutex, 1), class.New(nil, kind.Mutex, 2)
 	a.SetHolder(base + 60)
 	b.SetHolder(base + 61)
 	register(t,
@@ -92,7 +93,7 @@ func TestStaleHolderMakesNoCycle(t *testing.T) {
 // primitive lists the goroutines it needs in, so that a cycle can be
 // watched through its grace period.
 func TestCyclesAreStable(t *testing.T) {
-	l := class.New(nil, "Mutex", 1)
+	l := class.New(nil, kind.Mutex, 1)
 	l.SetHolder(base + 70)
 	var flip bool
 	register(t,
@@ -126,7 +127,7 @@ func TestCyclesAreStable(t *testing.T) {
 }
 
 func TestBoundedWaitBreaksNoCycle(t *testing.T) {
-	a, b := class.New(nil, "Mutex", 1), class.New(nil, "Mutex", 2)
+	a, b := class.New(nil, kind.Mutex, 1), class.New(nil, kind.Mutex, 2)
 	a.SetHolder(base + 20)
 	b.SetHolder(base + 21)
 	register(t,
@@ -139,7 +140,7 @@ func TestBoundedWaitBreaksNoCycle(t *testing.T) {
 }
 
 func TestWriterWaitingForAReaderThatWaitsForIt(t *testing.T) {
-	rw, m := class.New(nil, "RWMutex", 1), class.New(nil, "Mutex", 2)
+	rw, m := class.New(nil, kind.RWMutex, 1), class.New(nil, kind.Mutex, 2)
 	m.SetHolder(base + 30)
 	register(t,
 		// 30 holds m and waits to write rw, which 31 holds for reading.
@@ -160,7 +161,7 @@ func TestWriterWaitingForAReaderThatWaitsForIt(t *testing.T) {
 }
 
 func TestExplainFollowsTheChainToARealGoroutine(t *testing.T) {
-	l := class.NewNamed("aggregation_lock", "Mutex", 1)
+	l := class.NewNamed("aggregation_lock", kind.Mutex, 1)
 	ch := make(chan struct{})
 	var wg sync.WaitGroup
 	holder := make(chan int64)
@@ -196,7 +197,7 @@ func TestExplainFollowsTheChainToARealGoroutine(t *testing.T) {
 // goroutine while that goroutine still holds it. Findings are delivered
 // on a goroutine of their own, after the look.
 func TestFindingStandsWhileWhatItFoundDoes(t *testing.T) {
-	a, b := class.New(nil, "Mutex", 1), class.New(nil, "Mutex", 2)
+	a, b := class.New(nil, kind.Mutex, 1), class.New(nil, kind.Mutex, 2)
 	a.SetHolder(base + 80)
 	b.SetHolder(base + 81)
 	wa := &waitfor.Wait{Goroutine: base + 80, Kind: waitfor.KindLock, Lock: b, HolderKnown: true, Holds: []waitfor.Hold{{Lock: a}}}
@@ -209,7 +210,7 @@ func TestFindingStandsWhileWhatItFoundDoes(t *testing.T) {
 	register(t, &waitfor.Wait{Goroutine: base + 81, Kind: waitfor.KindLock, Lock: a, HolderKnown: true})
 	assert.False(t, f.Standing(), "a new wait of the same goroutine is not the one found")
 
-	c := class.New(nil, "Mutex", 3)
+	c := class.New(nil, kind.Mutex, 3)
 	c.SetHolder(base + 90) // held by a goroutine that has exited
 	wc := &waitfor.Wait{Goroutine: base + 91, Kind: waitfor.KindLock, Lock: c, HolderKnown: true}
 	register(t, wc)
@@ -225,7 +226,7 @@ func TestFindingStandsWhileWhatItFoundDoes(t *testing.T) {
 // it among its holds, let it go: the record is stale, and the explanation
 // does not say the waiter closes a cycle with it.
 func TestStaleHolderWaitingAgainIsNotNamed(t *testing.T) {
-	l := class.New(nil, "Mutex", 1)
+	l := class.New(nil, kind.Mutex, 1)
 	l.SetHolder(base + 110) // 110 took it, let it go, and queues again
 	w := &waitfor.Wait{Goroutine: base + 111, Kind: waitfor.KindLock, Lock: l, HolderKnown: true}
 	register(t, w, &waitfor.Wait{Goroutine: base + 110, Kind: waitfor.KindLock, Lock: l, HolderKnown: true})
@@ -235,7 +236,7 @@ func TestStaleHolderWaitingAgainIsNotNamed(t *testing.T) {
 
 	// A holder waiting in a primitive that does not list its holds (a
 	// barrier) is trusted.
-	m := class.New(nil, "Mutex", 2)
+	m := class.New(nil, kind.Mutex, 2)
 	m.SetHolder(base + 112)
 	v := &waitfor.Wait{Goroutine: base + 113, Kind: waitfor.KindLock, Lock: m, HolderKnown: true}
 	register(t, v, &waitfor.Wait{Goroutine: base + 112, Kind: waitfor.KindBarrier, Object: "b", Bounded: true})
@@ -261,7 +262,7 @@ func TestLongWaitCountsFromTheLastHandOff(t *testing.T) {
 		defer mu.Unlock()
 		return slices.Clone(long)
 	}
-	l := class.New(nil, "Mutex", 1)
+	l := class.New(nil, kind.Mutex, 1)
 	l.SetHolder(base + 120)
 	register(t, &waitfor.Wait{Goroutine: base + 121, Kind: waitfor.KindLock, Lock: l, HolderKnown: true})
 	start := time.Now()
@@ -282,7 +283,7 @@ func TestACycleIsLookedIntoAfterTheGracePeriod(t *testing.T) {
 		Recheck: time.Millisecond, KeepLooking: func() bool { return true }, Report: func(waitfor.Finding) {}})
 	t.Cleanup(func() { waitfor.Configure(waitfor.Settings{}) })
 	n := waitfor.Inquiries()
-	a, b := class.New(nil, "Mutex", 1), class.New(nil, "Mutex", 2)
+	a, b := class.New(nil, kind.Mutex, 1), class.New(nil, kind.Mutex, 2)
 	a.SetHolder(base + 130)
 	b.SetHolder(base + 131)
 	register(t,
