@@ -51,8 +51,8 @@ func recordEdges(gs *held.G, e held.Entry, st stack.ID) {
 			Stack:     uint32(st),
 			Time:      now,
 		}
-		if h.Read && !readers.Has(o.FromLock) {
-			o.FromLock = 0 // a read hold R-RW does not count
+		if !h.Lock.Kind.Exclusive() || h.Read && !readers.Has(o.FromLock) {
+			o.FromLock = 0 // a hold that is not exclusive, or a read hold R-RW does not count
 		}
 		if _, _, c := eng.graph.Add(from, to, o, canBlock); c != nil {
 			found = append(found, c)
@@ -295,12 +295,12 @@ func writeUnder(gs *held.G, l *class.Lock) {
 }
 
 // heldGate returns the locks other than l that gs validly holds for
-// writing.
+// writing, of exclusive kinds.
 func heldGate(gs *held.G, l *class.Lock) graph.Gate {
 	var ids []graph.NodeID
 	ents := gs.Entries()
 	for i := range ents {
-		if h := &ents[i]; !h.Read && h.Lock != l && gs.Valid(h) {
+		if h := &ents[i]; exclusiveWrite(h) && h.Lock != l && gs.Valid(h) {
 			ids = append(ids, graph.NodeID(h.Lock.ID))
 		}
 	}
@@ -348,20 +348,27 @@ func recheckInto(c *class.Class, readOnly bool) []Violation {
 	return vs
 }
 
-// gate returns the ids of the locks held for writing other than b. The
-// gate of an edge a->b is gate(ents, b).Without(a): the locks that
-// serialize every goroutine taking the edge. Computed once for all the
-// edges into b, and shared by their gates, it keeps a new lock taken under
-// k others at O(k log k), where a gate per edge cost O(k² log k).
+// gate returns the ids of the locks held for writing other than b, of
+// exclusive kinds. The gate of an edge a->b is gate(ents, b).Without(a):
+// the locks that serialize every goroutine taking the edge. Computed once
+// for all the edges into b, and shared by their gates, it keeps a new lock
+// taken under k others at O(k log k), where a gate per edge cost
+// O(k² log k).
 func gate(ents []held.Entry, b *class.Lock) graph.Gate {
 	var ids []graph.NodeID
 	for i := range ents {
-		if h := &ents[i]; !h.Read && h.Lock != b {
+		if h := &ents[i]; exclusiveWrite(h) && h.Lock != b {
 			ids = append(ids, graph.NodeID(h.Lock.ID))
 		}
 	}
 	return graph.NewGate(ids)
 }
+
+// exclusiveWrite reports whether hold h can hold a cycle back as a write
+// hold: it is one, and of an exclusive kind. Rules R6 to R10 assume that
+// a write hold has one holder; a hold that has not is no gate, no
+// writers' gate and no Src (RULES.md).
+func exclusiveWrite(h *held.Entry) bool { return !h.Read && h.Lock.Kind.Exclusive() }
 
 // canBlock reports whether the acquisition along e can block: a write
 // acquisition always can; a read acquisition only if the lock has writers
