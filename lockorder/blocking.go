@@ -3,7 +3,6 @@
 package lockorder
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/syncwatch/syncwatch/internal/class"
@@ -65,7 +64,7 @@ func selfWait(gid int64, l *class.Lock, kind, what string) {
 	st := stack.Capture()
 	v := Violation{
 		Kind:      KindDeadlock,
-		Message:   fmt.Sprintf("cycle of 1 goroutine blocked for good: goroutine %d %s", gid, what),
+		Message:   selfWaitMessage(gid, what),
 		Time:      time.Now(),
 		Goroutine: gid,
 		Stack:     frames(st),

@@ -10,7 +10,6 @@ import (
 	"github.com/syncwatch/syncwatch/internal/class"
 	"github.com/syncwatch/syncwatch/internal/graph"
 	"github.com/syncwatch/syncwatch/internal/held"
-	"github.com/syncwatch/syncwatch/internal/kind"
 	"github.com/syncwatch/syncwatch/internal/stack"
 )
 
@@ -64,7 +63,7 @@ func cycleViolation(c graph.Cycle, gid int64, st stack.ID) Violation {
 		// have names of their own.)
 		names = rotate(names, first)
 	}
-	v.Message = fmt.Sprintf("cycle of %d locks: %s -> %s", len(c), strings.Join(names, " -> "), names[0])
+	v.Message = cycleMessage(names)
 	return v
 }
 
@@ -184,20 +183,13 @@ func ref(l *class.Lock) LockRef {
 // reportRecursive reports that goroutine gs, at stack st, locks l, which
 // it holds already (for reading if heldRead), for reading if read.
 func reportRecursive(gs *held.G, l *class.Lock, heldRead, read bool, st stack.ID) {
-	kind, what := KindRecursiveLock, "locks"
-	switch {
-	case heldRead && read:
-		kind, what = KindRecursiveRLock, "read-locks"
-	case read:
-		what = "read-locks"
-	}
-	how := "for writing"
-	if heldRead {
-		how = "for reading"
+	kind := KindRecursiveLock
+	if heldRead && read {
+		kind = KindRecursiveRLock
 	}
 	publish(Violation{
 		Kind:      kind,
-		Message:   fmt.Sprintf("goroutine %d %s %s, which it already holds %s", gs.ID(), what, l.Name(), how),
+		Message:   recursiveMessage(gs.ID(), l.Name(), heldRead, read),
 		Time:      time.Now(),
 		Goroutine: gs.ID(),
 		Stack:     frames(st),
@@ -242,26 +234,23 @@ func reportCopied(gs *held.G, old, l *class.Lock) {
 	st := stack.Capture()
 	addr := l.Label().Addr
 	publish(Violation{
-		Kind: KindCopiedLock,
-		Message: fmt.Sprintf("goroutine %d locks the %s at %#x, which shares its identity (%s) with a %s it holds: "+
-			"one of the two is a copy of the other, made after %s or after first use; the %s at %#x is %s from now on",
-			gs.ID(), l.Kind, addr, old.Name(), old.Kind, newFunc(l.Kind), l.Kind, addr, l.Name()),
+		Kind:      KindCopiedLock,
+		Message:   copiedMessage(gs.ID(), l.Kind.String(), addr, old.Name(), old.Kind.String(), l.Name()),
 		Time:      time.Now(),
 		Goroutine: gs.ID(),
 		Stack:     frames(st),
 		Locks:     []LockRef{ref(old), ref(l)},
-		Detail:    "go vet's copylocks check shows where a lock value is copied.",
+		Detail:    copiedDetail,
 	}.perCode(KindCopiedLock, old, st))
 }
 
-// newFunc names the constructor of a lock of kind k.
-func newFunc(k kind.Kind) string { return "New" + k.String() }
-
-func reportBadUnlock(gid int64, l *class.Lock, msg string) {
+// reportBadUnlock reports goroutine gid's bad unlock of l (what:
+// unlockOfUnlocked, ...).
+func reportBadUnlock(gid int64, l *class.Lock, what string) {
 	st := stack.Capture()
 	publish(Violation{
 		Kind:      KindBadUnlock,
-		Message:   fmt.Sprintf("%s %s", msg, l.Name()),
+		Message:   badUnlockMessage(what, l.Name()),
 		Time:      time.Now(),
 		Goroutine: gid,
 		Stack:     frames(st),
@@ -271,13 +260,9 @@ func reportBadUnlock(gid int64, l *class.Lock, msg string) {
 
 func reportNotHeld(gid int64, l *class.Lock, read bool) {
 	st := stack.Capture()
-	what := "AssertHeld"
-	if read {
-		what = "AssertRHeld"
-	}
 	publish(Violation{
 		Kind:      KindNotHeld,
-		Message:   fmt.Sprintf("%s: goroutine %d does not hold %s", what, gid, l.Name()),
+		Message:   notHeldMessage(gid, l.Name(), read),
 		Time:      time.Now(),
 		Goroutine: gid,
 		Stack:     frames(st),

@@ -73,7 +73,7 @@ func ReportBlockedExcept(minAge time.Duration, leaks bool, ignore func(Violation
 			continue // it has gone since the snapshot, or is reported above
 		}
 		v := waitViolation(KindBlockedAtExit, waitfor.Finding{Waits: []*waitfor.Wait{w}, Graph: g, Dump: d},
-			fmt.Sprintf("is still blocked, after %v, in a wait for %s", w.Age().Round(time.Millisecond), waitfor.Describe(w)))
+			blockedAtExitWhat(w.Age(), waitfor.Describe(w)))
 		publish(v)
 	}
 	if Mode(modeWord.Load()&modeMask) != ModeCheck {
@@ -83,31 +83,21 @@ func ReportBlockedExcept(minAge time.Duration, leaks bool, ignore func(Violation
 	slices.SortFunc(dead, func(a, b held.DeadHold) int { return int(a.Goroutine - b.Goroutine) })
 	for _, h := range dead {
 		l := h.Entry.Lock
-		how := ""
-		if h.Entry.Read {
-			how = " for reading"
-		}
 		// A lock left held that no goroutine waits for harms no one yet
 		// (a test that abandons a lock on purpose): it is shown, as
 		// expected. It fails where a goroutine is blocked behind it.
 		waiters := waitersOf(g, d, l)
-		msg := fmt.Sprintf("%s is still held%s by goroutine %d, which has exited without unlocking it", l.Name(), how, h.Goroutine)
-		if waiters == 0 {
-			msg += "; no goroutine waits for it"
-		} else {
-			msg += fmt.Sprintf("; %d goroutine(s) wait for it", waiters)
-		}
 		st, what := heldStack(h.Entry.Note, l)
 		detail := heldAt(h.Goroutine, h.Entry.Note, l)
 		switch what {
 		case tookHere:
-			detail = "the stack above is where it took the lock"
+			detail = tookAbove
 		case firstHere:
-			detail = "the stack above is where the lock was first taken (the held profile records each hold's place: lockorder.WithHeldProfile(true))"
+			detail = firstAbove
 		}
 		v := Violation{
 			Kind:      KindHeldByExited,
-			Message:   msg,
+			Message:   heldAtExitMessage(l.Name(), h.Entry.Read, h.Goroutine, waiters),
 			Time:      time.Now(),
 			Goroutine: h.Goroutine,
 			Stack:     st, // names the test that took it

@@ -3,7 +3,6 @@
 package lockorder
 
 import (
-	"fmt"
 	"runtime/pprof"
 	"sync"
 	"sync/atomic"
@@ -66,11 +65,11 @@ func heldAt(gid int64, n uint64, l *class.Lock) string {
 	st, what := heldStack(n, l)
 	switch what {
 	case tookHere:
-		return fmt.Sprintf("goroutine %d took it at:\n%s", gid, st)
+		return tookAt(gid, st)
 	case firstHere:
-		return fmt.Sprintf("goroutine %d took it; the lock was first taken at (the held profile records each hold's place: lockorder.WithHeldProfile(true)):\n%s", gid, st)
+		return firstTakenAt(gid, st)
 	}
-	return "where it was taken is recorded with the held profile on (lockorder.WithHeldProfile(true) or SYNCWATCH_HELD_PROFILE=1)"
+	return noPlace
 }
 
 // What heldStack found.

@@ -20,18 +20,19 @@ func leakViolation(id int64, g *waitfor.Graph, d *waitfor.Dump) Violation {
 	var v Violation
 	if w := g.Wait(id); w != nil {
 		v = waitViolation(KindLeaked, waitfor.Finding{Waits: []*waitfor.Wait{w}, Graph: g, Dump: d},
-			"is blocked for good, in a wait for "+waitfor.Describe(w))
+			leakedWhat(waitfor.Describe(w)))
 	} else {
 		v = Violation{Kind: KindLeaked, Time: time.Now(), Goroutine: id, Stack: framesOf(r.Frames)}
-		v.Message = fmt.Sprintf("goroutine %d %s", id, waitfor.RoutineState(d, id))
+		v.Message = goroutineState(id, waitfor.RoutineState(d, id))
 	}
 	if v.Detail != "" {
 		v.Detail += "\n"
 	}
-	v.Detail += "the runtime found nothing that can wake it (what it waits on is out of every runnable goroutine's reach)"
+	created := ""
 	if r.Created.Function != "" {
-		v.Detail += "\nit was started by " + r.Created.String()
+		created = r.Created.String()
 	}
+	v.Detail += leakedDetail(created)
 	v.Attrs = append(v.Attrs, attribute.String(TopFunctionAttribute, r.Top))
 	v.Key = fmt.Sprintf("%s:%d", KindLeaked, id)
 	return v

@@ -246,7 +246,7 @@ func (m *Mutex) unlockSlow() {
 func (m *Mutex) unlockOther(l *class.Lock) *class.Lock {
 	if m.mu.TryLock() {
 		unlockSync(&m.mu)
-		reportBadUnlock(goid.ID(), l, "Unlock of unlocked")
+		reportBadUnlock(goid.ID(), l, unlockOfUnlocked)
 		return nil
 	}
 	// Locked by another goroutine, released on its behalf: legal.

@@ -94,7 +94,7 @@ func (o *Once) doSlow(f func()) {
 	gid := goid.ID()
 	l := o.lock()
 	if o.runner.Load() == gid {
-		selfWait(gid, l, waitfor.KindOnce, "calls Do on "+l.Name()+" inside its own function, which waits for itself")
+		selfWait(gid, l, waitfor.KindOnce, doInsideOwnFunction(l.Name()))
 	}
 	var gs *held.G
 	if Mode(w&modeMask) == ModeCheck {

@@ -247,12 +247,12 @@ func (m *RWMutex) Unlock() {
 func (m *RWMutex) unlockOther(l *class.Lock) *class.Lock {
 	if m.mu.TryLock() {
 		m.mu.Unlock()
-		reportBadUnlock(goid.ID(), l, "Unlock of unlocked")
+		reportBadUnlock(goid.ID(), l, unlockOfUnlocked)
 		return nil
 	}
 	if m.mu.TryRLock() {
 		m.mu.RUnlock()
-		reportBadUnlock(goid.ID(), l, "Unlock of read-locked (not write-locked)")
+		reportBadUnlock(goid.ID(), l, unlockOfReadLocked)
 		return nil
 	}
 	// Write-locked by another goroutine, released on its behalf: legal.
@@ -296,7 +296,7 @@ func (m *RWMutex) runlockSlow(r int64) {
 			// Not read-locked: report it, with its stack, before the fatal
 			// error.
 			m.mu.ReaderLeft(r) // undoes the subtraction
-			reportBadUnlock(goid.ID(), l, "RUnlock of unlocked")
+			reportBadUnlock(goid.ID(), l, runlockOfUnlocked)
 			fatal("lockorder: RUnlock of unlocked RWMutex")
 		}
 		gs = gls.Home(goid.ID())

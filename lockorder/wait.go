@@ -5,7 +5,6 @@ package lockorder
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/syncwatch/syncwatch/internal/class"
@@ -124,7 +123,7 @@ func reportWaitTimeout(ctx context.Context, gid int64, l *class.Lock, err *WaitE
 	st := stack.Capture()
 	v := Violation{
 		Kind:      KindWaitTimeout,
-		Message:   fmt.Sprintf("goroutine %d gave up waiting for %s after %v", gid, l.Name(), err.Waited.Round(time.Microsecond)),
+		Message:   waitTimeoutMessage(gid, l.Name(), err.Waited),
 		Time:      time.Now(),
 		Goroutine: gid,
 		Stack:     frames(st),
@@ -137,12 +136,12 @@ func reportWaitTimeout(ctx context.Context, gid int64, l *class.Lock, err *WaitE
 		// What the holder is doing costs no goroutine dump: its own wait,
 		// if it is in one, and its stack only from a dump taken recently
 		// for another report.
-		v.Message += fmt.Sprintf(", held by goroutine %d", err.Holder)
+		v.Message += heldByGoroutine(err.Holder)
 		if w := waitfor.Lookup(err.Holder); w != nil {
-			v.Detail = fmt.Sprintf("goroutine %d is itself waiting for %s", err.Holder, waitfor.Describe(w))
+			v.Detail = itselfWaiting(err.Holder, waitfor.Describe(w))
 		} else if d := waitfor.Cached(dumpEvery); d != nil {
 			v.HolderStack, _ = routine(d, err.Holder)
-			v.Detail = fmt.Sprintf("goroutine %d %s", err.Holder, waitfor.RoutineState(d, err.Holder))
+			v.Detail = goroutineState(err.Holder, waitfor.RoutineState(d, err.Holder))
 		}
 	}
 	publishContext(ctx, v)

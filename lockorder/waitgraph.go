@@ -119,11 +119,11 @@ func reportFinding(f waitfor.Finding) {
 		v = blockedViolation(f)
 	case waitfor.LongWait:
 		w := f.Waits[0]
-		v = waitViolation(KindLongWait, f, fmt.Sprintf("has waited %v for %s", w.Age().Round(time.Millisecond), waitfor.Describe(w)))
+		v = waitViolation(KindLongWait, f, longWaitWhat(w.Age(), waitfor.Describe(w)))
 		v.Detail += suspicion(f)
 	case waitfor.HeldByExited:
 		w := f.Waits[0]
-		v = waitViolation(KindHeldByExited, f, fmt.Sprintf("waits for %s, held by goroutine %d, which has exited without unlocking it", waitfor.Describe(w), f.Holder))
+		v = waitViolation(KindHeldByExited, f, exitedHolderWhat(waitfor.Describe(w), f.Holder))
 		v.Detail += "\n" + heldAt(f.Holder, w.Lock.Note(), w.Lock)
 	default:
 		return
@@ -139,22 +139,24 @@ func reportFinding(f waitfor.Finding) {
 // one of its locks), or a holder that exited (any goroutine may still
 // Unlock the lock it left).
 func suspicion(f waitfor.Finding) string {
-	var b strings.Builder
+	s := ""
 	if c := f.Cycle; len(c) > 0 {
-		b.WriteString("\nlikely deadlock, not proven: ")
-		for i, w := range c {
-			next := c[(i+1)%len(c)]
-			if i > 0 {
-				b.WriteString("; ")
-			}
-			fmt.Fprintf(&b, "goroutine %d waits for %s %s goroutine %d", w.Goroutine, waitfor.Describe(w), waitfor.Relation(w), next.Goroutine)
-		}
-		b.WriteString(" (a goroutine outside the cycle could still unlock one of its locks)")
+		s = likelyDeadlock(links(c))
 	}
 	if f.Holder != 0 {
-		fmt.Fprintf(&b, "\nthe lock is held by goroutine %d, which has exited without unlocking it (another goroutine could still unlock it)", f.Holder)
+		s += likelyExitedHolder(f.Holder)
 	}
-	return b.String()
+	return s
+}
+
+// links says, for each wait of the cycle c, what it waits for, held by
+// (or related to) the next wait's goroutine.
+func links(c []*waitfor.Wait) []string {
+	out := make([]string, len(c))
+	for i, w := range c {
+		out[i] = waitLink(w.Goroutine, waitfor.Describe(w), waitfor.Relation(w), c[(i+1)%len(c)].Goroutine)
+	}
+	return out
 }
 
 // blockedViolation reports waits the runtime proved blocked for good,
@@ -176,15 +178,8 @@ func blockedViolation(f waitfor.Finding) Violation {
 			v.Locks = append(v.Locks, ref(x.Lock))
 		}
 		key = append(key, fmt.Sprintf("%s/%d/%d", x.Kind, x.ObjectID, x.Goroutine))
-		part := fmt.Sprintf("goroutine %d waits for %s", x.Goroutine, waitfor.Describe(x))
-		if h := x.Holder(); h != 0 {
-			part += fmt.Sprintf(" held by goroutine %d", h)
-		}
-		parts = append(parts, part)
-		fmt.Fprintf(&detail, "goroutine %d is %s", x.Goroutine, f.Graph.Explain(x, f.Dump))
-		if hs := holdNames(x); hs != "" {
-			fmt.Fprintf(&detail, "; it holds %s", hs)
-		}
+		parts = append(parts, blockedPart(x.Goroutine, waitfor.Describe(x), x.Holder()))
+		detail.WriteString(blockedDetailLine(x.Goroutine, f.Graph.Explain(x, f.Dump), holdNames(x)))
 		detail.WriteString(exitedReaders(x))
 		detail.WriteString("\n")
 		if r, ok := routine(f.Dump, x.Goroutine); ok {
@@ -196,12 +191,8 @@ func blockedViolation(f waitfor.Finding) Violation {
 	if v.Holder != 0 {
 		v.HolderStack, _ = routine(f.Dump, v.Holder)
 	}
-	n := "goroutines"
-	if len(f.Waits) == 1 {
-		n = "goroutine"
-	}
-	v.Message = fmt.Sprintf("%d %s blocked for good: %s", len(f.Waits), n, strings.Join(parts, "; "))
-	v.Detail = strings.TrimRight(detail.String(), "\n") + "\nproof: " + f.Proof()
+	v.Message = blockedMessage(parts)
+	v.Detail = strings.TrimRight(detail.String(), "\n") + proofLine(f.Proof())
 	slices.Sort(key)
 	v.Key = string(KindDeadlock) + ":blocked:" + strings.Join(key, ",")
 	return v
@@ -226,7 +217,7 @@ func actOnDeadlock(c *config, v Violation) {
 		}
 		fallthrough
 	case c.handler == nil:
-		panic("lockorder: deadlock: " + v.Message + " (the report is above)")
+		panic(deadlockPanic(v.Message))
 	}
 	panic(strings.TrimRight(v.String(), "\n"))
 }
@@ -253,19 +244,15 @@ func deadlockViolation(f waitfor.Finding) Violation {
 		Goroutine: first.Goroutine,
 		Waited:    first.Age(),
 	}
-	var parts, key []string
+	var key []string
 	var detail strings.Builder
 	for i, w := range c {
 		next := c[(i+1)%len(c)]
-		parts = append(parts, fmt.Sprintf("goroutine %d waits for %s %s goroutine %d", w.Goroutine, waitfor.Describe(w), waitfor.Relation(w), next.Goroutine))
 		key = append(key, fmt.Sprintf("%s/%d/%d", w.Kind, w.ObjectID, w.Goroutine))
 		if w.Lock != nil {
 			v.Locks = append(v.Locks, ref(w.Lock))
 		}
-		fmt.Fprintf(&detail, "goroutine %d has waited %v for %s, %s goroutine %d", w.Goroutine, w.Age().Round(time.Millisecond), waitfor.Describe(w), waitfor.Relation(w), next.Goroutine)
-		if hs := holdNames(w); hs != "" {
-			fmt.Fprintf(&detail, "; it holds %s", hs)
-		}
+		detail.WriteString(deadlockDetailLine(w.Goroutine, w.Age(), waitfor.Describe(w), waitfor.Relation(w), next.Goroutine, holdNames(w)))
 		detail.WriteString("\n")
 		if r, ok := routine(f.Dump, w.Goroutine); ok {
 			detail.WriteString(r.String())
@@ -274,23 +261,12 @@ func deadlockViolation(f waitfor.Finding) Violation {
 	}
 	slices.Sort(key)
 	v.Key = string(KindDeadlock) + ":" + strings.Join(key, ",")
-	n := "goroutines"
-	if len(c) == 1 {
-		n = "goroutine"
-	}
-	v.Message = fmt.Sprintf("cycle of %d %s blocked for good: %s", len(c), n, strings.Join(parts, "; "))
-	v.Detail = strings.TrimRight(detail.String(), "\n")
-	if p := f.Proof(); p != "" {
-		v.Detail += "\nproof: " + p
-	}
+	v.Message = deadlockMessage(links(c))
+	v.Detail = strings.TrimRight(detail.String(), "\n") + proofLine(f.Proof())
 	if len(c) == 1 && first.IsLock() && first.Holder() == first.Goroutine {
 		// A goroutine waiting for a lock it holds for writing.
 		v.Kind = KindRecursiveLock
-		what := "locks"
-		if first.Kind == waitfor.KindRLock {
-			what = "read-locks"
-		}
-		v.Message = fmt.Sprintf("goroutine %d %s %s, which it already holds for writing, and is blocked for good", first.Goroutine, what, first.Lock.Name())
+		v.Message = recursiveBlockedMessage(first.Goroutine, first.Lock.Name(), first.Kind == waitfor.KindRLock)
 		v.Key = string(KindRecursiveLock) + ":" + strings.Join(key, ",")
 		v.Stack, _ = routine(f.Dump, first.Goroutine)
 	}
@@ -312,7 +288,7 @@ func exitedReaders(w *waitfor.Wait) string {
 	var b strings.Builder
 	for _, h := range held.DeadHolds(states, d.Exited) {
 		if h.Entry.Lock == w.Lock && h.Entry.Read {
-			fmt.Fprintf(&b, "\n%s is held for reading by goroutine %d, which has exited without unlocking it", w.Lock.Name(), h.Goroutine)
+			b.WriteString(exitedReader(w.Lock.Name(), h.Goroutine))
 		}
 	}
 	return b.String()
@@ -328,15 +304,15 @@ func holdNames(w *waitfor.Wait) string {
 		n := h.Lock.Name()
 		switch {
 		case h.Lock.Kind.Counts():
-			n = "a place in " + n // a function started by a WaitGroup's Go
+			n = countedHold(n)
 		case h.Lock.Kind == kind.Once:
-			n = "the running function of " + n // what its write hold is
+			n = onceHold(n)
 		case h.Read:
-			n += " (read)"
+			n = readHold(n)
 		}
 		names = append(names, n)
 	}
-	return strings.Join(names, ", ")
+	return holdList(names)
 }
 
 // routine returns goroutine id's stack as d shows it.
@@ -377,12 +353,8 @@ func waitViolation(kind Kind, f waitfor.Finding, what string) Violation {
 	if v.Holder != 0 {
 		v.HolderStack, _ = routine(f.Dump, v.Holder)
 	}
-	v.Message = fmt.Sprintf("goroutine %d %s", w.Goroutine, what)
-	v.Detail = fmt.Sprintf("goroutine %d is %s", w.Goroutine, f.Graph.Explain(w, f.Dump))
-	if hs := holdNames(w); hs != "" {
-		v.Detail += "\nit holds " + hs
-	}
-	v.Detail += exitedReaders(w)
+	v.Message = waitMessage(w.Goroutine, what)
+	v.Detail = waitDetail(w.Goroutine, f.Graph.Explain(w, f.Dump), holdNames(w)) + exitedReaders(w)
 	top := ""
 	if len(v.Stack) > 0 {
 		top = v.Stack[0].String()

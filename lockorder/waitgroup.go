@@ -70,7 +70,7 @@ func (wg *WaitGroup) Wait() {
 	l := wg.lock()
 	gid := goid.ID()
 	if wg.n.Load() != 0 && wg.isRunning(gid) {
-		selfWait(gid, l, waitfor.KindWaitGroup, "calls Wait on "+l.Name()+" inside a function started by its Go, which waits for itself")
+		selfWait(gid, l, waitfor.KindWaitGroup, waitInsideItsGo(l.Name()))
 	}
 	var gs *held.G
 	if Mode(w&modeMask) == ModeCheck {
