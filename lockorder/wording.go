@@ -10,8 +10,9 @@ import (
 // Message and Detail, and the layout String prints. The functions take
 // plain facts (goroutine ids, lock names, durations); the code that
 // gathers the facts is elsewhere. The phrases that name a wait ("lock
-// store#1", "held by") are internal/waitfor's (Describe, Relation,
-// Explain). testdata/golden holds one report of each kind
+// store#1", "held by") and say what proved a deadlock are
+// internal/waitfor's, all in its explain.go (Describe, Relation, Explain,
+// Finding.Proof). testdata/golden holds one report of each kind
 // (TestReportGolden): a change of wording shows there.
 
 // What a bad unlock did, the start of its message.

@@ -146,3 +146,15 @@ func Relation(w *Wait) string {
 	}
 	return "which needs"
 }
+
+// Proof says in words what proved f, or "" for a finding that needs none.
+func (f Finding) Proof() string {
+	e := f.Evidence
+	if e == nil {
+		return ""
+	}
+	if all(f.Waits, func(w *Wait) bool { return e.Leaked(w.Goroutine) }) {
+		return "the runtime's leak detection found them blocked for good: nothing running can reach what they wait on"
+	}
+	return "every goroutine of the program has been blocked for the grace period, none running, sleeping or in a system call"
+}

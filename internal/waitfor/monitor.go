@@ -113,18 +113,6 @@ func (f Finding) Standing() bool {
 	return true
 }
 
-// Proof says in words what proved f, or "" for a finding that needs none.
-func (f Finding) Proof() string {
-	e := f.Evidence
-	if e == nil {
-		return ""
-	}
-	if all(f.Waits, func(w *Wait) bool { return e.Leaked(w.Goroutine) }) {
-		return "the runtime's leak detection found them blocked for good: nothing running can reach what they wait on"
-	}
-	return "every goroutine of the program has been blocked for the grace period, none running, sleeping or in a system call"
-}
-
 // askMax caps the back-off between two asks of the runtime about waits it
 // does not find blocked for good (each ask is a garbage collection).
 const askMax = 5 * time.Minute
