@@ -33,7 +33,8 @@ func TestAssertHeld(t *testing.T) {
 	s.bump() // the incident's unlocked parameter-server update
 	vs := only(lockorder.KindNotHeld)
 	require.Len(t, vs, 1)
-	assert.Contains(t, vs[0].Message, "AssertHeld: goroutine")
+	require.Len(t, vs[0].Locks, 1)
+	assert.Equal(t, nameOf(t, &s.mu), vs[0].Locks[0].Name, "the report names s.mu")
 	require.NotEmpty(t, vs[0].Stack)
 	assert.Contains(t, vs[0].Stack[0].Function, "(*server).bump")
 

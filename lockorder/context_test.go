@@ -51,7 +51,6 @@ func TestLockContextDeadline(t *testing.T) {
 	require.Len(t, vs, 1)
 	v := vs[0]
 	assert.Equal(t, we.Holder, v.Holder)
-	assert.Contains(t, v.Message, "held by goroutine")
 	// Giving up costs no goroutine dump: where the holder is comes only
 	// from a dump taken recently for another report.
 	if len(v.HolderStack) > 0 {

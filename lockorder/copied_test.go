@@ -39,14 +39,11 @@ func TestCopiedMutexIsReportedNotRecursive(t *testing.T) {
 			vs := only(lockorder.KindCopiedLock)
 			require.Len(t, vs, 1)
 			v := vs[0]
-			assert.Contains(t, v.Message, "shares its identity ("+name+"#1) with a Mutex it holds")
-			assert.Contains(t, v.Message, "is "+name+"#2 from now on")
 			require.Len(t, v.Locks, 2)
 			assert.Equal(t, name+"#1", v.Locks[0].Name)
 			assert.Equal(t, name+"#2", v.Locks[1].Name)
 			require.NotEmpty(t, v.Stack)
 			assert.Contains(t, v.Stack[0].Function, "lockAB")
-			assert.Contains(t, v.String(), "copylocks")
 
 			// The two are now two instances of one class, checked as such:
 			// the same order again is fine, the other order is a cycle.

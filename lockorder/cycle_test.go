@@ -33,7 +33,6 @@ func TestABBAReportedWithoutDeadlock(t *testing.T) {
 	require.Len(t, vs, 1)
 	v := vs[0]
 	assert.Equal(t, "lockorder", v.Source)
-	assert.Contains(t, v.Message, "cycle of 2 locks")
 	require.Len(t, v.Cycle, 2)
 	// The closing edge comes first: B held, A acquired.
 	assert.Equal(t, "B", v.Cycle[0].From)

@@ -114,6 +114,16 @@ func normaliseReport(s string) string {
 	return goldenDuration.ReplaceAllString(s, "DUR")
 }
 
+// lockClasses lists the classes of the locks v names: which locks a
+// report is about, whatever its wording (which the golden files pin).
+func lockClasses(v lockorder.Violation) []string {
+	var out []string
+	for _, l := range v.Locks {
+		out = append(out, l.Class)
+	}
+	return out
+}
+
 // onlyOne returns the one violation of kind k.
 func onlyOne(t *testing.T, k lockorder.Kind) lockorder.Violation {
 	t.Helper()
