@@ -133,12 +133,7 @@ func TestLongWaitNamesAHolderBlockedOnAChannel(t *testing.T) {
 	locked := make(chan struct{})
 	go holdAndReceive(m, locked, ch)
 	<-locked
-	waited := make(chan struct{})
-	go func() {
-		defer close(waited)
-		m.Lock()
-		m.Unlock()
-	}()
+	waited := lockInTurn(m)
 	v := awaitKind(t, lockorder.KindLongWait, 10*time.Second)
 	t.Log(v)
 	assert.Equal(t, []string{"aggregation"}, lockClasses(v))
@@ -154,18 +149,8 @@ func TestLongWaitNamesAHolderBlockedOnAChannel(t *testing.T) {
 func TestWaitForALockLeftByAnExitedGoroutine(t *testing.T) {
 	reportDeadlocks(t)
 	m := lockorder.NewMutex("left")
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		m.Lock() // and returns without unlocking
-	}()
-	<-done
-	waited := make(chan struct{})
-	go func() {
-		defer close(waited)
-		m.Lock()
-		m.Unlock()
-	}()
+	leaveLocked(m)
+	waited := lockInTurn(m)
 	v := awaitKind(t, lockorder.KindHeldByExited, 10*time.Second)
 	t.Log(v)
 	assert.Equal(t, []string{"left"}, lockClasses(v))
@@ -176,6 +161,29 @@ func TestWaitForALockLeftByAnExitedGoroutine(t *testing.T) {
 //go:noinline
 func lockAndReturn(m *lockorder.Mutex) { m.Lock() } // forgets to unlock
 
+// leaveLocked locks m in a goroutine that returns without unlocking it,
+// and returns once that goroutine has locked m.
+func leaveLocked(m *lockorder.Mutex) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		lockAndReturn(m)
+	}()
+	<-done
+}
+
+// lockInTurn locks and unlocks m in a new goroutine; the channel it
+// returns is closed once that goroutine has.
+func lockInTurn(m *lockorder.Mutex) <-chan struct{} {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		m.Lock()
+		m.Unlock()
+	}()
+	return done
+}
+
 // With the held profile on, the report says where the exited goroutine
 // took the lock: where its Unlock went missing.
 func TestLockLeftByAnExitedGoroutineSaysWhereItWasTaken(t *testing.T) {
@@ -183,18 +191,8 @@ func TestLockLeftByAnExitedGoroutineSaysWhereItWasTaken(t *testing.T) {
 	lockorder.Configure(lockorder.WithHeldProfile(true))
 	t.Cleanup(func() { lockorder.Configure(lockorder.WithHeldProfile(false)) })
 	m := lockorder.NewMutex("left-where")
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		lockAndReturn(m)
-	}()
-	<-done
-	waited := make(chan struct{})
-	go func() {
-		defer close(waited)
-		m.Lock()
-		m.Unlock()
-	}()
+	leaveLocked(m)
+	waited := lockInTurn(m)
 	v := awaitKind(t, lockorder.KindHeldByExited, 10*time.Second)
 	assert.Contains(t, v.Detail, "took it at:")
 	assert.Contains(t, v.Detail, "lockorder_test.lockAndReturn")

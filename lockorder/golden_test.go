@@ -286,12 +286,7 @@ func goldenLongWait(t *testing.T) string {
 	<-locked
 	// The report says what the holder is doing: blocked on ch.
 	waitFor(t, func() bool { return parkedIn("holdAndReceive", "[chan receive") }, "the holder blocked on its channel")
-	waited := make(chan struct{})
-	go func() {
-		defer close(waited)
-		m.Lock()
-		m.Unlock()
-	}()
+	waited := lockInTurn(m)
 	v := awaitKind(t, lockorder.KindLongWait, 20*time.Second)
 	close(ch)
 	<-waited
@@ -301,18 +296,8 @@ func goldenLongWait(t *testing.T) string {
 func goldenHeldByExited(t *testing.T) string {
 	reportDeadlocks(t)
 	m := lockorder.NewMutex("golden-left")
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		lockAndReturn(m)
-	}()
-	<-done
-	waited := make(chan struct{})
-	go func() {
-		defer close(waited)
-		m.Lock()
-		m.Unlock()
-	}()
+	leaveLocked(m)
+	waited := lockInTurn(m)
 	v := awaitKind(t, lockorder.KindHeldByExited, 20*time.Second)
 	m.Unlock() // on the exited goroutine's behalf: legal
 	<-waited
@@ -347,13 +332,8 @@ func ours(v lockorder.Violation) bool {
 func goldenHeldByExitedAtExit(t *testing.T) string {
 	fresh(t)
 	m := lockorder.NewMutex("golden-left-at-exit")
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		lockAndReturn(m)
-	}()
-	<-done
-	waitFor(t, func() bool { return !parkedIn("goldenHeldByExitedAtExit.func1", "") }, "the goroutine's exit")
+	leaveLocked(m)
+	waitFor(t, func() bool { return !parkedIn("lockorder_test.leaveLocked.func1", "") }, "the goroutine's exit")
 	lockorder.ReportBlockedExcept(0, false, ours)
 	m.Unlock()
 	return goldenText(onlyOne(t, lockorder.KindHeldByExited))
@@ -363,12 +343,7 @@ func goldenBlockedAtExit(t *testing.T) string {
 	fresh(t)
 	m := lockorder.NewMutex("golden-blocked")
 	m.Lock()
-	waited := make(chan struct{})
-	go func() {
-		defer close(waited)
-		m.Lock()
-		m.Unlock()
-	}()
+	waited := lockInTurn(m)
 	waitingOn(t, "golden-blocked", 1)
 	lockorder.ReportBlockedExcept(0, false, ours)
 	m.Unlock()
