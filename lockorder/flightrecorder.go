@@ -153,8 +153,7 @@ func recordFlight(v *Violation) flightFile {
 	}
 	now := mono.Now()
 	if r.lastPath != "" && time.Duration(now-r.lastAt) < r.conf.window {
-		annotate(v, r.lastPath, fmt.Sprintf("execution trace written %v before this report, for a %s report (at most one per %v): %s",
-			time.Duration(now-r.lastAt).Round(time.Millisecond), r.lastKind, r.conf.window, r.lastPath))
+		annotate(v, r.lastPath, traceWrittenNote(time.Duration(now-r.lastAt), string(r.lastKind), r.conf.window, r.lastPath))
 		return flightFile{}
 	}
 	path, err := r.write(v.Kind)
@@ -164,7 +163,7 @@ func recordFlight(v *Violation) flightFile {
 	}
 	f := flightFile{r: r, path: path, prevAt: r.lastAt, prevPath: r.lastPath, prevKind: string(r.lastKind)}
 	r.lastAt, r.lastPath, r.lastKind = now, path, v.Kind
-	annotate(v, path, fmt.Sprintf("execution trace of the %v before this report: %s (go tool trace %s)", r.conf.window, path, path))
+	annotate(v, path, traceNote(r.conf.window, path))
 	for _, old := range r.files.add(path) {
 		os.Remove(old)
 	}

@@ -6,10 +6,11 @@ import (
 	"time"
 )
 
-// The words of lockorder's reports: every sentence of a Violation's
-// Message and Detail, and the layout String prints. The functions take
-// plain facts (goroutine ids, lock names, durations); the code that
-// gathers the facts is elsewhere. The phrases that name a wait ("lock
+// The words of lockorder's reports: every sentence lockorder puts in a
+// Violation's Message and Detail (the flight recorder's note included),
+// and the layout String prints. Lock names are internal/class's. The
+// functions take plain facts (goroutine ids, lock names, durations); the
+// code that gathers the facts is elsewhere. The phrases that name a wait ("lock
 // store#1", "held by") and say what proved a deadlock are
 // internal/waitfor's, all in its explain.go (Describe, Relation, Explain,
 // Finding.Proof). testdata/golden holds one report of each kind
@@ -270,6 +271,18 @@ func tookAt(gid int64, st Stack) string { return fmt.Sprintf("goroutine %d took 
 
 func firstTakenAt(gid int64, st Stack) string {
 	return fmt.Sprintf("goroutine %d took it; the lock was first taken at (the held profile records each hold's place: lockorder.WithHeldProfile(true)):\n%s", gid, st)
+}
+
+// The flight recorder's note on a report: the execution trace of the
+// window before it is at path; or one was written for an earlier report,
+// of kind, ago, and no other is written within the window.
+func traceNote(window time.Duration, path string) string {
+	return fmt.Sprintf("execution trace of the %v before this report: %s (go tool trace %s)", window, path, path)
+}
+
+func traceWrittenNote(ago time.Duration, kind string, window time.Duration, path string) string {
+	return fmt.Sprintf("execution trace written %v before this report, for a %s report (at most one per %v): %s",
+		ago.Round(time.Millisecond), kind, window, path)
 }
 
 // String returns a human report: the summary, the locks, for a cycle each
