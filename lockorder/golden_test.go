@@ -38,6 +38,7 @@ var goldenCases = []goldenCase{
 	{"deadlock-once", goldenOnceSelfWait},
 	{"deadlock-waitgroup", goldenWaitGroupSelfWait},
 	{"recursive-lock", goldenRecursiveLock},
+	{"recursive-lock-read", goldenRLockOverWrite},
 	{"recursive-rlock", goldenRecursiveRLock},
 	{"copied-lock", goldenCopiedLock},
 	{"bad-unlock", goldenBadUnlock},
@@ -211,6 +212,23 @@ func goldenRecursiveLock(t *testing.T) string {
 		m.Lock()
 		m.Lock() // blocks for good, until the test unlocks the first hold
 		m.Unlock()
+	}()
+	v := awaitKind(t, lockorder.KindRecursiveLock, 20*time.Second)
+	m.Unlock()
+	<-done
+	return goldenText(v)
+}
+
+func goldenRLockOverWrite(t *testing.T) string {
+	reportDeadlocks(t)
+	shortGrace(t)
+	m := lockorder.NewRWMutex("golden-wrec")
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		m.Lock()
+		m.RLock() // blocks for good, until the test unlocks the write hold
+		m.RUnlock()
 	}()
 	v := awaitKind(t, lockorder.KindRecursiveLock, 20*time.Second)
 	m.Unlock()

@@ -85,7 +85,7 @@ func TestRLockWhileHoldingWriteIsRecursiveLock(t *testing.T) {
 	waitFor(t, func() bool { return len(only(lockorder.KindRecursiveLock)) == 1 }, "the report")
 	m.Unlock()
 	<-done
-	assert.Contains(t, only(lockorder.KindRecursiveLock)[0].Message, "read-locks wr#")
+	assert.Equal(t, []string{"wr"}, lockClasses(only(lockorder.KindRecursiveLock)[0]))
 }
 
 // A Mutex used as a completion signal: locked, handed to a worker that
