@@ -103,172 +103,21 @@ type Lock struct {
 	live    *liveness // a named class's token, shared by its live locks
 	tracked atomic.Bool
 	waits   atomic.Pointer[WaitCounts]
-	// use is what is known of the lock's own acquisitions in check mode
-	// as to its first write (docs/RULES.md R11): one of the states below, and while an
-	// initialisation write does not count, the number of goroutine states
-	// that existed when it was made (above useBits). It is read-mostly,
-	// and lives on this line: set at the first acquisition, and written
-	// again at most twice (the initialisation write's release, and the
-	// evidence that makes it count). An acquisition loads it once, and
-	// that is all for a Plain lock.
-	use atomic.Uint64
+	// FirstWrite is what is known of the lock's first write (R11). It
+	// is read-mostly, and read on every acquisition: it lives here.
+	FirstWrite
 
 	// The fields above are read on every Lock; holder is written whenever
 	// the lock changes hands. Keep them on different cache lines so that a
 	// contended lock does not make every reader of its identity miss.
 	_ [64]byte
 
-	holder atomic.Int64  // goroutine that last acquired it for writing; 0 after a release by another goroutine
-	note   atomic.Uint64 // the held-profile token of the current write hold, 0 if none
-	moves  atomic.Uint64 // changes of holder, so a watcher can tell a lock that changes hands from one that does not
-	rgen   atomic.Uint32 // bumped when a read hold is released by a goroutine that does not hold it
-	first  atomic.Uint32 // where the lock was first acquired in check mode: a stack id (internal/stack), 0 if unknown
-	initBy atomic.Uint64 // the goroutine state (its number) that made the initialisation write; see Use
-	_      [32]byte
-}
-
-// The states in Lock.use's low useBits bits.
-const (
-	// unused: the lock was never acquired in check mode.
-	unused = iota
-	// plain: the lock was acquired; its first write, if it was an
-	// initialisation, counts now, or it never will (see Plain).
-	plain
-	// initHeld: the lock's first acquisition was a write made with nothing
-	// else held, its initialisation, and it is held, nothing showing the
-	// lock shared so far.
-	initHeld
-	// initDone: that write was released, nothing having shown the lock
-	// shared; it does not count unless a goroutine that existed when it
-	// was made acquires or releases the lock (see Witness).
-	initDone
-
-	useBits = 2
-	useMask = 1<<useBits - 1
-)
-
-// Use says what a check-mode acquisition of a lock is to its first write:
-// see Lock.Use.
-type Use uint8
-
-const (
-	// Plain: nothing to do.
-	Plain Use = iota
-	// Init: this acquisition is the lock's first, a write with nothing else
-	// held: its initialisation, which does not count as a write of its
-	// class until the lock shows itself shared.
-	Init
-	// Shared: this acquisition shows the lock shared when its
-	// initialisation write was made, and ended its exemption: the caller
-	// counts that write, now, as a write made with nothing held.
-	Shared
-)
-
-// Plain reports whether there is nothing to do about l's first write: l
-// was acquired before, and its first write was no initialisation, or
-// counts now, or never will. It is the one load an acquisition of such a
-// lock makes here, and it inlines.
-func (l *Lock) Plain() bool { return l.use.Load() == plain }
-
-// Quiet reports whether an acquisition of l by the goroutine whose state
-// is the seq-th created has nothing to do about l's first write: l is
-// Plain, or its initialisation write is done and the goroutine is no
-// witness of it (it is the writer's, or came later: see Witness). It is
-// what an acquisition asks, first: one load, and for a lock whose
-// initialisation write is done, one more and two comparisons; it inlines.
-func (l *Lock) Quiet(seq uint64) bool {
-	s := l.use.Load()
-	return s == plain || s&useMask == initDone && (seq > s>>useBits || seq == l.initBy.Load())
-}
-
-// Use records a check-mode acquisition of l (of any kind), l not being
-// Quiet for it, by goroutine gid, whose state is the seq-th created
-// (held.G.Seq). initWrite says the acquisition may be l's initialisation
-// write: a write made with nothing else held, while the caller's rule for
-// them applies; created then returns the number of goroutine states
-// created so far (held.Created), called only if it is l's first
-// acquisition. It reports Init if it is l's first acquisition and
-// initWrite, and Shared if it shows l shared at its initialisation write
-// (see Witness), which counts from now on.
-func (l *Lock) Use(initWrite bool, gid int64, seq uint64, created func() uint64) Use {
-	s := l.use.Load()
-	if s == unused {
-		v := uint64(plain)
-		if initWrite {
-			v = created()<<useBits | initHeld
-		}
-		if l.use.CompareAndSwap(unused, v) {
-			if !initWrite {
-				return Plain
-			}
-			// Stored by the writer, before it releases l: read only
-			// in initDone, which that release sets.
-			l.initBy.Store(seq)
-			return Init
-		}
-		s = l.use.Load()
-	}
-	if l.witness(s, gid, seq) {
-		return Shared
-	}
-	return Plain
-}
-
-// Witness is called when goroutine gid, whose state is the seq-th created
-// (0 if it has none), acquires l, tries to (a failed TryLock included), or
-// releases a hold another goroutine took. It reports whether that shows
-// l shared at its initialisation write, ending that write's exemption:
-// the caller counts the write, now, as one made with nothing held. While
-// the write is held, any other goroutine than its holder shows it; once
-// it is released, a goroutine whose state existed when it was made, other
-// than the writer's: that goroutine was there, and it has l in hand.
-func (l *Lock) Witness(gid int64, seq uint64) bool { return l.witness(l.use.Load(), gid, seq) }
-
-// witness is Witness with l.use loaded: s.
-func (l *Lock) witness(s uint64, gid int64, seq uint64) bool {
-	switch s & useMask {
-	case initDone:
-		if seq > s>>useBits || seq == 0 || seq == l.initBy.Load() {
-			return false
-		}
-	case initHeld:
-		if l.holder.Load() == gid {
-			return false
-		}
-	default:
-		return false
-	}
-	return l.use.CompareAndSwap(s, plain)
-}
-
-// MarkUsed records that l is not fresh: its first acquisition was made
-// before (a copy's new identity: see lockorder's rebind).
-func (l *Lock) MarkUsed() { l.use.CompareAndSwap(unused, plain) }
-
-// InitHeld reports whether l's initialisation write is held, nothing
-// showing l shared so far: it does not count as a write of l's class.
-func (l *Lock) InitHeld() bool { return l.use.Load()&useMask == initHeld }
-
-// InitDone reports whether l's initialisation write was released, nothing
-// having shown l shared so far: it does not count as a write of l's class.
-func (l *Lock) InitDone() bool { return l.use.Load()&useMask == initDone }
-
-// EndInit is called when l's initialisation write is released by its own
-// goroutine: if nothing showed l shared meanwhile, the write still does
-// not count, until a goroutine witnesses it (see Witness).
-func (l *Lock) EndInit() {
-	if s := l.use.Load(); s&useMask == initHeld {
-		l.use.CompareAndSwap(s, s&^useMask|initDone)
-	}
-}
-
-// CountInit ends the exemption of l's initialisation write, held, when
-// the write shows l shared itself: it has to wait, or its goroutine takes
-// another lock under it. It reports whether the write was still exempt:
-// then the caller counts it.
-func (l *Lock) CountInit() bool {
-	s := l.use.Load()
-	return s&useMask == initHeld && l.use.CompareAndSwap(s, plain)
+	holder         atomic.Int64  // goroutine that last acquired it for writing; 0 after a release by another goroutine
+	note           atomic.Uint64 // the held-profile token of the current write hold, 0 if none
+	moves          atomic.Uint64 // changes of holder, so a watcher can tell a lock that changes hands from one that does not
+	ReadGeneration               // bumped when a read hold is released by a goroutine that does not hold it (R13)
+	first          atomic.Uint32 // where the lock was first acquired in check mode: a stack id (internal/stack), 0 if unknown
+	_              [32]byte
 }
 
 // WaitCounts accumulates a lock's short contended waits for lockorder's
@@ -435,10 +284,6 @@ func (l *Lock) ClearHolder() {
 // SetNote records the held-profile token of the current write hold.
 func (l *Lock) SetNote(n uint64) { l.note.Store(n) }
 
-// Unused reports whether l was never acquired in check mode. It is one
-// load.
-func (l *Lock) Unused() bool { return l.use.Load()&useMask == unused }
-
 // SetFirst records st, a stack id of internal/stack, as where l was first
 // acquired, unless that is recorded already.
 func (l *Lock) SetFirst(st uint32) { l.first.CompareAndSwap(0, st) }
@@ -459,15 +304,6 @@ func (l *Lock) TakeNote() uint64 {
 	}
 	return l.note.Swap(0)
 }
-
-// ReadGen returns the read-release generation; see BumpReadGen.
-func (l *Lock) ReadGen() uint32 { return l.rgen.Load() }
-
-// BumpReadGen invalidates every goroutine's record of a read hold of l. It
-// is called when a read hold is released by a goroutine that does not hold
-// it: we cannot tell whose hold ended, so none is trusted any more. It
-// returns the new generation: 1 the first time.
-func (l *Lock) BumpReadGen() uint32 { return l.rgen.Add(1) }
 
 // Track reports whether this is the first call for l: the caller then
 // arranges for l's graph nodes to be dropped once l is unreachable.
