@@ -1,6 +1,9 @@
 // Package held is a goroutine's stack of held locks: the entries pushed as
 // it takes locks and popped as it releases them, with the chain key of
-// each prefix, and whether each is still the goroutine's own.
+// each prefix, and whether each is still the goroutine's own. A G also
+// keeps what waits for the goroutine to prove a read hold its own
+// (docs/RULES.md R12): held-back reports (Proofs, proofs.go) and order
+// edges (Waits, waiting.go).
 //
 // A G is touched only by the goroutine it belongs to, which finds it
 // through internal/gls (goroutine-local storage); others may read its ID.
@@ -81,14 +84,12 @@ type G struct {
 	seq      uint64 // see Seq
 	stack    []Entry
 	inline   [4]Entry
-	// pend are reports held back until the goroutine proves that the
-	// read holds they rest on are its own; see Pending.
-	pend []Pending
-	// waits are order edges from read holds, held back until the
-	// goroutine proves the holds its own, and nwait counts them; see
-	// Wait.
-	waits []Wait
-	nwait int
+	// Proofs are reports held back until the goroutine proves that the
+	// read holds they rest on are its own (R12).
+	Proofs
+	// Waits are order edges from read holds, held back until the
+	// goroutine proves the holds its own (R12).
+	Waits
 	// passed are the Onces the goroutine has seen done; see PassOnce.
 	passed passedOnces
 	// forgetful: see Forgetful.
@@ -113,8 +114,7 @@ func (g *G) retag(tag uint32) {
 	dropNotes(g.stack)
 	clear(g.stack)
 	g.stack = g.stack[:0]
-	g.pend = nil
-	g.waits, g.nwait = nil, 0
+	g.Proofs, g.Waits = Proofs{}, Waits{}
 	g.tag = tag
 }
 
@@ -374,88 +374,4 @@ func (g *G) Stale() bool {
 		}
 	}
 	return true
-}
-
-// Pending is a report held back because it rests on read holds that may
-// not be the goroutine's own: an RWMutex read-locked by one goroutine may
-// be read-unlocked by another, so a goroutine that read-locks what it
-// seems to read-hold already may have handed the first hold over.
-//
-// The goroutine's own count of read holds of the lock decides: its read
-// acquisitions add one, its RUnlocks take one away, and the report stands
-// once the count has fallen Left below where it was when the report was
-// held back (docs/RULES.md R12). For a recursive read lock Left is 1, and
-// the new hold adds one once taken.
-//
-// A Pending names its lock by ID, so that a report never proved does not
-// keep the lock alive (a collected lock is never released again).
-type Pending struct {
-	// LockID is the ID of the lock (class.Lock.ID).
-	LockID uint64
-	// Left is how many more releases than read acquisitions of the lock
-	// the goroutine must make for the report to stand.
-	Left int
-	// Stack is the interned stack of the acquisition being reported.
-	Stack uint32
-	// Write marks a write acquisition (a LockContext that gave up over a
-	// read hold of the goroutine's); otherwise a read acquisition.
-	Write bool
-}
-
-// maxPending bounds a goroutine's held-back reports: past it the oldest is
-// dropped (a goroutine that keeps read-locking what it holds, and never
-// releases, needs no more than a few to be reported).
-const maxPending = 8
-
-// HoldBack adds p to g's held-back reports. One for the same lock, stack
-// and kind is replaced: the newer needs no more releases than the older
-// (it counts from fewer holds), so it is proved no later.
-func (g *G) HoldBack(p Pending) {
-	kept := g.pend[:0]
-	for _, q := range g.pend {
-		if q.LockID != p.LockID || q.Stack != p.Stack || q.Write != p.Write {
-			kept = append(kept, q)
-		}
-	}
-	clear(g.pend[len(kept):])
-	g.pend = kept
-	if len(g.pend) == maxPending {
-		g.pend = append(g.pend[:0], g.pend[1:]...)
-	}
-	g.pend = append(g.pend, p)
-}
-
-// HasPending reports whether g has held-back reports: one load, for the
-// acquisition and release paths.
-func (g *G) HasPending() bool { return len(g.pend) > 0 }
-
-// TookRead records that g took a read hold of l itself: each held-back
-// report of l needs one more release by g.
-func (g *G) TookRead(l *class.Lock) {
-	for i := range g.pend {
-		if g.pend[i].LockID == l.ID {
-			g.pend[i].Left++
-		}
-	}
-}
-
-// ReleasedRead records that g itself released a read hold of l, and
-// returns the held-back reports of l this proved, which it forgets.
-func (g *G) ReleasedRead(l *class.Lock) []Pending {
-	var proved []Pending
-	kept := g.pend[:0]
-	for _, p := range g.pend {
-		switch {
-		case p.LockID != l.ID:
-			kept = append(kept, p)
-		case p.Left <= 1:
-			proved = append(proved, p)
-		default:
-			p.Left--
-			kept = append(kept, p)
-		}
-	}
-	clear(g.pend[len(kept):])
-	g.pend = kept
-	return proved
 }

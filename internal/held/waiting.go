@@ -107,6 +107,14 @@ func (w *Wait) sameEdges(v *Wait) bool {
 	return true
 }
 
+// Waits are the order edges waiting on one goroutine for their proof. A G
+// embeds them; only its owner touches them. The zero value has nothing
+// waiting.
+type Waits struct {
+	waits []Wait
+	nwait int // the sources of waits, counted together
+}
+
 // MaxWaiting bounds the edges that wait on one goroutine (the sources of
 // its Waits, counted together); edges already waiting, seen again in
 // another chain, count once. Past it, Hold drops the oldest Waits to make
@@ -120,19 +128,19 @@ const MaxWaiting = 64
 // anew, and merges again.
 const maxKeys = 8
 
-// Waiting reports whether g has a Wait for chain key of the given epoch
+// Waiting reports whether there is a Wait for chain key of the given epoch
 // whose every source still stands: its edges need not be seen again. It
 // is one length test when nothing waits.
-func (g *G) Waiting(key chain.Key, epoch uint32) bool {
-	if len(g.waits) == 0 {
+func (ws *Waits) Waiting(key chain.Key, epoch uint32) bool {
+	if len(ws.waits) == 0 {
 		return false
 	}
-	return g.waiting(key, epoch)
+	return ws.waiting(key, epoch)
 }
 
-func (g *G) waiting(key chain.Key, epoch uint32) bool {
-	for i := range g.waits {
-		w := &g.waits[i]
+func (ws *Waits) waiting(key chain.Key, epoch uint32) bool {
+	for i := range ws.waits {
+		w := &ws.waits[i]
 		if w.spoiled || w.Epoch != epoch || !w.hasKey(key) {
 			continue
 		}
@@ -146,21 +154,21 @@ func (g *G) waiting(key chain.Key, epoch uint32) bool {
 	return false
 }
 
-// Hold adds w to g's Waits, after dropping the sources that no longer
+// Hold adds w to the Waits, after dropping the sources that no longer
 // stand and w.Key from the other Waits (w sees its edges anew). A Wait
 // with the same edges already waiting takes w in: w.Key is added to its
 // chains, its gate narrowed to the locks both were taken under (as the
 // graph merges two sightings of an edge), and the stack and time kept of
-// the first, or of w if it narrowed the gate. Otherwise w is added, after the oldest Waits are dropped if g
-// would have more than MaxWaiting edges waiting. It reports false, adding
+// the first, or of w if it narrowed the gate. Otherwise w is added, after the oldest Waits are dropped if there
+// would be more than MaxWaiting edges waiting. It reports false, adding
 // nothing, if w alone has more sources than that.
-func (g *G) Hold(w Wait) bool {
-	g.sweepWaits(w.Epoch, w.Key)
+func (ws *Waits) Hold(w Wait) bool {
+	ws.sweepWaits(w.Epoch, w.Key)
 	if len(w.Srcs) > MaxWaiting {
 		return false
 	}
-	for i := range g.waits {
-		if v := &g.waits[i]; v.sameEdges(&w) {
+	for i := range ws.waits {
+		if v := &ws.waits[i]; v.sameEdges(&w) {
 			if gate := v.Gate.Intersect(w.Gate); gate.Len() < v.Gate.Len() {
 				// w is what makes the edges able to block where v could
 				// not: reports show w (as the graph shows the sighting
@@ -174,31 +182,31 @@ func (g *G) Hold(w Wait) bool {
 		}
 	}
 	drop := 0
-	for g.nwait+len(w.Srcs) > MaxWaiting {
-		g.nwait -= len(g.waits[drop].Srcs)
+	for ws.nwait+len(w.Srcs) > MaxWaiting {
+		ws.nwait -= len(ws.waits[drop].Srcs)
 		drop++
 	}
-	g.waits = slices.Delete(g.waits, 0, drop)
+	ws.waits = slices.Delete(ws.waits, 0, drop)
 	w.Complete, w.spoiled, w.more = false, false, nil
-	g.waits = append(g.waits, w)
-	g.nwait += len(w.Srcs)
+	ws.waits = append(ws.waits, w)
+	ws.nwait += len(w.Srcs)
 	return true
 }
 
-// Settle is called when g has released itself its last read hold of l
+// Settle is called when the goroutine has released itself its last read hold of l
 // that it held validly. It returns the edges this proved: for each Wait
 // with sources of l at l's current read generation, a copy whose Srcs are
 // those, and Complete if no other source of it waits. It forgets them, and
 // every source that no longer stands (of l or of another lock), with the
 // Waits of another epoch than epoch.
-func (g *G) Settle(l *class.Lock, epoch uint32) []Wait {
-	if len(g.waits) == 0 {
+func (ws *Waits) Settle(l *class.Lock, epoch uint32) []Wait {
+	if len(ws.waits) == 0 {
 		return nil
 	}
 	var proved []Wait
-	kept := g.waits[:0]
-	g.nwait = 0
-	for _, w := range g.waits {
+	kept := ws.waits[:0]
+	ws.nwait = 0
+	for _, w := range ws.waits {
 		if w.Epoch != epoch {
 			continue
 		}
@@ -224,27 +232,27 @@ func (g *G) Settle(l *class.Lock, epoch uint32) []Wait {
 		}
 		if len(left) > 0 {
 			kept = append(kept, w)
-			g.nwait += len(left)
+			ws.nwait += len(left)
 		}
 	}
-	clear(g.waits[len(kept):])
-	g.waits = kept
+	clear(ws.waits[len(kept):])
+	ws.waits = kept
 	return proved
 }
 
-// HasWaits reports whether any edge waits on g: one load, for the release
+// HasWaits reports whether any edge waits: one load, for the release
 // path.
-func (g *G) HasWaits() bool { return len(g.waits) > 0 }
+func (ws *Waits) HasWaits() bool { return len(ws.waits) > 0 }
 
-// WaitingEdges returns the number of edges waiting on g.
-func (g *G) WaitingEdges() int { return g.nwait }
+// WaitingEdges returns the number of edges waiting.
+func (ws *Waits) WaitingEdges() int { return ws.nwait }
 
 // sweepWaits forgets the sources that no longer stand, the Waits of
 // another epoch than epoch, and the Waits for key.
-func (g *G) sweepWaits(epoch uint32, key chain.Key) {
-	kept := g.waits[:0]
-	g.nwait = 0
-	for _, w := range g.waits {
+func (ws *Waits) sweepWaits(epoch uint32, key chain.Key) {
+	kept := ws.waits[:0]
+	ws.nwait = 0
+	for _, w := range ws.waits {
 		if w.Epoch != epoch || w.hasKey(key) && w.dropKey(key) {
 			continue
 		}
@@ -260,9 +268,9 @@ func (g *G) sweepWaits(epoch uint32, key chain.Key) {
 		w.Srcs = left
 		if len(left) > 0 {
 			kept = append(kept, w)
-			g.nwait += len(left)
+			ws.nwait += len(left)
 		}
 	}
-	clear(g.waits[len(kept):])
-	g.waits = kept
+	clear(ws.waits[len(kept):])
+	ws.waits = kept
 }
