@@ -110,14 +110,16 @@ type Lock struct {
 	// The fields above are read on every Lock; holder is written whenever
 	// the lock changes hands. Keep them on different cache lines so that a
 	// contended lock does not make every reader of its identity miss.
-	_ [64]byte
+	// With the padding at the end, a Lock fills a 256-byte size class
+	// exactly, so these offsets fall on the same lines in every Lock.
+	_ [56]byte
 
 	holder         atomic.Int64  // goroutine that last acquired it for writing; 0 after a release by another goroutine
 	note           atomic.Uint64 // the held-profile token of the current write hold, 0 if none
 	moves          atomic.Uint64 // changes of holder, so a watcher can tell a lock that changes hands from one that does not
 	ReadGeneration               // bumped when a read hold is released by a goroutine that does not hold it (R13)
 	first          atomic.Uint32 // where the lock was first acquired in check mode: a stack id (internal/stack), 0 if unknown
-	_              [32]byte
+	_              [40]byte
 }
 
 // WaitCounts accumulates a lock's short contended waits for lockorder's
