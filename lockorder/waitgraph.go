@@ -129,7 +129,7 @@ func reportFinding(f waitfor.Finding) {
 		return
 	}
 	publishFromMonitor(v)
-	if f.Evidence != nil && (v.Kind == KindDeadlock || v.Kind == KindRecursiveLock) {
+	if f.Proof() != "" && (v.Kind == KindDeadlock || v.Kind == KindRecursiveLock) {
 		actOnDeadlock(c, v)
 	}
 }

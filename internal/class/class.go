@@ -16,8 +16,8 @@ import (
 
 var nextID atomic.Uint64
 
-// NewID returns a fresh id, never returned before.
-func NewID() uint64 { return nextID.Add(1) }
+// newID returns a fresh id, never returned before.
+func newID() uint64 { return nextID.Add(1) }
 
 // Class is a set of locks that share ordering rules, as lockdep's lock
 // classes do: an order seen between two members of classes A and B is
@@ -103,9 +103,9 @@ type Lock struct {
 	live    *liveness // a named class's token, shared by its live locks
 	tracked atomic.Bool
 	waits   atomic.Pointer[WaitCounts]
-	// FirstWrite is what is known of the lock's first write (R11). It
+	// firstWrite is what is known of the lock's first write (R11). It
 	// is read-mostly, and read on every acquisition: it lives here.
-	FirstWrite
+	firstWrite
 
 	// The fields above are read on every Lock; holder is written whenever
 	// the lock changes hands. Keep them on different cache lines so that a
@@ -117,7 +117,7 @@ type Lock struct {
 	holder         atomic.Int64  // goroutine that last acquired it for writing; 0 after a release by another goroutine
 	note           atomic.Uint64 // the held-profile token of the current write hold, 0 if none
 	moves          atomic.Uint64 // changes of holder, so a watcher can tell a lock that changes hands from one that does not
-	ReadGeneration               // bumped when a read hold is released by a goroutine that does not hold it (R13)
+	readGeneration               // bumped when a read hold is released by a goroutine that does not hold it (R13)
 	first          atomic.Uint32 // where the lock was first acquired in check mode: a stack id (internal/stack), 0 if unknown
 	_              [40]byte
 }
@@ -146,7 +146,7 @@ func (l *Lock) SetWaitCounts(c *WaitCounts) { l.waits.Store(c) }
 func New(c *Class, k kind.Kind, addr uintptr) *Lock {
 	mustKind(k)
 	if c == nil {
-		return newLock(&Class{ID: NewID()}, nil, k, addr)
+		return newLock(&Class{ID: newID()}, nil, k, addr)
 	}
 	var t *liveness
 	if c.Named {
@@ -160,7 +160,7 @@ func New(c *Class, k kind.Kind, addr uintptr) *Lock {
 // newLock returns a new lock of c, of kind k, holding t, the token of c's
 // live locks if c is named.
 func newLock(c *Class, t *liveness, k kind.Kind, addr uintptr) *Lock {
-	l := &Lock{ID: NewID(), Class: c, Kind: k, addr: addr, live: t}
+	l := &Lock{ID: newID(), Class: c, Kind: k, addr: addr, live: t}
 	if c.Named {
 		l.Seq = c.seq.Add(1)
 	}
@@ -212,7 +212,7 @@ func (l *Lock) ClassName() string { return l.Label().ClassName() }
 // Label returns what l's names are made of, without formatting them and
 // without referring to l, so it can be kept after l is gone.
 func (l *Lock) Label() Label {
-	return Label{Kind: l.Kind, Addr: l.addr, Class: l.Class, Seq: l.Seq, Site: l.Site}
+	return Label{Kind: l.Kind, Addr: l.addr, Class: l.Class, seq: l.Seq, Site: l.Site}
 }
 
 // Label holds what a lock's names are made of.
@@ -220,21 +220,21 @@ type Label struct {
 	Kind  kind.Kind
 	Addr  uintptr
 	Class *Class
-	Seq   uint64
 	Site  *Site
+	seq   uint64 // Lock.Seq
 }
 
 // Name is Lock.Name.
 func (b Label) Name() string {
 	switch {
 	case b.Class.Named:
-		return fmt.Sprintf("%s#%d", b.Class.Name, b.Seq)
+		return fmt.Sprintf("%s#%d", b.Class.Name, b.seq)
 	case b.Site != nil:
 		if !b.Kind.Lock() {
 			// Not a lock: say what it is ("Once pkg.f (f.go:3)#1").
-			return b.Kind.String() + " " + b.Site.instanceName(b.Seq)
+			return b.Kind.String() + " " + b.Site.instanceName(b.seq)
 		}
-		return b.Site.instanceName(b.Seq)
+		return b.Site.instanceName(b.seq)
 	}
 	return fmt.Sprintf("%s@%#x", b.Kind, b.Addr)
 }
@@ -245,7 +245,7 @@ func (b Label) ClassName() string {
 	case b.Class.Named:
 		return b.Class.Name
 	case b.Site != nil:
-		return b.Site.Name()
+		return b.Site.name()
 	}
 	return b.Name()
 }

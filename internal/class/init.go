@@ -2,7 +2,7 @@ package class
 
 import "sync/atomic"
 
-// FirstWrite is what is known of a lock's own acquisitions in check mode
+// firstWrite is what is known of a lock's own acquisitions in check mode
 // as to its first write (docs/RULES.md R11): whether that write was its
 // initialisation, and whether it counts yet. A Lock embeds one; its zero
 // value is a lock never acquired.
@@ -10,8 +10,8 @@ import "sync/atomic"
 // It is read-mostly: set at the first acquisition, and written again at
 // most twice (the initialisation write's release, and the evidence that
 // makes it count). An acquisition loads it once, and that is all for a
-// Plain lock.
-type FirstWrite struct {
+// Plain lock. Its methods are called on the Lock.
+type firstWrite struct {
 	// use is one of the states below, and while an initialisation write
 	// does not count, the number of goroutine states that existed when
 	// it was made (above useBits).
@@ -22,7 +22,7 @@ type FirstWrite struct {
 	by atomic.Uint64
 }
 
-// The states in FirstWrite.use's low useBits bits.
+// The states in firstWrite.use's low useBits bits.
 const (
 	// unused: the lock was never acquired in check mode.
 	unused = iota
@@ -63,7 +63,7 @@ const (
 // write: it was acquired before, and its first write was no
 // initialisation, or counts now, or never will. It is the one load an
 // acquisition of such a lock makes here, and it inlines.
-func (f *FirstWrite) Plain() bool { return f.use.Load() == plain }
+func (f *firstWrite) Plain() bool { return f.use.Load() == plain }
 
 // Quiet reports whether an acquisition of the lock by the goroutine whose
 // state is the seq-th created has nothing to do about its first write: it
@@ -71,7 +71,7 @@ func (f *FirstWrite) Plain() bool { return f.use.Load() == plain }
 // witness of it (it is the writer's, or came later: see Lock.Witness). It
 // is what an acquisition asks, first: one load, and for a lock whose
 // initialisation write is done, one more and two comparisons; it inlines.
-func (f *FirstWrite) Quiet(seq uint64) bool {
+func (f *firstWrite) Quiet(seq uint64) bool {
 	s := f.use.Load()
 	return s == plain || s&useMask == initDone && (seq > s>>useBits || seq == f.by.Load())
 }
@@ -86,10 +86,10 @@ func (f *FirstWrite) Quiet(seq uint64) bool {
 // initWrite, and Shared if it shows l shared at its initialisation write
 // (see Witness), which counts from now on.
 //
-// Use and Witness are Lock's, not FirstWrite's: while the initialisation
+// Use and Witness are Lock's, not firstWrite's: while the initialisation
 // write is held, they ask who holds the lock.
 func (l *Lock) Use(initWrite bool, gid int64, seq uint64, created func() uint64) Use {
-	f := &l.FirstWrite
+	f := &l.firstWrite
 	s := f.use.Load()
 	if s == unused {
 		v := uint64(plain)
@@ -120,11 +120,11 @@ func (l *Lock) Use(initWrite bool, gid int64, seq uint64, created func() uint64)
 // it is released, a goroutine whose state existed when it was made, other
 // than the writer's: that goroutine was there, and it has l in hand.
 func (l *Lock) Witness(gid int64, seq uint64) bool {
-	return l.FirstWrite.witness(l.use.Load(), gid, seq, &l.holder)
+	return l.firstWrite.witness(l.use.Load(), gid, seq, &l.holder)
 }
 
 // witness is Lock.Witness with the state loaded, s, and the lock's holder.
-func (f *FirstWrite) witness(s uint64, gid int64, seq uint64, holder *atomic.Int64) bool {
+func (f *firstWrite) witness(s uint64, gid int64, seq uint64, holder *atomic.Int64) bool {
 	switch s & useMask {
 	case initDone:
 		if seq > s>>useBits || seq == 0 || seq == f.by.Load() {
@@ -142,27 +142,27 @@ func (f *FirstWrite) witness(s uint64, gid int64, seq uint64, holder *atomic.Int
 
 // MarkUsed records that the lock is not fresh: its first acquisition was
 // made before (a copy's new identity: see lockorder's rebind).
-func (f *FirstWrite) MarkUsed() { f.use.CompareAndSwap(unused, plain) }
+func (f *firstWrite) MarkUsed() { f.use.CompareAndSwap(unused, plain) }
 
 // Unused reports whether the lock was never acquired in check mode. It is
 // one load.
-func (f *FirstWrite) Unused() bool { return f.use.Load()&useMask == unused }
+func (f *firstWrite) Unused() bool { return f.use.Load()&useMask == unused }
 
 // InitHeld reports whether the lock's initialisation write is held,
 // nothing showing the lock shared so far: it does not count as a write of
 // its class.
-func (f *FirstWrite) InitHeld() bool { return f.use.Load()&useMask == initHeld }
+func (f *firstWrite) InitHeld() bool { return f.use.Load()&useMask == initHeld }
 
 // InitDone reports whether the lock's initialisation write was released,
 // nothing having shown the lock shared so far: it does not count as a
 // write of its class.
-func (f *FirstWrite) InitDone() bool { return f.use.Load()&useMask == initDone }
+func (f *firstWrite) InitDone() bool { return f.use.Load()&useMask == initDone }
 
 // EndInit is called when the lock's initialisation write is released by
 // its own goroutine: if nothing showed the lock shared meanwhile, the
 // write still does not count, until a goroutine witnesses it (see
 // Lock.Witness).
-func (f *FirstWrite) EndInit() {
+func (f *firstWrite) EndInit() {
 	if s := f.use.Load(); s&useMask == initHeld {
 		f.use.CompareAndSwap(s, s&^useMask|initDone)
 	}
@@ -172,7 +172,7 @@ func (f *FirstWrite) EndInit() {
 // when the write shows the lock shared itself: it has to wait, or its
 // goroutine takes another lock under it. It reports whether the write was
 // still exempt: then the caller counts it.
-func (f *FirstWrite) CountInit() bool {
+func (f *firstWrite) CountInit() bool {
 	s := f.use.Load()
 	return s&useMask == initHeld && f.use.CompareAndSwap(s, plain)
 }

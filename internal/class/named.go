@@ -75,7 +75,7 @@ func NewNamed(name string, k kind.Kind, addr uintptr) *Lock {
 	namedMu.Lock()
 	c := named[name]
 	if c == nil {
-		c = &Class{ID: NewID(), Name: name, Named: true}
+		c = &Class{ID: newID(), Name: name, Named: true}
 		named[name] = c
 	}
 	t := join(c)

@@ -2,18 +2,19 @@ package class
 
 import "sync/atomic"
 
-// ReadGeneration is a lock's read generation (docs/RULES.md R13): a
+// readGeneration is a lock's read generation (docs/RULES.md R13): a
 // record of a read hold is valid only while the generation it was taken
-// in is current. A Lock embeds one; its zero value is generation 0.
-type ReadGeneration struct {
+// in is current. A Lock embeds one, and its methods are called on the
+// Lock; the zero value is generation 0.
+type readGeneration struct {
 	gen atomic.Uint32
 }
 
 // ReadGen returns the read-release generation; see BumpReadGen.
-func (r *ReadGeneration) ReadGen() uint32 { return r.gen.Load() }
+func (r *readGeneration) ReadGen() uint32 { return r.gen.Load() }
 
 // BumpReadGen invalidates every goroutine's record of a read hold of the
 // lock. It is called when a read hold is released by a goroutine that
 // does not hold it: we cannot tell whose hold ended, so none is trusted
 // any more. It returns the new generation: 1 the first time.
-func (r *ReadGeneration) BumpReadGen() uint32 { return r.gen.Add(1) }
+func (r *readGeneration) BumpReadGen() uint32 { return r.gen.Add(1) }

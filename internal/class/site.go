@@ -26,17 +26,17 @@ type Site struct {
 	File string
 	Line int
 
-	seq  atomic.Uint64          // locks first used here so far
-	name atomic.Pointer[string] // Name, once formatted
+	seq       atomic.Uint64          // locks first used here so far
+	formatted atomic.Pointer[string] // name, once formatted
 }
 
-// Name returns "Func (File:Line)". It is formatted on first use only.
-func (s *Site) Name() string {
-	if p := s.name.Load(); p != nil {
+// name returns "Func (File:Line)". It is formatted on first use only.
+func (s *Site) name() string {
+	if p := s.formatted.Load(); p != nil {
 		return *p
 	}
 	n := fmt.Sprintf("%s (%s:%d)", s.Func, s.File, s.Line)
-	s.name.Store(&n)
+	s.formatted.Store(&n)
 	return n
 }
 
@@ -44,7 +44,7 @@ func (s *Site) Name() string {
 // used at site s (nil if unknown); k and addr are as for New.
 func NewAt(s *Site, k kind.Kind, addr uintptr) *Lock {
 	mustKind(k)
-	l := newLock(&Class{ID: NewID()}, nil, k, addr)
+	l := newLock(&Class{ID: newID()}, nil, k, addr)
 	if s != nil {
 		l.Site = s
 		l.Seq = s.seq.Add(1)
@@ -54,5 +54,5 @@ func NewAt(s *Site, k kind.Kind, addr uintptr) *Lock {
 
 // instanceName returns s's name with instance number seq.
 func (s *Site) instanceName(seq uint64) string {
-	return s.Name() + "#" + strconv.FormatUint(seq, 10)
+	return s.name() + "#" + strconv.FormatUint(seq, 10)
 }

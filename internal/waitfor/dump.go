@@ -18,7 +18,6 @@ import (
 // ("chan receive", "select", "IO wait", "sleep", "running", ...) and
 // where it is, syncwatch's own frames left out.
 type Routine struct {
-	ID     int64
 	State  string
 	Frames []stack.Frame
 	// Top is its innermost function as the runtime prints it, machinery
@@ -47,10 +46,10 @@ func (d *Dump) Alive(gid int64) bool {
 // them out in batches, so an id says nothing of when its goroutine began.)
 func (d *Dump) Exited(gid int64) bool { return !d.Alive(gid) }
 
-// Leaked reports whether the runtime had found goroutine gid blocked for
+// leaked reports whether the runtime had found goroutine gid blocked for
 // good when d was taken (see internal/leak: the mark is made by
 // leak.Detect, and kept).
-func (d *Dump) Leaked(gid int64) bool {
+func (d *Dump) leaked(gid int64) bool {
 	r, ok := d.Routine(gid)
 	if !ok {
 		return false
@@ -70,11 +69,11 @@ func (d *Dump) text(gid int64) string {
 }
 
 // LeakedIDs returns the goroutines d shows the runtime found blocked for
-// good (see Leaked), in increasing order of id.
+// good (see leaked), in increasing order of id.
 func (d *Dump) LeakedIDs() []int64 {
 	var out []int64
 	for id := range d.index {
-		if d.Leaked(id) {
+		if d.leaked(id) {
 			out = append(out, id)
 		}
 	}
@@ -91,7 +90,7 @@ func (d *Dump) Routine(gid int64) (Routine, bool) {
 	text := string(d.buf[span[0]:span[1]])
 	header, frames := stack.ParseGoroutine(text)
 	top, created := stack.Origin(text)
-	return Routine{ID: gid, State: stateOf(header), Frames: frames, Top: top, Created: created}, true
+	return Routine{State: stateOf(header), Frames: frames, Top: top, Created: created}, true
 }
 
 // stateOf returns the state in a header "goroutine 7 [chan receive, 2

@@ -9,30 +9,30 @@ import (
 	"github.com/syncwatch/syncwatch/internal/leak"
 )
 
-// Evidence is what the monitor knows, at one moment, of which goroutines
+// evidence is what the monitor knows, at one moment, of which goroutines
 // are blocked for good. A suspicion (a cycle of waits, a long wait) becomes
 // a verdict only on evidence: any goroutine may Unlock a Mutex, so a cycle
 // of lock waits could still be broken from outside it (rules W1 and W2 of docs/
 // docs/RULES.md).
-type Evidence struct {
-	// Dump is the goroutines' states when the evidence was gathered.
-	Dump *Dump
-	// Leaks says the runtime's leak detection ran just before Dump was
-	// taken: Dump marks the goroutines it proved blocked for good.
-	Leaks bool
-	// AllBlocked says every goroutine of the program but the monitor's
+type evidence struct {
+	// dump is the goroutines' states when the evidence was gathered.
+	dump *Dump
+	// leaks says the runtime's leak detection ran just before dump was
+	// taken: dump marks the goroutines it proved blocked for good.
+	leaks bool
+	// allBlocked says every goroutine of the program but the monitor's
 	// own was blocked in a wait that only another goroutine can end (a
 	// channel, a select, a sync primitive), and no registered wait could
 	// end by itself: nothing was left to wake anyone.
-	AllBlocked bool
-	// Busy says, when not AllBlocked, that the only goroutines that could
+	allBlocked bool
+	// busy says, when not allBlocked, that the only goroutines that could
 	// act were running or waiting for a processor: a state that passes,
 	// worth a look again soon rather than after a back-off.
-	Busy bool
+	busy bool
 }
 
-// Leaked reports whether the runtime proved goroutine gid blocked for good.
-func (e *Evidence) Leaked(gid int64) bool { return e != nil && e.Leaks && e.Dump.Leaked(gid) }
+// leaked reports whether the runtime proved goroutine gid blocked for good.
+func (e *evidence) leaked(gid int64) bool { return e != nil && e.leaks && e.dump.leaked(gid) }
 
 // gather collects evidence about the waits of g: the runtime's leak
 // detection where it has one (a garbage collection cycle), then a goroutine
@@ -44,14 +44,14 @@ func (e *Evidence) Leaked(gid int64) bool { return e != nil && e.Leaks && e.Dump
 // program whose goroutines are all marked ends with the runtime's "no
 // goroutines (main called runtime.Goexit)" instead of sync's "all
 // goroutines are asleep".
-func gather(g *Graph, keepLooking bool) *Evidence {
+func gather(g *Graph, keepLooking bool) *evidence {
 	gathered.Add(1)
-	e := &Evidence{Dump: Fresh()}
-	e.AllBlocked, e.Busy = allBlocked(e.Dump, g)
-	if (e.AllBlocked && !keepLooking) || !leak.Supported() {
+	e := &evidence{dump: Fresh()}
+	e.allBlocked, e.busy = allBlocked(e.dump, g)
+	if (e.allBlocked && !keepLooking) || !leak.Supported() {
 		return e
 	}
-	e.Leaks = leak.Detect()
+	e.leaks = leak.Detect()
 	// The collection the detection ran queues the cleanups of what it
 	// freed (internal/gls trims after each one), so the goroutine that
 	// runs them may be busy just now: if it alone keeps the program from
@@ -59,9 +59,9 @@ func gather(g *Graph, keepLooking bool) *Evidence {
 	// rather than taking the program for busy and collecting again.
 	for try := 1; ; try++ {
 		var cleaning bool
-		e.Dump = Fresh()
-		e.AllBlocked, e.Busy, cleaning = blockedBut(e.Dump, g)
-		if e.AllBlocked || !cleaning || try == cleanupLooks {
+		e.dump = Fresh()
+		e.allBlocked, e.busy, cleaning = blockedBut(e.dump, g)
+		if e.allBlocked || !cleaning || try == cleanupLooks {
 			return e
 		}
 		time.Sleep(time.Duration(try) * time.Millisecond)

@@ -104,7 +104,7 @@ func (g *Graph) follow(b *strings.Builder, id int64, d *Dump, seen map[int64]boo
 // before d was taken, for a goroutine in no syncwatch wait: "has exited",
 // "is blocked in chan receive at main.worker (worker.go:42)", "is running
 // at ...", "is blocked for good in chan receive at ..." (when the runtime
-// found it so: see Dump.Leaked).
+// found it so: see Dump.leaked).
 func RoutineState(d *Dump, id int64) string {
 	r, ok := d.Routine(id)
 	if !ok {
@@ -149,11 +149,11 @@ func Relation(w *Wait) string {
 
 // Proof says in words what proved f, or "" for a finding that needs none.
 func (f Finding) Proof() string {
-	e := f.Evidence
+	e := f.evidence
 	if e == nil {
 		return ""
 	}
-	if all(f.Waits, func(w *Wait) bool { return e.Leaked(w.Goroutine) }) {
+	if all(f.Waits, func(w *Wait) bool { return e.leaked(w.Goroutine) }) {
 		return "the runtime's leak detection found them blocked for good: nothing running can reach what they wait on"
 	}
 	return "every goroutine of the program has been blocked for the grace period, none running, sleeping or in a system call"

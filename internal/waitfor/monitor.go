@@ -59,13 +59,14 @@ type FindingKind int
 // The findings of the monitor.
 const (
 	// Deadlock: Waits form a cycle, each needing the next one's goroutine,
-	// and Evidence proves every one of them blocked for good.
+	// and the evidence (see Finding.Proof) proves every one of them blocked
+	// for good.
 	Deadlock FindingKind = iota + 1
 	// LongWait: Waits[0] has lasted longer than Settings.LongWait. Cycle,
 	// if not nil, is a cycle of waits it is in, not proven a deadlock.
 	LongWait
 	// HeldByExited: Waits[0] is for a lock whose holder has exited, and
-	// Evidence proves the wait blocked for good.
+	// the evidence proves the wait blocked for good.
 	HeldByExited
 	// Blocked: the runtime proved Waits blocked for good, outside any
 	// cycle of waits.
@@ -83,8 +84,9 @@ type Finding struct {
 	// states (nil if none could be had).
 	Graph *Graph
 	Dump  *Dump
-	// Evidence is what proved a Deadlock, HeldByExited or Blocked.
-	Evidence *Evidence
+	// evidence is what proved a Deadlock, HeldByExited or Blocked (see
+	// Proof).
+	evidence *evidence
 	// Holder is, for HeldByExited, the exited goroutine holding the lock;
 	// for a LongWait, the holder of the lock waited for if it had exited.
 	Holder int64
@@ -343,7 +345,7 @@ func look(s *Settings, g *Graph, now int64) (found []Finding, pending bool) {
 	probeGap = min(max(2*probeGap, s.Grace), max(s.Recheck, s.Grace))
 	nextProbe = now + int64(probeGap)
 	switch {
-	case !e.AllBlocked:
+	case !e.allBlocked:
 		blockedSince = 0
 	case blockedSince == 0:
 		blockedSince = now
@@ -352,16 +354,16 @@ func look(s *Settings, g *Graph, now int64) (found []Finding, pending bool) {
 	// Every goroutine blocked is evidence once it has lasted the grace
 	// period across looks: a goroutine that a timer was about to wake,
 	// to unlock a lock it was handed, has had that long (rule W1).
-	stable := e.AllBlocked && time.Duration(now-blockedSince) >= s.Grace
-	proven := func(w *Wait) bool { return stable || e.Leaked(w.Goroutine) }
+	stable := e.allBlocked && time.Duration(now-blockedSince) >= s.Grace
+	proven := func(w *Wait) bool { return stable || e.leaked(w.Goroutine) }
 
 	for _, c := range due {
 		if !all(c, proven) {
 			sp := suspects[cycleKey(c)]
 			switch {
-			case e.AllBlocked:
+			case e.allBlocked:
 				sp.at = blockedSince + int64(s.Grace) // look again when it is evidence
-			case e.Busy:
+			case e.busy:
 				sp.at = now + int64(s.DumpEvery) // caught running: soon
 			default:
 				sp.gap = min(2*sp.gap, max(s.Recheck, s.Grace))
@@ -370,7 +372,7 @@ func look(s *Settings, g *Graph, now int64) (found []Finding, pending bool) {
 			continue
 		}
 		if settle(c) {
-			found = append(found, Finding{Kind: Deadlock, Waits: c, Graph: g, Dump: e.Dump, Evidence: e})
+			found = append(found, Finding{Kind: Deadlock, Waits: c, Graph: g, Dump: e.dump, evidence: e})
 		}
 	}
 	// The waits the runtime proved blocked for good, outside any cycle,
@@ -378,23 +380,23 @@ func look(s *Settings, g *Graph, now int64) (found []Finding, pending bool) {
 	// the lock its signaller waits for), best told together.
 	var stuck []*Wait
 	for _, w := range asks {
-		if w.seen.Load()&seenDeadlock == 0 && inCycle[w.Goroutine] == nil && e.Leaked(w.Goroutine) {
+		if w.seen.Load()&seenDeadlock == 0 && inCycle[w.Goroutine] == nil && e.leaked(w.Goroutine) {
 			stuck = append(stuck, w)
 		}
 	}
 	if len(stuck) > 0 && settle(stuck) {
-		found = append(found, Finding{Kind: Blocked, Waits: stuck, Graph: g, Dump: e.Dump, Evidence: e})
+		found = append(found, Finding{Kind: Blocked, Waits: stuck, Graph: g, Dump: e.dump, evidence: e})
 	}
 	exited := map[*Wait]int64{}
 	for _, w := range exits {
 		h := w.Holder()
-		if w.seen.Load()&seenDeadlock != 0 || h == 0 || g.Wait(h) != nil || !e.Dump.Exited(h) {
+		if w.seen.Load()&seenDeadlock != 0 || h == 0 || g.Wait(h) != nil || !e.dump.Exited(h) {
 			w.seen.Or(seenExited) // checked: the holder was alive
 			continue
 		}
 		exited[w] = h
 		if proven(w) && settle([]*Wait{w}) {
-			found = append(found, Finding{Kind: HeldByExited, Waits: []*Wait{w}, Graph: g, Dump: e.Dump, Evidence: e, Holder: h})
+			found = append(found, Finding{Kind: HeldByExited, Waits: []*Wait{w}, Graph: g, Dump: e.dump, evidence: e, Holder: h})
 		}
 	}
 	// Waits looked into and not proven are looked into again, backing
@@ -402,7 +404,7 @@ func look(s *Settings, g *Graph, now int64) (found []Finding, pending bool) {
 	// has lasted the grace period).
 	// One look at the leak marks serves every wait: the waits not proven
 	// are asked about again together, backing off to askMax.
-	if e.Leaks {
+	if e.leaks {
 		for _, w := range g.Waits() {
 			if w.ask != 0 && w.seen.Load()&seenDeadlock == 0 {
 				w.gap = min(max(2*w.gap, s.LongWait), askMax)
@@ -413,9 +415,9 @@ func look(s *Settings, g *Graph, now int64) (found []Finding, pending bool) {
 	for _, w := range exits {
 		switch {
 		case w.seen.Load()&seenDeadlock != 0:
-		case e.AllBlocked && !stable:
+		case e.allBlocked && !stable:
 			w.exitAt = blockedSince + int64(s.Grace)
-		case e.Busy: // caught running: soon
+		case e.busy: // caught running: soon
 			w.exitAt = now + int64(s.DumpEvery)
 		default:
 			w.exitGap = min(max(2*w.exitGap, s.Grace), max(s.Recheck, s.Grace))
@@ -428,12 +430,12 @@ func look(s *Settings, g *Graph, now int64) (found []Finding, pending bool) {
 		}
 		h := exited[w]
 		if h == 0 {
-			if hh := w.Holder(); hh != 0 && g.Wait(hh) == nil && e.Dump.Exited(hh) {
+			if hh := w.Holder(); hh != 0 && g.Wait(hh) == nil && e.dump.Exited(hh) {
 				h = hh
 			}
 		}
 		if mark([]*Wait{w}, seenLong) {
-			found = append(found, Finding{Kind: LongWait, Waits: []*Wait{w}, Cycle: inCycle[w.Goroutine], Graph: g, Dump: e.Dump, Holder: h})
+			found = append(found, Finding{Kind: LongWait, Waits: []*Wait{w}, Cycle: inCycle[w.Goroutine], Graph: g, Dump: e.dump, Holder: h})
 		}
 	}
 	if stable && !keepLooking {
