@@ -94,15 +94,13 @@ type Lock struct {
 	// known; nil for named classes.
 	Site *Site
 
-	// elem and chain cache the lock's chain-cache element and the key of
-	// the one-lock chain, for write [0] and read [1] acquisitions, so that
-	// taking a lock with nothing held computes nothing.
-	elem    [2]uint64
-	chain   [2]uint64
+	// chainKeys cache the lock's chain-cache element and one-lock chain
+	// key, so that taking a lock with nothing held computes nothing.
+	chainKeys
 	addr    uintptr
 	live    *liveness // a named class's token, shared by its live locks
 	tracked atomic.Bool
-	waits   atomic.Pointer[WaitCounts]
+	waitCounter
 	// firstWrite is what is known of the lock's first write (R11). It
 	// is read-mostly, and read on every acquisition: it lives here.
 	firstWrite
@@ -121,22 +119,6 @@ type Lock struct {
 	first          atomic.Uint32 // where the lock was first acquired in check mode: a stack id (internal/stack), 0 if unknown
 	_              [40]byte
 }
-
-// WaitCounts accumulates a lock's short contended waits for lockorder's
-// wait profile, so that recording one is two atomic adds on the lock's own
-// counters rather than an update of a shared table under a lock.
-type WaitCounts struct {
-	// Gen is the wait profile's generation the counts belong to: the
-	// profile starts a new one when it is reset.
-	Gen          uint64
-	Count, Delay atomic.Int64
-}
-
-// WaitCounts returns the counters set by SetWaitCounts, or nil.
-func (l *Lock) WaitCounts() *WaitCounts { return l.waits.Load() }
-
-// SetWaitCounts sets the counters l's short waits are added to.
-func (l *Lock) SetWaitCounts(c *WaitCounts) { l.waits.Store(c) }
 
 // New returns the identity of a new lock of kind k: in a class of its own,
 // named after its address, when c is nil (NewAt names it after a site),
@@ -173,29 +155,6 @@ func mustKind(k kind.Kind) {
 	if !k.Valid() {
 		panic(fmt.Sprintf("class: a lock of no kind (%v)", k))
 	}
-}
-
-// SetKeys records the lock's chain elements and one-lock chain keys for
-// write and read acquisitions. It is called once, before l is shared.
-func (l *Lock) SetKeys(elemW, chainW, elemR, chainR uint64) {
-	l.elem = [2]uint64{elemW, elemR}
-	l.chain = [2]uint64{chainW, chainR}
-}
-
-// Elem returns the chain element set by SetKeys.
-func (l *Lock) Elem(read bool) uint64 {
-	if read {
-		return l.elem[1]
-	}
-	return l.elem[0]
-}
-
-// Chain returns the one-lock chain key set by SetKeys.
-func (l *Lock) Chain(read bool) uint64 {
-	if read {
-		return l.chain[1]
-	}
-	return l.chain[0]
 }
 
 // Name returns a human name: the class name and instance number for named
