@@ -97,10 +97,10 @@ type Lock struct {
 	// chainKeys cache the lock's chain-cache element and one-lock chain
 	// key, so that taking a lock with nothing held computes nothing.
 	chainKeys
-	addr    uintptr
-	live    *liveness // a named class's token, shared by its live locks
-	tracked atomic.Bool
-	waitCounter
+	addr        uintptr
+	live        *liveness // a named class's token, shared by its live locks
+	tracked     atomic.Bool
+	waitCounter // the lock's short waits, for lockorder's wait profile
 	// firstWrite is what is known of the lock's first write (R11). It
 	// is read-mostly, and read on every acquisition: it lives here.
 	firstWrite
