@@ -37,9 +37,12 @@ func TestWaitGroupPoolDeadlock(t *testing.T) {
 	}
 	broken := make(chan lockorder.Violation, 1)
 	go func() {
-		v := awaitKind(t, lockorder.KindDeadlock, 10*time.Second)
-		l.Unlock() // break it
-		broken <- v
+		var v lockorder.Violation
+		defer func() {
+			l.Unlock() // break it, reported or not, so that a miss fails the test rather than hangs it
+			broken <- v
+		}()
+		v = awaitKind(t, lockorder.KindDeadlock, 10*time.Second)
 	}()
 	wg.Wait()
 	v := <-broken

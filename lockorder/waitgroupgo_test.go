@@ -134,10 +134,10 @@ func TestWaitGroupGoTracking(t *testing.T) {
 				waited := make(chan struct{})
 				go func() {
 					defer close(waited)
+					defer l.Unlock() // break it, reported or not
 					v := awaitKind(t, lockorder.KindDeadlock, 10*time.Second)
 					assert.Regexp(t, `waits for WaitGroup lockorder_test\.TestWaitGroupGoTracking\.func\S+ \(waitgroupgo_test\.go:\d+\)`, v.Message)
 					assert.Contains(t, v.Message, "lock wgt-dl#")
-					l.Unlock() // break it: a hand-off
 				}()
 				wg.Wait()
 				<-waited
