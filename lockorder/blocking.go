@@ -43,6 +43,17 @@ func leaveBlocking(gs *held.G, l *class.Lock) {
 	gs.Rest()
 }
 
+// leaveAcquiring is leaveBlocking for a wait that returned after the
+// releases to l it waited for (a WaitGroup's Dones, a Once's completion):
+// gs, no longer holding l, knows what they published (R21).
+func leaveAcquiring(gs *held.G, l *class.Lock) {
+	if i := gs.Find(l); i >= 0 {
+		gs.Remove(i)
+	}
+	acquireClock(gs, l)
+	gs.Rest()
+}
+
 // orderOnly records, in ModeCheck, the edges a wait on l would add, for a
 // call that does not block this time (a Once already done, a WaitGroup at
 // zero): the same call, a little earlier, would have.

@@ -10,6 +10,7 @@ import (
 	"github.com/syncwatch/syncwatch/internal/kind"
 
 	"github.com/syncwatch/syncwatch/internal/goid"
+	"github.com/syncwatch/syncwatch/internal/hb"
 	"github.com/syncwatch/syncwatch/internal/waitfor"
 )
 
@@ -35,6 +36,30 @@ func (c *Cond) block(w *condWaiter) {
 	waitfor.Begin(wt)
 	c.await(w)
 	waitfor.End(wt)
+	if w.clock != nil {
+		acquireSignal(w.clock)
+	}
+}
+
+// condClock is what a Cond's Signal or Broadcast passes its waiters: the
+// signalling goroutine's clock (R21), or nil.
+type condClock = *hb.Clock
+
+// signalClock returns the clock a Signal or Broadcast that wakes a waiter
+// passes it, in ModeCheck: nil if the caller has no clock. Called with the
+// Cond's own lock held: it calls no user code.
+func signalClock() condClock { return forkClock() }
+
+// acquireSignal makes the calling goroutine, woken by a Signal or
+// Broadcast, know what the signaller knew, in ModeCheck.
+func acquireSignal(c *hb.Clock) {
+	w := modeWord.Load()
+	if Mode(w&modeMask) != ModeCheck {
+		return
+	}
+	gs := current(w)
+	clockOf(gs).Acquire(c, gs.Len())
+	gs.Rest()
 }
 
 // condID is a Cond's identity, for its name in reports.

@@ -24,6 +24,7 @@ import (
 // others are added at once, and the chain is cached when none waits.
 func recordEdges(gs *held.G, e held.Entry, st stack.ID) {
 	now := time.Now()
+	clockOf(gs)
 	writtenHolds(gs)
 	ents := gs.Entries()
 	writers := gate(ents, e.Lock)
@@ -50,6 +51,7 @@ func recordEdges(gs *held.G, e held.Entry, st stack.ID) {
 			Goroutine: gs.ID(),
 			Stack:     uint32(st),
 			Time:      now,
+			Sight:     sighting(gs, i),
 		}
 		if !h.Lock.Kind.Exclusive() || h.Read && !readers.Has(o.FromLock) {
 			o.FromLock = 0 // a hold that is not exclusive, or a read hold R-RW does not count
@@ -59,7 +61,7 @@ func recordEdges(gs *held.G, e held.Entry, st stack.ID) {
 		}
 	}
 	if !waiting {
-		chains.Add(e.Chain)
+		cache(gs, e.Chain)
 	}
 	vs := make([]Violation, 0, len(found))
 	for _, c := range found {
@@ -133,6 +135,7 @@ func provedReads(gs *held.G, l *class.Lock) {
 	if len(ws) == 0 {
 		return
 	}
+	clockOf(gs) // for its chains' owner: their edges from write holds have gs's sightings
 	var vs []Violation
 	eng.mu.Lock()
 	if readEpoch.Load() != epoch {
@@ -165,7 +168,7 @@ func provedReads(gs *held.G, l *class.Lock) {
 		}
 		if w.Complete {
 			for _, k := range w.Keys() {
-				chains.Add(k)
+				cache(gs, k)
 			}
 		}
 	}

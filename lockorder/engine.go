@@ -260,7 +260,7 @@ func prepareNested(gs *held.G, m owner, e *held.Entry) bool {
 		e.Again = true
 		return false
 	}
-	if chains.Contains(e.Chain) || gs.Waiting(e.Chain, readEpoch.Load()) {
+	if cached(gs, e.Chain) || gs.Waiting(e.Chain, readEpoch.Load()) {
 		// Recorded, or its edges from read holds wait on gs already (a
 		// loop under a read hold sees them once).
 		return false
@@ -269,7 +269,7 @@ func prepareNested(gs *held.G, m owner, e *held.Entry) bool {
 	// before recording edges from them.
 	if gs.Prune() {
 		e.Chain = chainAfter(gs, e.Elem)
-		if chains.Contains(e.Chain) {
+		if cached(gs, e.Chain) {
 			return false
 		}
 	}

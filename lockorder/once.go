@@ -72,6 +72,7 @@ func (o *Once) Do(f func()) {
 // report.
 func doneOnce(w uint32, l *class.Lock) {
 	gs := current(w)
+	acquireClock(gs, l) // the function's completion happened before (R21)
 	if gs.PassOnce(l.ID) || gs.Len() == 0 || gs.Forgetful() {
 		gs.Rest()
 		return
@@ -110,7 +111,7 @@ func (o *Once) doSlow(f func()) {
 		o.m.Unlock()
 		if gs != nil {
 			gs.PassOnce(l.ID) // seen done: see doneOnce
-			leaveBlocking(gs, l)
+			leaveAcquiring(gs, l)
 		}
 		return
 	}
@@ -124,6 +125,9 @@ func (o *Once) doSlow(f func()) {
 		o.runner.Store(0)
 		if gs != nil {
 			gs.PassOnce(l.ID) // ran it: see doneOnce
+			if gs.HB != nil {
+				gs.HB.Release(&l.Clock) // before done is seen (R21)
+			}
 			leaveBlocking(gs, l)
 		}
 		o.done.Store(1)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/syncwatch/syncwatch/internal/class"
 	"github.com/syncwatch/syncwatch/internal/gls"
+	"github.com/syncwatch/syncwatch/internal/hb"
 	"github.com/syncwatch/syncwatch/internal/held"
 	"github.com/syncwatch/syncwatch/internal/mono"
 )
@@ -52,6 +53,9 @@ type startedRec struct {
 	w   uint32      // the mode word l was recorded under (see held.G.Retag)
 	seq uint64      // with l, the creation number reserved for the state
 	gs  *held.G     // the state the hold was pushed onto, once it was
+	// inherit is what the goroutine that called Go knew (R21), for the
+	// goroutine's clock, if it makes one.
+	inherit *hb.Clock
 }
 
 var goStarted [startedSize]startedRec
@@ -66,16 +70,17 @@ func startedWindow(id int64, p uint64) *startedRec {
 }
 
 // startTracking records the calling goroutine id as started by wg's Go,
-// owing its first state the hold of l, under mode word w, if l is not nil.
-// It returns the record, or nil if id's window is full.
-func startTracking(id int64, wg *WaitGroup, w uint32, l *class.Lock) *startedRec {
+// owing its first state the hold of l, under mode word w, if l is not nil,
+// and the clock inherit. It returns the record, or nil if id's window is
+// full.
+func startTracking(id int64, wg *WaitGroup, w uint32, l *class.Lock, inherit *hb.Clock) *startedRec {
 	if goStartedOff.Load() {
 		return nil
 	}
 	for p := range uint64(startedProbe) {
 		r := startedWindow(id, p)
 		if r.id.Load() == 0 && r.id.CompareAndSwap(0, id) {
-			r.l, r.w, r.gs = l, w, nil
+			r.l, r.w, r.gs, r.inherit = l, w, nil, inherit
 			if l != nil {
 				r.seq = held.Reserve()
 			}
@@ -94,7 +99,7 @@ func (r *startedRec) stop(id int64) {
 		leaveBlocking(r.gs, r.l)
 		gls.Release(id)
 	}
-	r.l, r.gs = nil, nil
+	r.l, r.gs, r.inherit = nil, nil, nil
 	r.wg.Store(0)
 	r.id.Store(0)
 }
@@ -106,6 +111,9 @@ func adoptGroup(g *held.G) {
 	if r := owed(g.ID()); r != nil {
 		r.gs = g
 		g.Renumber(r.seq)
+		if g.HB == nil {
+			g.Inherit = r.inherit
+		}
 		g.Retag(r.w)
 		tryAcquired(g, r.l, true, false)
 	}

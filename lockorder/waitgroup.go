@@ -11,6 +11,7 @@ import (
 	"github.com/syncwatch/syncwatch/internal/class"
 	"github.com/syncwatch/syncwatch/internal/gls"
 	"github.com/syncwatch/syncwatch/internal/goid"
+	"github.com/syncwatch/syncwatch/internal/hb"
 	"github.com/syncwatch/syncwatch/internal/held"
 	"github.com/syncwatch/syncwatch/internal/kind"
 	"github.com/syncwatch/syncwatch/internal/waitfor"
@@ -53,8 +54,21 @@ func (wg *WaitGroup) lock() *class.Lock {
 // counter that goes negative panics, and Adds that start from zero must
 // happen before Wait.
 func (wg *WaitGroup) Add(delta int) {
+	if delta < 0 {
+		// What the caller did happens before the Wait this may end
+		// (R21): published before the counter moves.
+		wg.released()
+	}
 	wg.wg.Add(delta)
 	wg.n.Add(int64(delta))
+}
+
+// released publishes, in ModeCheck, the calling goroutine's clock to wg's
+// Wait callers (R21).
+func (wg *WaitGroup) released() {
+	if Mode(modeWord.Load()&modeMask) == ModeCheck {
+		releaseClock(&wg.lock().Clock)
+	}
 }
 
 // Done decrements the counter by one.
@@ -77,11 +91,12 @@ func (wg *WaitGroup) Wait() {
 		if wg.n.Load() == 0 {
 			orderOnly(w, l)
 			wg.wg.Wait()
+			acquireNow(l)
 			return
 		}
 		gs = current(w)
 		enterBlocking(gs, l)
-		defer leaveBlocking(gs, l)
+		defer leaveAcquiring(gs, l) // the Dones that ended the wait happened before (R21)
 	}
 	if wg.n.Load() == 0 {
 		wg.wg.Wait()
@@ -99,8 +114,10 @@ func (wg *WaitGroup) Wait() {
 // under way.
 func (wg *WaitGroup) Go(f func()) {
 	wg.Add(1)
+	var inherit *hb.Clock
 	if Mode(modeWord.Load()&modeMask) == ModeCheck {
 		wg.lock() // made here, the group is named after the caller's code
+		inherit = forkClock()
 	}
 	go func() {
 		defer func() {
@@ -119,13 +136,18 @@ func (wg *WaitGroup) Go(f func()) {
 		if Mode(w&modeMask) == ModeCheck {
 			l = wg.lock()
 		}
-		if r := startTracking(gid, wg, w, l); r != nil {
+		if r := startTracking(gid, wg, w, l, inherit); r != nil {
 			defer r.stop(gid)
 		} else {
 			wg.track(gid, w, l)
 			defer wg.untrack(gid, w, l)
 		}
 		f()
+		if l != nil {
+			// Before stop gives the goroutine's state up: Done finds
+			// none (R21).
+			releaseClock(&l.Clock)
+		}
 	}()
 }
 

@@ -57,11 +57,13 @@ func TestWaitGroupGoTracking(t *testing.T) {
 				fill(t)
 				l := lockorder.NewMutex("wgt-l")
 				var wg lockorder.WaitGroup
-				wg.Go(func() { // f takes l: WaitGroup -> l
+				took := make(chan struct{}) // an order syncwatch does not see (R21)
+				wg.Go(func() {              // f takes l: WaitGroup -> l
 					l.Lock()
 					l.Unlock()
+					close(took)
 				})
-				wg.Wait()
+				<-took
 				l.Lock() // Wait under l: l -> WaitGroup
 				wg.Wait()
 				l.Unlock()
@@ -77,10 +79,13 @@ func TestWaitGroupGoTracking(t *testing.T) {
 				fill(t)
 				l := lockorder.NewMutex("wgt-z")
 				var outer, inner lockorder.WaitGroup
-				inner.Go(func() { l.Lock(); l.Unlock() }) // inner -> l
-				inner.Wait()
-				outer.Go(func() { inner.Wait() }) // outer -> inner
-				outer.Wait()
+				// Orders syncwatch does not see (R21): the edges are
+				// not ordered before the last.
+				took, waited := make(chan struct{}), make(chan struct{})
+				inner.Go(func() { l.Lock(); l.Unlock(); close(took) }) // inner -> l
+				<-took
+				outer.Go(func() { inner.Wait(); close(waited) }) // outer -> inner
+				<-waited
 				l.Lock()
 				outer.Wait() // l -> outer
 				l.Unlock()

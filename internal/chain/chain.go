@@ -1,5 +1,6 @@
 // Package chain is the lock-chain cache: the set of lock sequences whose
-// order edges are already in the graph.
+// order edges are already in the graph, each with the goroutine clock
+// (internal/hb) that recorded it.
 //
 // Like lockdep's chain cache, it turns "have I seen this exact sequence of
 // held locks before?" into one hash lookup. Readers never lock: Contains is a
@@ -31,7 +32,19 @@ func Extend(k Key, elem uint64) Key {
 	return Key(x)
 }
 
-// Set is a concurrent set of keys. The zero Set is empty and ready to use.
+// Many is the owner of a chain that MaxOwners goroutine clocks have
+// recorded: its edges are known to be of so many goroutines that no
+// order between them is kept (docs/RULES.md R21), and any goroutine may
+// take it without recording it.
+const Many = ^uint64(0)
+
+// MaxOwners is how many goroutine clocks record a chain before it is
+// Many's.
+const MaxOwners = 16
+
+// Set is a concurrent set of keys, each with its owners: the serials of
+// the goroutine clocks that recorded it, or Many. The zero Set is empty
+// and ready to use.
 type Set struct {
 	tab atomic.Pointer[table]
 	mu  sync.Mutex // serializes Add, Clear
@@ -45,29 +58,71 @@ type Set struct {
 const DefaultMax = 1 << 16
 
 type table struct {
-	slots []atomic.Uint64
+	slots []slot
 	mask  uint64
 	n     int
 }
 
-// Contains reports whether k is in the set. It never blocks.
+// slot is a key, its first owner, and the others, if any. A reader that
+// finds the key may see the owner 0 while Add is storing it: Has reads
+// that as absent.
+type slot struct {
+	key, owner atomic.Uint64
+	more       atomic.Pointer[[]uint64] // owners after the first; replaced, never changed
+}
+
+// Contains reports whether k is in the set, whoever recorded it. It never
+// blocks.
 func (s *Set) Contains(k Key) bool {
-	t := s.tab.Load()
-	if t == nil {
+	return s.find(k) != nil
+}
+
+// Has reports whether k is in the set for owner: recorded by it, or
+// Many's. It never blocks.
+func (s *Set) Has(k Key, owner uint64) bool {
+	sl := s.find(k)
+	if sl == nil {
 		return false
 	}
+	switch o := sl.owner.Load(); o {
+	case owner, Many:
+		return o != 0
+	}
+	if more := sl.more.Load(); more != nil {
+		for _, o := range *more {
+			if o == owner {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// find returns k's slot, or nil.
+func (s *Set) find(k Key) *slot {
+	t := s.tab.Load()
+	if t == nil {
+		return nil
+	}
 	for i := uint64(k) & t.mask; ; i = (i + 1) & t.mask {
-		switch t.slots[i].Load() {
+		switch t.slots[i].key.Load() {
 		case uint64(k):
-			return true
+			if t.slots[i].owner.Load() == 0 {
+				return nil
+			}
+			return &t.slots[i]
 		case 0:
-			return false
+			return nil
 		}
 	}
 }
 
-// Add inserts k. It reports whether k was new.
-func (s *Set) Add(k Key) bool {
+// Add inserts k, recorded by owner (not 0), or adds owner to k's owners;
+// the MaxOwners'th makes k Many's. It reports whether k was new.
+func (s *Set) Add(k Key, owner uint64) bool {
+	if owner == 0 {
+		panic("chain: a key with no owner")
+	}
 	if k == 0 {
 		k = 1
 	}
@@ -89,7 +144,7 @@ func (s *Set) Add(k Key) bool {
 		t = t.grow()
 		s.tab.Store(t)
 	}
-	return t.insert(uint64(k))
+	return t.insert(uint64(k), owner)
 }
 
 // Len returns the number of keys in the set.
@@ -117,28 +172,68 @@ func (s *Set) SetMax(n int) {
 }
 
 func newTable(size int) *table {
-	return &table{slots: make([]atomic.Uint64, size), mask: uint64(size - 1)}
+	return &table{slots: make([]slot, size), mask: uint64(size - 1)}
 }
 
-func (t *table) insert(k uint64) bool {
+func (t *table) insert(k, owner uint64) bool {
 	for i := k & t.mask; ; i = (i + 1) & t.mask {
-		switch t.slots[i].Load() {
+		sl := &t.slots[i]
+		switch sl.key.Load() {
 		case k:
+			sl.addOwner(owner)
 			return false
 		case 0:
-			t.slots[i].Store(k)
+			sl.key.Store(k)
+			sl.owner.Store(owner)
 			t.n++
 			return true
 		}
 	}
 }
 
+// addOwner adds owner to sl's owners. Called with the Set's lock held.
+func (sl *slot) addOwner(owner uint64) {
+	o := sl.owner.Load()
+	if o == owner || o == Many {
+		return
+	}
+	var more []uint64
+	if p := sl.more.Load(); p != nil {
+		more = *p
+	}
+	for _, x := range more {
+		if x == owner {
+			return
+		}
+	}
+	if owner == Many || 1+len(more)+1 >= MaxOwners {
+		sl.owner.Store(Many)
+		sl.more.Store(nil)
+		return
+	}
+	next := append(append(make([]uint64, 0, len(more)+1), more...), owner)
+	sl.more.Store(&next)
+}
+
 func (t *table) grow() *table {
 	nt := newTable(len(t.slots) * 2)
 	for i := range t.slots {
-		if k := t.slots[i].Load(); k != 0 {
-			nt.insert(k)
+		sl := &t.slots[i]
+		if k := sl.key.Load(); k != 0 {
+			nt.insert(k, sl.owner.Load())
+			if p := sl.more.Load(); p != nil {
+				nt.slots[nt.find(k)].more.Store(p)
+			}
 		}
 	}
 	return nt
+}
+
+// find returns the index of k's slot in t, which holds k.
+func (t *table) find(k uint64) uint64 {
+	i := k & t.mask
+	for t.slots[i].key.Load() != k {
+		i = (i + 1) & t.mask
+	}
+	return i
 }

@@ -31,11 +31,11 @@ func TestSetAddContainsGrowClear(t *testing.T) {
 		t.Fatal("empty set contains 5")
 	}
 	for i := chain.Key(1); i <= 5000; i++ {
-		if !s.Add(i * 7919) {
+		if !s.Add(i*7919, 1) {
 			t.Fatalf("Add(%d) not new", i)
 		}
 	}
-	if s.Add(7919) {
+	if s.Add(7919, 1) {
 		t.Fatal("second Add reported new")
 	}
 	for i := chain.Key(1); i <= 5000; i++ {
@@ -56,7 +56,7 @@ func TestSetBounded(t *testing.T) {
 	var s chain.Set
 	s.SetMax(100)
 	for i := chain.Key(1); i <= 1000; i++ {
-		s.Add(i)
+		s.Add(i, 1)
 	}
 	if s.Len() > 100 {
 		t.Fatalf("Len = %d, bound 100", s.Len())
@@ -72,7 +72,7 @@ func TestSetConcurrentReaders(t *testing.T) {
 	for r := range 4 {
 		wg.Go(func() {
 			for i := chain.Key(1); i <= 2000; i++ {
-				s.Add(i*4 + chain.Key(r))
+				s.Add(i*4+chain.Key(r), 1)
 				if !s.Contains(i*4 + chain.Key(r)) {
 					t.Errorf("own key %d missing right after Add", i)
 					return
@@ -89,9 +89,52 @@ func TestSetConcurrentReaders(t *testing.T) {
 func BenchmarkContains(b *testing.B) {
 	var s chain.Set
 	for i := chain.Key(1); i < 100; i++ {
-		s.Add(i)
+		s.Add(i, 1)
 	}
 	for b.Loop() {
 		s.Contains(42)
 	}
+}
+
+func TestSetOwners(t *testing.T) {
+	var s chain.Set
+	if s.Has(5, 7) || s.Contains(5) {
+		t.Fatal("empty set has key 5")
+	}
+	s.Add(5, 7)
+	if !s.Has(5, 7) || s.Has(5, 8) || !s.Contains(5) {
+		t.Fatal("key 5 is not 7's alone")
+	}
+	s.Add(5, 7) // the same owner again
+	s.Add(5, 8) // another owner
+	if !s.Has(5, 7) || !s.Has(5, 8) || s.Has(5, 9) {
+		t.Fatal("key 5 is not 7's and 8's alone")
+	}
+	for o := uint64(9); o < 9+chain.MaxOwners-3; o++ {
+		s.Add(5, o)
+	}
+	if s.Has(5, 1000) {
+		t.Fatalf("key 5 is Many's with %d owners", chain.MaxOwners-1)
+	}
+	s.Add(5, 1000) // the MaxOwners'th
+	if !s.Has(5, 1001) {
+		t.Fatal("key 5 is not Many's after MaxOwners owners")
+	}
+	s.Add(6, 1)
+	s.Add(6, 2)
+	for i := range chain.Key(3000) { // grows the table: owners move with keys
+		s.Add(i+10, uint64(i)+1)
+	}
+	if !s.Has(5, 1002) || !s.Has(6, 1) || !s.Has(6, 2) || s.Has(6, 3) {
+		t.Fatal("owners lost in growth")
+	}
+	if !s.Has(10+2999, 3000) {
+		t.Fatal("the owner of a moved key was lost")
+	}
+	defer func() {
+		if recover() == nil {
+			t.Fatal("Add with owner 0 did not panic")
+		}
+	}()
+	s.Add(1, 0)
 }

@@ -19,6 +19,8 @@ import (
 	"math"
 	"slices"
 	"time"
+
+	"github.com/syncwatch/syncwatch/internal/hb"
 )
 
 // NodeID identifies a node: a lock class, or a single lock instance.
@@ -50,6 +52,9 @@ type Observation struct {
 	// RGate holds the locks held for reading, other than From and To,
 	// whose read holds cannot have been handed over (rule R-RW).
 	RGate Gate
+	// Sight is the sighting's goroutine clock (docs/RULES.md R21); its
+	// zero value orders nothing.
+	Sight hb.Sight
 }
 
 // Edge is an order edge with what is known about it: the sightings of
@@ -83,6 +88,10 @@ type Edge struct {
 	// observations' read gates. Both serve rule R-RW (see exclusive).
 	Hold  NodeID
 	RGate Gate
+	// Sight is what is known of the goroutines that took the edge and
+	// when (Observation.Sight, merged): a cycle through two edges it
+	// orders cannot deadlock (docs/RULES.md R21).
+	Sight hb.Sight
 
 	from, to      *Node
 	outIdx, inIdx int // positions in from.out and to.in
@@ -218,7 +227,8 @@ func (g *Graph) Add(from, to NodeID, o Observation, canBlock func(*Edge) bool) (
 		return e, false, g.search(e, canBlock)
 	}
 	e = &Edge{From: from, To: to, First: o, Gate: o.Gate, ToWrite: !o.ToRead, FromWrite: !o.FromRead,
-		Hold: o.FromLock, RGate: o.RGate}
+		Hold: o.FromLock, RGate: o.RGate, Sight: o.Sight}
+	e.First.Sight = hb.Sight{}
 	if !o.FromRead {
 		e.Src = o.FromLock
 	}
@@ -296,9 +306,12 @@ func (g *Graph) merge(e *Edge, o Observation) bool {
 	if changed {
 		// o is what makes a cycle through e possible now: show it.
 		e.First = o
-		e.First.Gate, e.First.RGate = Gate{}, Gate{}
+		e.First.Gate, e.First.RGate, e.First.Sight = Gate{}, Gate{}, hb.Sight{}
 	}
-	return changed
+	// A sighting that orders less than those before it makes no other
+	// sighting the one to show, but a cycle R21 held back may now
+	// deadlock.
+	return e.Sight.Merge(o.Sight) || changed
 }
 
 // Cyclic reports whether the graph holds a cycle (possibly a harmless one).

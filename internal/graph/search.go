@@ -4,6 +4,8 @@ import (
 	"math"
 	"slices"
 	"sort"
+
+	"github.com/syncwatch/syncwatch/internal/hb"
 )
 
 func (g *Graph) maxSearch() int {
@@ -165,6 +167,20 @@ func (g *Graph) searchWithin(e *Edge, canBlock func(*Edge) bool, bound int) Cycl
 	return c
 }
 
+// unordered returns canBlock, less the edges whose every sighting
+// happened before every sighting of e, or after (docs/RULES.md R21): no
+// cycle through e and one of them can deadlock. The search looks for a
+// cycle through e among the others. A cycle that only two other edges of
+// it order is not ruled out by a search from e, and is reported.
+func unordered(e *Edge, canBlock func(*Edge) bool) func(*Edge) bool {
+	if !e.Sight.Known() {
+		return canBlock
+	}
+	return func(x *Edge) bool {
+		return (canBlock == nil || canBlock(x)) && !hb.Ordered(x.Sight, e.Sight)
+	}
+}
+
 // existsMin and existsFactor make the budget of the search under the
 // rule of heldBack: existsFactor times the states the first search
 // visited, existsMin at least, g.maxSearch() at most. The first search
@@ -182,6 +198,7 @@ func (g *Graph) searchCounted(e *Edge, canBlock func(*Edge) bool, bound int) (Cy
 	if canBlock != nil && !canBlock(e) {
 		return nil, 0
 	}
+	canBlock = unordered(e, canBlock)
 	c, _, n := g.searchStates(e, canBlock, bound, nil, g.maxSearch())
 	if c == nil || !g.heldBack(c) {
 		return c, n

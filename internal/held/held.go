@@ -15,6 +15,7 @@ import (
 
 	"github.com/syncwatch/syncwatch/internal/chain"
 	"github.com/syncwatch/syncwatch/internal/class"
+	"github.com/syncwatch/syncwatch/internal/hb"
 )
 
 // Entry is one held lock.
@@ -94,6 +95,11 @@ type G struct {
 	passed passedOnces
 	// forgetful: see Forgetful.
 	forgetful bool
+	// HB is the goroutine's clock (docs/RULES.md R21), made when first
+	// needed; Inherit is what it starts knowing, from the goroutine that
+	// started this one. Only the owner touches them.
+	HB      *hb.G
+	Inherit *hb.Clock
 
 	// Keep two goroutines' states off one cache line: each is written
 	// by its owner on every lock.
@@ -308,13 +314,17 @@ type Remnant struct {
 	seq       uint64
 	passed    passedOnces
 	forgetful bool
+	hb        *hb.G
+	inherit   *hb.Clock
 }
 
 // Remembers reports whether r holds anything a rule relies on to hold an
-// edge back (a Once seen done, or that the goroutine is forgetful):
+// edge back (a Once seen done, the goroutine's clock (R21), or that the
+// goroutine is forgetful):
 // losing one that does not costs nothing.
 func (r *Remnant) Remembers() bool {
-	return r != nil && (r.forgetful || r.passed.ids != [len(r.passed.ids)]uint64{})
+	return r != nil && (r.forgetful || r.passed.ids != [len(r.passed.ids)]uint64{} ||
+		r.hb != nil || r.inherit != nil)
 }
 
 // Remnant returns what g leaves if it is dropped. The reclaimer calls it
@@ -324,7 +334,7 @@ func (r *Remnant) Remembers() bool {
 //
 //go:norace
 func (g *G) Remnant() *Remnant {
-	return &Remnant{seq: g.seq, passed: g.passed, forgetful: g.forgetful}
+	return &Remnant{seq: g.seq, passed: g.passed, forgetful: g.forgetful, hb: g.HB, inherit: g.Inherit}
 }
 
 // Revive is New for a goroutine whose state was dropped while idle: it
@@ -338,6 +348,7 @@ func Revive(id int64, r *Remnant) *G {
 	g.seq = r.seq
 	g.passed = r.passed
 	g.forgetful = r.forgetful
+	g.HB, g.Inherit = r.hb, r.inherit
 	g.busy = 1 // before g is shared
 	return g
 }

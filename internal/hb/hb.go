@@ -1,0 +1,252 @@
+// Package hb is the happens-before order syncwatch can see: vector clocks
+// over goroutines, advanced only by syncwatch's own synchronisation (a
+// WaitGroup's Done and Wait, WaitGroup.Go, a Once's completion, a Cond's
+// Signal and wake), and the sightings of an order edge they order. Two
+// edges whose every sightings are ordered so cannot be pending at once:
+// no cycle through both can deadlock (docs/RULES.md R21).
+//
+// Program order alone orders nothing here: the edges one goroutine took
+// stand for code that other goroutines may run, as a lock-order checker
+// must assume. Only a sighting of another goroutine, ordered after by
+// synchronisation, is "after".
+package hb
+
+import (
+	"slices"
+	"sync/atomic"
+)
+
+// tick is the epoch source. A goroutine's epoch is a value of it, so the
+// epochs of one goroutine grow even across its records (a goroutine whose
+// state was dropped gets a new G).
+var tick atomic.Uint64
+
+// serials numbers the Gs: a chain cache entry names its recorder by it.
+var serials atomic.Uint64
+
+// MaxEntries bounds a Clock. Past it the entries of the oldest goroutines
+// (the smallest ids) are dropped: what a clock forgets orders nothing, so
+// a cycle it would have held back is reported.
+const MaxEntries = 32
+
+// A Clock says, for each goroutine it names, the last epoch of that
+// goroutine known to have happened before: its events at that epoch or
+// earlier. A Clock is immutable once made; nil is the empty clock.
+type Clock struct{ ents []ent }
+
+type ent struct {
+	id int64
+	t  uint64
+}
+
+// At returns the last epoch of goroutine id that c knows, 0 if none.
+func (c *Clock) At(id int64) uint64 {
+	if c == nil {
+		return 0
+	}
+	i, ok := slices.BinarySearchFunc(c.ents, id, func(e ent, id int64) int {
+		switch {
+		case e.id < id:
+			return -1
+		case e.id > id:
+			return 1
+		}
+		return 0
+	})
+	if !ok {
+		return 0
+	}
+	return c.ents[i].t
+}
+
+// Len returns the number of goroutines c names.
+func (c *Clock) Len() int {
+	if c == nil {
+		return 0
+	}
+	return len(c.ents)
+}
+
+// covers reports whether c knows everything d does.
+func (c *Clock) covers(d *Clock) bool {
+	if d == nil {
+		return true
+	}
+	for _, e := range d.ents {
+		if c.At(e.id) < e.t {
+			return false
+		}
+	}
+	return true
+}
+
+// Join returns the clock that knows what a and b know: a or b itself
+// when one covers the other, or a new clock.
+func Join(a, b *Clock) *Clock {
+	switch {
+	case a.covers(b):
+		return a
+	case b.covers(a):
+		return b
+	}
+	out := make([]ent, 0, len(a.ents)+len(b.ents))
+	i, j := 0, 0
+	for i < len(a.ents) || j < len(b.ents) {
+		switch {
+		case j == len(b.ents) || i < len(a.ents) && a.ents[i].id < b.ents[j].id:
+			out = append(out, a.ents[i])
+			i++
+		case i == len(a.ents) || b.ents[j].id < a.ents[i].id:
+			out = append(out, b.ents[j])
+			j++
+		default:
+			out = append(out, ent{a.ents[i].id, max(a.ents[i].t, b.ents[j].t)})
+			i++
+			j++
+		}
+	}
+	if len(out) > MaxEntries {
+		out = slices.Clone(out[len(out)-MaxEntries:])
+	}
+	return &Clock{ents: out}
+}
+
+// with returns c knowing also goroutine id's events up to epoch t.
+func (c *Clock) with(id int64, t uint64) *Clock {
+	return Join(c, &Clock{ents: []ent{{id, t}}})
+}
+
+// G is one goroutine's clock: its epoch and what it knows of the others.
+// Only its goroutine calls its methods, except Watch and those of Sight,
+// which the engine calls under its lock.
+type G struct {
+	// ID is the goroutine's id.
+	ID int64
+	// Serial names this G among all others ever made.
+	Serial uint64
+	// Salt is 0, or, once the G is watched, a value of its epoch that
+	// the owner mixes into its chain keys: every chain it takes at a new
+	// epoch is then recorded once more (see Watch).
+	Salt uint64
+
+	known  *Clock
+	forked *Clock // known with this epoch, while both stand (see Fork)
+	// The holds at stack positions below oldDepth may have been taken
+	// before an Acquire: they knew only oldKnown (see KnownAt).
+	oldDepth int
+	oldKnown *Clock
+	dirty    bool // a release since the epoch was taken: see Advance
+	epoch    atomic.Uint64
+
+	watched    atomic.Bool
+	watchEpoch atomic.Uint64
+}
+
+// NewG returns the clock of goroutine id, knowing what inherited knows
+// (nil: nothing), at a new epoch.
+func NewG(id int64, inherited *Clock) *G {
+	g := &G{ID: id, Serial: serials.Add(1), known: inherited}
+	g.epoch.Store(tick.Add(1))
+	return g
+}
+
+// Epoch returns g's epoch, advancing it first if g released since it
+// was taken (see Advance).
+func (g *G) Epoch() uint64 {
+	g.Advance()
+	return g.epoch.Load()
+}
+
+// Known returns what g knows of the other goroutines.
+func (g *G) Known() *Clock { return g.known }
+
+// KnownAt returns what g knew, at least, when it took the hold now at
+// position i of its stack. An edge from that hold happened after what
+// this knows, not after what g learnt while holding it: a goroutine that
+// holds B and waits for another to finish may hold B while that one
+// waits for B. Positions only move down as holds below them go, so a hold
+// at or above the depth of an Acquire is newer than it.
+func (g *G) KnownAt(i int) *Clock {
+	if i < g.oldDepth {
+		return g.oldKnown
+	}
+	return g.known
+}
+
+// Advance starts a new epoch if g released since its epoch was taken:
+// what g does from now on did not happen before that release. An epoch is
+// advanced lazily, at g's next sighting, so that a goroutine releasing
+// many times between sightings (a loop of Go calls, say) has one epoch
+// for them all. Advance reports whether it advanced.
+func (g *G) Advance() bool {
+	if !g.dirty {
+		return false
+	}
+	g.dirty, g.forked = false, nil
+	e := tick.Add(1)
+	g.epoch.Store(e)
+	// After the store: a Watch that found the old epoch is seen here
+	// (see Watch).
+	if g.watched.Load() {
+		g.Salt = e
+	}
+	return true
+}
+
+// Release publishes what g knows, and its own events up to now, to the
+// clock at p: the acquire that reads p later happens after them.
+func (g *G) Release(p *atomic.Pointer[Clock]) {
+	mine := g.Fork()
+	for {
+		old := p.Load()
+		nc := Join(old, mine)
+		if nc == old || p.CompareAndSwap(old, nc) {
+			return
+		}
+	}
+}
+
+// Fork returns what g knows with its own events up to now, for a
+// goroutine g starts (or a Release): its events happen after them. g's
+// next sighting takes a new epoch.
+func (g *G) Fork() *Clock {
+	if g.forked == nil {
+		g.forked = g.known.with(g.ID, g.epoch.Load())
+	}
+	g.dirty = true
+	return g.forked
+}
+
+// Acquire makes g, holding depth locks, know what c knows: c was read
+// from a release that happened before. The holds g has now knew less
+// (see KnownAt).
+func (g *G) Acquire(c *Clock, depth int) {
+	if depth == 0 {
+		g.oldDepth, g.oldKnown = 0, nil
+	}
+	if c.Len() == 0 || g.known.covers(c) {
+		return
+	}
+	if depth > 0 {
+		if g.oldDepth == 0 {
+			g.oldKnown = g.known
+		}
+		g.oldDepth = max(g.oldDepth, depth)
+	}
+	g.known, g.forked = Join(g.known, c), nil
+}
+
+// Watch marks g as one whose sightings order a cycle out, and returns the
+// epoch from which on each of its sightings is recorded: its later epochs
+// salt its chain keys, so that they miss the chain cache once each (see
+// Advance). The sightings up to the epoch returned may not all have been
+// recorded. Called under the engine's lock.
+func (g *G) Watch() uint64 {
+	if !g.watched.Load() {
+		// Set before the epoch is read: an Advance that stored a new
+		// epoch before it read watched false is seen in the load below.
+		g.watched.Store(true)
+		g.watchEpoch.Store(g.epoch.Load())
+	}
+	return g.watchEpoch.Load()
+}

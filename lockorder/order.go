@@ -1,0 +1,133 @@
+//go:build !syncwatch_off
+
+package lockorder
+
+import (
+	"sync/atomic"
+
+	"github.com/syncwatch/syncwatch/internal/chain"
+	"github.com/syncwatch/syncwatch/internal/class"
+	"github.com/syncwatch/syncwatch/internal/gls"
+	"github.com/syncwatch/syncwatch/internal/goid"
+	"github.com/syncwatch/syncwatch/internal/hb"
+	"github.com/syncwatch/syncwatch/internal/held"
+)
+
+// Rule R21 of docs/RULES.md: the order syncwatch's own synchronisation
+// puts between goroutines. A WaitGroup's Done, the end of a function
+// started by WaitGroup.Go, a Once's completion and a Cond's Signal or
+// Broadcast that wakes a waiter release the calling goroutine's clock
+// (internal/hb) to the primitive; a Wait that returns, a Do that finds
+// the Once done and a woken Cond waiter acquire it; WaitGroup.Go starts
+// its goroutine knowing what the caller knew. Each order edge keeps what
+// is known of its sightings (graph.Edge.Sight), and a cycle through two
+// edges whose sightings that order puts one after the other is not
+// reported.
+//
+// The chain cache names the clock that recorded each chain: another
+// goroutine's sighting of a cached chain is recorded once more (its edges
+// are then of several goroutines, and order nothing), as is each sighting
+// of a goroutine whose clock is watched, at a new epoch.
+
+// clockOf returns gs's clock, making it. Only gs's owner calls it, with gs
+// busy.
+func clockOf(gs *held.G) *hb.G {
+	if gs.HB == nil {
+		gs.HB = hb.NewG(gs.ID(), gs.Inherit)
+		gs.Inherit = nil
+	}
+	return gs.HB
+}
+
+// cacheKey returns the key under which gs looks chain k up, and the owner
+// it is cached for when gs finds it: its clock's serial, 0 if it has no
+// clock. It starts a new epoch first if gs released since its last
+// sighting.
+func cacheKey(gs *held.G, k chain.Key) (chain.Key, uint64) {
+	h := gs.HB
+	if h == nil {
+		return k, 0
+	}
+	h.Advance()
+	return k ^ chain.Key(h.Salt), h.Serial
+}
+
+// cached reports whether chain k needs no recording by gs: it is cached,
+// for gs's clock or for several.
+func cached(gs *held.G, k chain.Key) bool {
+	key, me := cacheKey(gs, k)
+	return chains.Has(key, me)
+}
+
+// cache adds chain k, recorded by gs, to the chain cache.
+func cache(gs *held.G, k chain.Key) {
+	key, me := cacheKey(gs, k)
+	chains.Add(key, me)
+}
+
+// releaseClock releases the calling goroutine's clock to p, in ModeCheck,
+// if it has one: a goroutine with none recorded no edge.
+func releaseClock(p *atomic.Pointer[hb.Clock]) {
+	w := modeWord.Load()
+	if Mode(w&modeMask) != ModeCheck {
+		return
+	}
+	id := goid.ID()
+	if gs := gls.Find(id); gs == nil || gs.HB == nil {
+		return
+	}
+	gs := current(w)
+	if gs.HB != nil {
+		gs.HB.Release(p)
+	}
+	gs.Rest()
+}
+
+// acquireClock makes the calling goroutine, whose state is gs, busy, know
+// what was released to l. The locks it holds now were taken knowing less.
+func acquireClock(gs *held.G, l *class.Lock) {
+	if c := l.Clock.Load(); c != nil {
+		clockOf(gs).Acquire(c, gs.Len())
+	} else if gs.HB != nil && gs.Len() == 0 {
+		gs.HB.Acquire(nil, 0)
+	}
+}
+
+// acquireNow is acquireClock for a caller that has no state at hand, in
+// ModeCheck.
+func acquireNow(l *class.Lock) {
+	if l.Clock.Load() == nil {
+		return
+	}
+	w := modeWord.Load()
+	if Mode(w&modeMask) != ModeCheck {
+		return
+	}
+	gs := current(w)
+	acquireClock(gs, l)
+	gs.Rest()
+}
+
+// forkClock returns what a goroutine the caller starts with
+// WaitGroup.Go knows, in ModeCheck: nil if the caller has no clock.
+func forkClock() *hb.Clock {
+	w := modeWord.Load()
+	if Mode(w&modeMask) != ModeCheck {
+		return nil
+	}
+	id := goid.ID()
+	if gs := gls.Find(id); gs == nil || gs.HB == nil {
+		return nil
+	}
+	gs := current(w)
+	var c *hb.Clock
+	if gs.HB != nil {
+		c = gs.HB.Fork()
+	}
+	gs.Rest()
+	return c
+}
+
+// sighting returns the Sight of gs's sighting now of an edge from its
+// hold at stack position i.
+func sighting(gs *held.G, i int) hb.Sight { return clockOf(gs).Sighting(i) }
