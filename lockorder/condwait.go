@@ -58,7 +58,7 @@ func acquireSignal(c *hb.Clock) {
 		return
 	}
 	gs := current(w)
-	clockOf(gs).Acquire(c, gs.Len())
+	learn(gs, c)
 	gs.Rest()
 }
 

@@ -73,7 +73,11 @@
 // It predicts from the orders that ran: an order no test runs is not
 // seen. It sees only syncwatch's locks and waits, not channels. It does
 // not report what cannot deadlock, such as a cycle whose orders were all
-// taken under one common lock. To tell those apart it trusts what it saw,
+// taken under one common lock, or one whose orders a WaitGroup, a Once or
+// a Cond kept apart: workers took one, and the goroutine whose Wait
+// returned took the other after. The same order passed on by a channel
+// or a go statement is not seen, and is reported. To tell those apart it
+// trusts what it saw,
 // so it can miss a cycle. Read holds may pass between goroutines, writes
 // made outside check mode are not seen, and an object's first write is
 // taken for its initialisation until the object shows itself shared. A

@@ -66,30 +66,42 @@ func cache(gs *held.G, k chain.Key) {
 }
 
 // releaseClock releases the calling goroutine's clock to p, in ModeCheck,
-// if it has one: a goroutine with none recorded no edge.
+// or what it knows if it has no clock (it recorded no edge).
 func releaseClock(p *atomic.Pointer[hb.Clock]) {
 	w := modeWord.Load()
 	if Mode(w&modeMask) != ModeCheck {
 		return
 	}
 	id := goid.ID()
-	if gs := gls.Find(id); gs == nil || gs.HB == nil {
+	if gs := gls.Find(id); gs == nil || gs.HB == nil && gs.Inherit == nil {
 		return
 	}
 	gs := current(w)
-	if gs.HB != nil {
+	switch {
+	case gs.HB != nil:
 		gs.HB.Release(p)
+	case gs.Inherit != nil:
+		hb.Publish(p, gs.Inherit)
 	}
 	gs.Rest()
 }
 
 // acquireClock makes the calling goroutine, whose state is gs, busy, know
 // what was released to l. The locks it holds now were taken knowing less.
-func acquireClock(gs *held.G, l *class.Lock) {
-	if c := l.Clock.Load(); c != nil {
+func acquireClock(gs *held.G, l *class.Lock) { learn(gs, l.Clock.Load()) }
+
+// learn makes gs, busy, know what c knows. A goroutine with no clock that
+// holds nothing keeps it in gs.Inherit until it needs a clock: many
+// goroutines learn and never record an edge.
+func learn(gs *held.G, c *hb.Clock) {
+	switch {
+	case gs.HB != nil:
+		gs.HB.Acquire(c, gs.Len())
+	case c == nil:
+	case gs.Len() == 0:
+		gs.Inherit = hb.Join(gs.Inherit, c)
+	default:
 		clockOf(gs).Acquire(c, gs.Len())
-	} else if gs.HB != nil && gs.Len() == 0 {
-		gs.HB.Acquire(nil, 0)
 	}
 }
 
@@ -109,18 +121,19 @@ func acquireNow(l *class.Lock) {
 }
 
 // forkClock returns what a goroutine the caller starts with
-// WaitGroup.Go knows, in ModeCheck: nil if the caller has no clock.
+// WaitGroup.Go, or wakes with a Cond, knows, in ModeCheck: nil if the
+// caller knows nothing.
 func forkClock() *hb.Clock {
 	w := modeWord.Load()
 	if Mode(w&modeMask) != ModeCheck {
 		return nil
 	}
 	id := goid.ID()
-	if gs := gls.Find(id); gs == nil || gs.HB == nil {
+	if gs := gls.Find(id); gs == nil || gs.HB == nil && gs.Inherit == nil {
 		return nil
 	}
 	gs := current(w)
-	var c *hb.Clock
+	c := gs.Inherit
 	if gs.HB != nil {
 		c = gs.HB.Fork()
 	}

@@ -195,11 +195,13 @@ func (g *G) Advance() bool {
 
 // Release publishes what g knows, and its own events up to now, to the
 // clock at p: the acquire that reads p later happens after them.
-func (g *G) Release(p *atomic.Pointer[Clock]) {
-	mine := g.Fork()
+func (g *G) Release(p *atomic.Pointer[Clock]) { Publish(p, g.Fork()) }
+
+// Publish joins c into the clock at p.
+func Publish(p *atomic.Pointer[Clock], c *Clock) {
 	for {
 		old := p.Load()
-		nc := Join(old, mine)
+		nc := Join(old, c)
 		if nc == old || p.CompareAndSwap(old, nc) {
 			return
 		}
