@@ -119,36 +119,44 @@ func (wg *WaitGroup) Go(f func()) {
 		wg.lock() // made here, the group is named after the caller's code
 		inherit = forkClock()
 	}
-	go func() {
-		defer func() {
-			if x := recover(); x != nil {
-				panic(x)
-			}
-			wg.Done()
-		}()
-		w := modeWord.Load()
-		if Mode(w&modeMask) == ModeOff {
-			f()
-			return
+	if inherit == nil {
+		// The common case's closure is a size class smaller.
+		go func() { wg.run(f, nil) }()
+	} else {
+		go func() { wg.run(f, inherit) }()
+	}
+}
+
+// run is the goroutine Go starts: f, knowing inherit (R21), then Done.
+func (wg *WaitGroup) run(f func(), inherit *hb.Clock) {
+	defer func() {
+		if x := recover(); x != nil {
+			panic(x)
 		}
-		gid := goid.ID()
-		var l *class.Lock
-		if Mode(w&modeMask) == ModeCheck {
-			l = wg.lock()
-		}
-		if r := startTracking(gid, wg, w, l, inherit); r != nil {
-			defer r.stop(gid)
-		} else {
-			wg.track(gid, w, l)
-			defer wg.untrack(gid, w, l)
-		}
-		f()
-		if l != nil {
-			// Before stop gives the goroutine's state up: Done finds
-			// none (R21).
-			releaseClock(&l.Clock)
-		}
+		wg.Done()
 	}()
+	w := modeWord.Load()
+	if Mode(w&modeMask) == ModeOff {
+		f()
+		return
+	}
+	gid := goid.ID()
+	var l *class.Lock
+	if Mode(w&modeMask) == ModeCheck {
+		l = wg.lock()
+	}
+	if r := startTracking(gid, wg, w, l, inherit); r != nil {
+		defer r.stop(gid)
+	} else {
+		wg.track(gid, w, l)
+		defer wg.untrack(gid, w, l)
+	}
+	f()
+	if l != nil {
+		// Before stop gives the goroutine's state up: Done finds none
+		// (R21).
+		releaseClock(&l.Clock)
+	}
 }
 
 // track records goroutine gid, started by Go, in wg's own map, for a
