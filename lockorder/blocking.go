@@ -3,10 +3,12 @@
 package lockorder
 
 import (
+	"sync/atomic"
 	"time"
 
 	"github.com/syncwatch/syncwatch/internal/class"
 	"github.com/syncwatch/syncwatch/internal/goid"
+	"github.com/syncwatch/syncwatch/internal/hb"
 	"github.com/syncwatch/syncwatch/internal/held"
 	"github.com/syncwatch/syncwatch/internal/stack"
 	"github.com/syncwatch/syncwatch/internal/waitfor"
@@ -43,14 +45,14 @@ func leaveBlocking(gs *held.G, l *class.Lock) {
 	gs.Rest()
 }
 
-// leaveAcquiring is leaveBlocking for a wait that returned after the
-// releases to l it waited for (a WaitGroup's Dones, a Once's completion):
+// leaveAcquiring is leaveBlocking for a wait on l that returned after the
+// releases to p it waited for (a WaitGroup's Dones, a Once's completion):
 // gs, no longer holding l, knows what they published (R21).
-func leaveAcquiring(gs *held.G, l *class.Lock) {
+func leaveAcquiring(gs *held.G, l *class.Lock, p *atomic.Pointer[hb.Clock]) {
 	if i := gs.Find(l); i >= 0 {
 		gs.Remove(i)
 	}
-	acquireClock(gs, l)
+	acquireClock(gs, p)
 	gs.Rest()
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/syncwatch/syncwatch/internal/class"
 	"github.com/syncwatch/syncwatch/internal/goid"
+	"github.com/syncwatch/syncwatch/internal/hb"
 	"github.com/syncwatch/syncwatch/internal/held"
 	"github.com/syncwatch/syncwatch/internal/kind"
 	"github.com/syncwatch/syncwatch/internal/waitfor"
@@ -37,6 +38,7 @@ type Once struct {
 	m      sync.Mutex
 	runner atomic.Int64 // the goroutine running f, 0 if none
 	l      atomic.Pointer[class.Lock]
+	clock  atomic.Pointer[hb.Clock] // the completion's, for Do to acquire (R21)
 }
 
 func (o *Once) lock() *class.Lock {
@@ -51,7 +53,7 @@ func (o *Once) lock() *class.Lock {
 func (o *Once) Do(f func()) {
 	if o.done.Load() != 0 {
 		if w := modeWord.Load(); Mode(w&modeMask) == ModeCheck {
-			doneOnce(w, o.lock())
+			doneOnce(w, o.lock(), &o.clock)
 		}
 		return
 	}
@@ -70,9 +72,9 @@ func (o *Once) Do(f func()) {
 // dropped while idle and not revived: held.G.Forgetful) records none
 // either: it cannot tell, and an edge recorded wrongly would be a false
 // report.
-func doneOnce(w uint32, l *class.Lock) {
+func doneOnce(w uint32, l *class.Lock, c *atomic.Pointer[hb.Clock]) {
 	gs := current(w)
-	acquireClock(gs, l) // the function's completion happened before (R21)
+	acquireClock(gs, c) // the function's completion happened before (R21)
 	if gs.PassOnce(l.ID) || gs.Len() == 0 || gs.Forgetful() {
 		gs.Rest()
 		return
@@ -111,7 +113,7 @@ func (o *Once) doSlow(f func()) {
 		o.m.Unlock()
 		if gs != nil {
 			gs.PassOnce(l.ID) // seen done: see doneOnce
-			leaveAcquiring(gs, l)
+			leaveAcquiring(gs, l, &o.clock)
 		}
 		return
 	}
@@ -126,7 +128,7 @@ func (o *Once) doSlow(f func()) {
 		if gs != nil {
 			gs.PassOnce(l.ID) // ran it: see doneOnce
 			if gs.HB != nil {
-				gs.HB.Release(&l.Clock) // before done is seen (R21)
+				gs.HB.Release(&o.clock) // before done is seen (R21)
 			}
 			leaveBlocking(gs, l)
 		}

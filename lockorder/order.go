@@ -6,7 +6,6 @@ import (
 	"sync/atomic"
 
 	"github.com/syncwatch/syncwatch/internal/chain"
-	"github.com/syncwatch/syncwatch/internal/class"
 	"github.com/syncwatch/syncwatch/internal/gls"
 	"github.com/syncwatch/syncwatch/internal/goid"
 	"github.com/syncwatch/syncwatch/internal/hb"
@@ -87,8 +86,8 @@ func releaseClock(p *atomic.Pointer[hb.Clock]) {
 }
 
 // acquireClock makes the calling goroutine, whose state is gs, busy, know
-// what was released to l. The locks it holds now were taken knowing less.
-func acquireClock(gs *held.G, l *class.Lock) { learn(gs, l.Clock.Load()) }
+// what was released to p. The locks it holds now were taken knowing less.
+func acquireClock(gs *held.G, p *atomic.Pointer[hb.Clock]) { learn(gs, p.Load()) }
 
 // learn makes gs, busy, know what c knows. A goroutine with no clock that
 // holds nothing keeps it in gs.Inherit until it needs a clock: many
@@ -107,8 +106,8 @@ func learn(gs *held.G, c *hb.Clock) {
 
 // acquireNow is acquireClock for a caller that has no state at hand, in
 // ModeCheck.
-func acquireNow(l *class.Lock) {
-	if l.Clock.Load() == nil {
+func acquireNow(p *atomic.Pointer[hb.Clock]) {
+	if p.Load() == nil {
 		return
 	}
 	w := modeWord.Load()
@@ -116,7 +115,7 @@ func acquireNow(l *class.Lock) {
 		return
 	}
 	gs := current(w)
-	acquireClock(gs, l)
+	acquireClock(gs, p)
 	gs.Rest()
 }
 

@@ -28,14 +28,19 @@ import (
 // waiter holds) is a deadlock report. In ModeCheck a WaitGroup is a node of
 // the lock-order graph: Wait called while holding lock L, where a function
 // started by Go takes L, is a lock-order cycle, reported the first time both
-// are seen, whether or not they overlapped. (Goroutines counted with Add
-// and Done are waited for too, but syncwatch cannot tell which they are.)
+// are seen, whether or not they overlapped, unless the function had been
+// waited for before L was taken. (Goroutines counted with Add and Done are
+// waited for too, but syncwatch cannot tell which they are.) What a
+// goroutine did before its Done happens before what the goroutine whose
+// Wait returned does after: two lock orders kept apart so are no cycle.
 //
 // A WaitGroup must not be copied after first use.
 type WaitGroup struct {
 	wg sync.WaitGroup
 	n  atomic.Int64 // the counter, as far as Wait needs to know
 	l  atomic.Pointer[class.Lock]
+	// clock is what the Dones released, for Wait to acquire (R21).
+	clock atomic.Pointer[hb.Clock]
 
 	mu sync.Mutex
 	// running has the goroutines started by Go, not yet returned, that
@@ -67,7 +72,7 @@ func (wg *WaitGroup) Add(delta int) {
 // Wait callers (R21).
 func (wg *WaitGroup) released() {
 	if Mode(modeWord.Load()&modeMask) == ModeCheck {
-		releaseClock(&wg.lock().Clock)
+		releaseClock(&wg.clock)
 	}
 }
 
@@ -91,12 +96,12 @@ func (wg *WaitGroup) Wait() {
 		if wg.n.Load() == 0 {
 			orderOnly(w, l)
 			wg.wg.Wait()
-			acquireNow(l)
+			acquireNow(&wg.clock)
 			return
 		}
 		gs = current(w)
 		enterBlocking(gs, l)
-		defer leaveAcquiring(gs, l) // the Dones that ended the wait happened before (R21)
+		defer leaveAcquiring(gs, l, &wg.clock) // the Dones that ended the wait happened before (R21)
 	}
 	if wg.n.Load() == 0 {
 		wg.wg.Wait()
@@ -155,7 +160,7 @@ func (wg *WaitGroup) run(f func(), inherit *hb.Clock) {
 	if l != nil {
 		// Before stop gives the goroutine's state up: Done finds none
 		// (R21).
-		releaseClock(&l.Clock)
+		releaseClock(&wg.clock)
 	}
 }
 

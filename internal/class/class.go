@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"sync/atomic"
 
-	"github.com/syncwatch/syncwatch/internal/hb"
 	"github.com/syncwatch/syncwatch/internal/kind"
 )
 
@@ -118,10 +117,7 @@ type Lock struct {
 	moves          atomic.Uint64 // changes of holder, so a watcher can tell a lock that changes hands from one that does not
 	readGeneration               // bumped when a read hold is released by a goroutine that does not hold it (R13)
 	first          atomic.Uint32 // where the lock was first acquired in check mode: a stack id (internal/stack), 0 if unknown
-	// Clock is what the releases of a WaitGroup, Once or Cond published
-	// (docs/RULES.md R21); nil for the other kinds and before any.
-	Clock atomic.Pointer[hb.Clock]
-	_     [32]byte
+	_              [40]byte
 }
 
 // New returns the identity of a new lock of kind k: in a class of its own,
