@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/syncwatch/syncwatch/internal/goid"
+	"github.com/syncwatch/syncwatch/internal/hb"
 	"github.com/syncwatch/syncwatch/internal/registry"
 	"github.com/syncwatch/syncwatch/lockorder"
 )
@@ -114,6 +115,10 @@ func (b *Barrier) Await(ctx context.Context, rank int, opts ...AwaitOption) (gen
 	if held := lockorder.HeldLocks(); len(held) > 0 {
 		b.reportLockHeld(ctx, rank, gid, held)
 	}
+	var knew *hb.Clock
+	if hb.Fork != nil {
+		knew = hb.Fork()
+	}
 	now := time.Now()
 	b.mu.Lock()
 	g := b.cur
@@ -135,6 +140,9 @@ func (b *Barrier) Await(ctx context.Context, rank int, opts ...AwaitOption) (gen
 		return g.num, &DuplicateArrivalError{Barrier: b.cfg.name, Rank: rank, Generation: g.num}
 	}
 	st.gid, st.next = gid, g.num+1
+	if knew != nil {
+		hb.Publish(&g.clock, knew)
+	}
 	op := OpOf(opts...)
 	g.arrivals = append(g.arrivals, Arrival{Rank: rank, Goroutine: gid, At: now, Op: op})
 	g.waitingFor--
@@ -183,6 +191,7 @@ func (b *Barrier) trip(ctx context.Context, g *generation, rank int, gid int64) 
 	lag := b.completeLocked(g, now)
 	b.mu.Unlock()
 	b.tel.completed(ctx, lag)
+	learnGeneration(g)
 	return g.num, nil
 }
 

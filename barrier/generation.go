@@ -2,7 +2,10 @@ package barrier
 
 import (
 	"fmt"
+	"sync/atomic"
 	"time"
+
+	"github.com/syncwatch/syncwatch/internal/hb"
 )
 
 // state is where a generation is in its life. It only moves forward:
@@ -32,6 +35,10 @@ type generation struct {
 	err        *BrokenError
 	done       chan struct{}
 	op         string // the first label given (see Op), "" if none yet
+	// clock is what the arriving ranks' goroutines knew (internal/hb):
+	// what each did before it arrived happens before what each does
+	// after the generation completes (docs/RULES.md R21).
+	clock atomic.Pointer[hb.Clock]
 
 	// Set by armLocked when the first rank starts waiting, then fixed.
 	timer     *time.Timer
@@ -203,5 +210,13 @@ func (l *lateErrors) forget(from uint64) {
 				delete(l.m, g)
 			}
 		}
+	}
+}
+
+// learnGeneration makes the calling goroutine, whose rank's wait for g
+// completed, know what every rank knew when it arrived (R21).
+func learnGeneration(g *generation) {
+	if hb.Learn != nil {
+		hb.Learn(g.clock.Load())
 	}
 }

@@ -54,7 +54,11 @@ func (b *Barrier) wait(ctx context.Context, g *generation, rank int, gid int64, 
 		select {
 		case <-g.done:
 			returned = true
-			return g.num, g.result()
+			if err := g.result(); err != nil {
+				return g.num, err
+			}
+			learnGeneration(g)
+			return g.num, nil
 		case <-ctx.Done():
 			testHook()
 			err := b.giveUp(ctx, g, rank, gid, ctxCause(ctx, rank))

@@ -12,6 +12,7 @@ import (
 	"github.com/syncwatch/syncwatch/internal/gls"
 	"github.com/syncwatch/syncwatch/internal/goid"
 	"github.com/syncwatch/syncwatch/internal/graph"
+	"github.com/syncwatch/syncwatch/internal/hb"
 	"github.com/syncwatch/syncwatch/internal/held"
 	"github.com/syncwatch/syncwatch/internal/stack"
 )
@@ -45,6 +46,7 @@ func installHooks() {
 	class.Forget = forgetClass
 	held.DropNote = dropNote
 	gls.Made = adoptGroup
+	hb.Fork, hb.Learn = forkClock, learnNow
 }
 
 // nodeInfo is what the engine knows of a graph node. It must not refer to

@@ -119,6 +119,20 @@ func acquireNow(p *atomic.Pointer[hb.Clock]) {
 	gs.Rest()
 }
 
+// learnNow makes the calling goroutine know what c knows, in ModeCheck.
+func learnNow(c *hb.Clock) {
+	if c == nil {
+		return
+	}
+	w := modeWord.Load()
+	if Mode(w&modeMask) != ModeCheck {
+		return
+	}
+	gs := current(w)
+	learn(gs, c)
+	gs.Rest()
+}
+
 // forkClock returns what a goroutine the caller starts with
 // WaitGroup.Go, or wakes with a Cond, knows, in ModeCheck: nil if the
 // caller knows nothing.

@@ -16,6 +16,17 @@ import (
 	"sync/atomic"
 )
 
+// Fork and Learn, when set (by lockorder, at initialization), are the
+// calling goroutine's clock for the syncwatch packages that synchronise
+// goroutines of their own (a barrier's generation): Fork returns what the
+// caller knows, with its own events up to now (nil if nothing, or not in
+// check mode), and its next sighting takes a new epoch; Learn makes the
+// caller know what c knows, c being from Forks that happened before.
+var (
+	Fork  func() *Clock
+	Learn func(c *Clock)
+)
+
 // tick is the epoch source. A goroutine's epoch is a value of it, so the
 // epochs of one goroutine grow even across its records (a goroutine whose
 // state was dropped gets a new G).
