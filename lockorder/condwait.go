@@ -36,9 +36,7 @@ func (c *Cond) block(w *condWaiter) {
 	waitfor.Begin(wt)
 	c.await(w)
 	waitfor.End(wt)
-	if w.clock != nil {
-		acquireSignal(w.clock)
-	}
+	learnNow(w.clock) // R21
 }
 
 // condClock is what a Cond's Signal or Broadcast passes its waiters: the
@@ -49,18 +47,6 @@ type condClock = *hb.Clock
 // passes it, in ModeCheck: nil if the caller has no clock. Called with the
 // Cond's own lock held: it calls no user code.
 func signalClock() condClock { return forkClock() }
-
-// acquireSignal makes the calling goroutine, woken by a Signal or
-// Broadcast, know what the signaller knew, in ModeCheck.
-func acquireSignal(c *hb.Clock) {
-	w := modeWord.Load()
-	if Mode(w&modeMask) != ModeCheck {
-		return
-	}
-	gs := current(w)
-	learn(gs, c)
-	gs.Rest()
-}
 
 // condID is a Cond's identity, for its name in reports.
 type condID struct{ l atomic.Pointer[class.Lock] }

@@ -106,18 +106,7 @@ func learn(gs *held.G, c *hb.Clock) {
 
 // acquireNow is acquireClock for a caller that has no state at hand, in
 // ModeCheck.
-func acquireNow(p *atomic.Pointer[hb.Clock]) {
-	if p.Load() == nil {
-		return
-	}
-	w := modeWord.Load()
-	if Mode(w&modeMask) != ModeCheck {
-		return
-	}
-	gs := current(w)
-	acquireClock(gs, p)
-	gs.Rest()
-}
+func acquireNow(p *atomic.Pointer[hb.Clock]) { learnNow(p.Load()) }
 
 // learnNow makes the calling goroutine know what c knows, in ModeCheck.
 func learnNow(c *hb.Clock) {
