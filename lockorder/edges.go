@@ -61,7 +61,7 @@ func recordEdges(gs *held.G, e held.Entry, st stack.ID) {
 		}
 	}
 	if !waiting {
-		cache(gs, e.Chain)
+		cache(gs, e.Chain, e.Lock)
 	}
 	vs := make([]Violation, 0, len(found))
 	for _, c := range found {
@@ -107,7 +107,7 @@ func holdReadEdges(gs *held.G, e held.Entry, writers graph.Gate, st stack.ID, no
 		return false
 	}
 	gs.Hold(held.Wait{
-		Key:    e.Chain,
+		Key:    readWaitKey(gs, e.Chain, e.Lock),
 		To:     e.Lock,
 		ToRead: e.Read,
 		Gate:   writers,
@@ -168,7 +168,7 @@ func provedReads(gs *held.G, l *class.Lock) {
 		}
 		if w.Complete {
 			for _, k := range w.Keys() {
-				cache(gs, k)
+				chains.Add(k, clockOf(gs).Serial) // salted when it waited: see readWaitKey
 			}
 		}
 	}

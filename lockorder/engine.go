@@ -262,7 +262,7 @@ func prepareNested(gs *held.G, m owner, e *held.Entry) bool {
 		e.Again = true
 		return false
 	}
-	if cached(gs, e.Chain) || gs.Waiting(e.Chain, readEpoch.Load()) {
+	if seen(gs, e.Chain, e.Lock) {
 		// Recorded, or its edges from read holds wait on gs already (a
 		// loop under a read hold sees them once).
 		return false
@@ -271,7 +271,7 @@ func prepareNested(gs *held.G, m owner, e *held.Entry) bool {
 	// before recording edges from them.
 	if gs.Prune() {
 		e.Chain = chainAfter(gs, e.Elem)
-		if cached(gs, e.Chain) {
+		if seen(gs, e.Chain, e.Lock) {
 			return false
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/syncwatch/syncwatch/internal/chain"
+	"github.com/syncwatch/syncwatch/internal/class"
 	"github.com/syncwatch/syncwatch/internal/gls"
 	"github.com/syncwatch/syncwatch/internal/goid"
 	"github.com/syncwatch/syncwatch/internal/hb"
@@ -38,30 +39,45 @@ func clockOf(gs *held.G) *hb.G {
 	return gs.HB
 }
 
-// cacheKey returns the key under which gs looks chain k up, and the owner
-// it is cached for when gs finds it: its clock's serial, 0 if it has no
-// clock. It starts a new epoch first if gs released since its last
-// sighting.
-func cacheKey(gs *held.G, k chain.Key) (chain.Key, uint64) {
+// cacheKey returns the key under which gs looks up chain k, which ends
+// in lock l, and the owner it is cached for when gs finds it: its clock's
+// serial, 0 if it has no clock. It starts a new epoch first if gs released
+// since its last sighting; a chain into a lock watched in gs's clock is
+// salted with the epoch (see hb.G.Watch).
+func cacheKey(gs *held.G, k chain.Key, l *class.Lock) (chain.Key, uint64) {
 	h := gs.HB
 	if h == nil {
 		return k, 0
 	}
 	h.Advance()
-	return k ^ chain.Key(h.Salt), h.Serial
+	if h.Salts(l.ID, l.Class.ID) {
+		k ^= chain.Key(h.Salt)
+	}
+	return k, h.Serial
 }
 
-// cached reports whether chain k needs no recording by gs: it is cached,
-// for gs's clock or for several.
-func cached(gs *held.G, k chain.Key) bool {
-	key, me := cacheKey(gs, k)
-	return chains.Has(key, me)
+// seen reports whether chain k into l needs no recording by gs now: it is
+// cached, for gs's clock or for several, or its edges from read holds
+// wait on gs already, seen at gs's epoch if l is watched (a loop under a
+// read hold sees them once).
+func seen(gs *held.G, k chain.Key, l *class.Lock) bool {
+	key, me := cacheKey(gs, k, l)
+	return chains.Has(key, me) || gs.Waiting(key, readEpoch.Load())
 }
 
-// cache adds chain k, recorded by gs, to the chain cache.
-func cache(gs *held.G, k chain.Key) {
-	key, me := cacheKey(gs, k)
+// cache adds chain k into l, recorded by gs, to the chain cache.
+func cache(gs *held.G, k chain.Key, l *class.Lock) {
+	key, me := cacheKey(gs, k, l)
 	chains.Add(key, me)
+}
+
+// readWaitKey returns the key under which the edges of chain k into l
+// from gs's read holds wait on gs (R12), to be cached as they are once
+// proved: salted as cacheKey salts it when gs sees them, so that they
+// stand for the sightings of that epoch only.
+func readWaitKey(gs *held.G, k chain.Key, l *class.Lock) chain.Key {
+	key, _ := cacheKey(gs, k, l)
+	return key
 }
 
 // releaseClock releases the calling goroutine's clock to p, in ModeCheck,

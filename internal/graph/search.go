@@ -177,7 +177,7 @@ func unordered(e *Edge, canBlock func(*Edge) bool) func(*Edge) bool {
 		return canBlock
 	}
 	return func(x *Edge) bool {
-		return (canBlock == nil || canBlock(x)) && !hb.Ordered(x.Sight, e.Sight)
+		return (canBlock == nil || canBlock(x)) && !hb.Ordered(x.Sight, uint64(x.To), e.Sight, uint64(e.To))
 	}
 }
 

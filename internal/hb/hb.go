@@ -27,10 +27,18 @@ var (
 	Learn func(c *Clock)
 )
 
-// tick is the epoch source. A goroutine's epoch is a value of it, so the
-// epochs of one goroutine grow even across its records (a goroutine whose
-// state was dropped gets a new G).
+// tick is the epoch source. Each G takes a block of epochs from it, and
+// uses them one after the other: the epochs of one goroutine grow even
+// across its records (a goroutine whose state was dropped gets a new G),
+// and two of its epochs that follow each other (e, e+1) have none of its
+// own between them.
 var tick atomic.Uint64
+
+// epochBlock is how many epochs a G takes from tick at a time.
+const epochBlock = 1 << 20
+
+// newBlock returns the first epoch of a block of epochs of a G's own.
+func newBlock() uint64 { return tick.Add(epochBlock) - epochBlock + 1 }
 
 // serials numbers the Gs: a chain cache entry names its recorder by it.
 var serials atomic.Uint64
@@ -135,9 +143,9 @@ type G struct {
 	ID int64
 	// Serial names this G among all others ever made.
 	Serial uint64
-	// Salt is 0, or, once the G is watched, a value of its epoch that
-	// the owner mixes into its chain keys: every chain it takes at a new
-	// epoch is then recorded once more (see Watch).
+	// Salt is a value of its epoch that the owner mixes into the keys of
+	// the chains it takes into a watched lock (see Watch, Salts): each is
+	// recorded once more at each new epoch.
 	Salt uint64
 
 	known  *Clock
@@ -146,18 +154,27 @@ type G struct {
 	// before an Acquire: they knew only oldKnown (see KnownAt).
 	oldDepth int
 	oldKnown *Clock
-	dirty    bool // a release since the epoch was taken: see Advance
+	dirty    bool // a release or an Acquire since the epoch was taken: see Advance
 	epoch    atomic.Uint64
 
-	watched    atomic.Bool
-	watchEpoch atomic.Uint64
+	// watches are the locks (graph nodes) whose edges g's sightings held
+	// a cycle back through, each with g's epoch when it was first
+	// watched; past len(watches) every lock is (all, from allEpoch).
+	watches  [maxWatches]watch
+	nwatch   atomic.Int32
+	all      atomic.Bool
+	allEpoch atomic.Uint64
 }
+
+const maxWatches = 8
+
+type watch struct{ node, epoch atomic.Uint64 }
 
 // NewG returns the clock of goroutine id, knowing what inherited knows
 // (nil: nothing), at a new epoch.
 func NewG(id int64, inherited *Clock) *G {
 	g := &G{ID: id, Serial: serials.Add(1), known: inherited}
-	g.epoch.Store(tick.Add(1))
+	g.epoch.Store(newBlock())
 	return g
 }
 
@@ -184,9 +201,9 @@ func (g *G) KnownAt(i int) *Clock {
 	return g.known
 }
 
-// Advance starts a new epoch if g released since its epoch was taken:
-// what g does from now on did not happen before that release. An epoch is
-// advanced lazily, at g's next sighting, so that a goroutine releasing
+// Advance starts a new epoch if g released or learnt since its epoch was
+// taken: what g does from now on did not happen before that release, and
+// knows what it learnt. An epoch is advanced lazily, at g's next sighting, so that a goroutine releasing
 // many times between sightings (a loop of Go calls, say) has one epoch
 // for them all. Advance reports whether it advanced.
 func (g *G) Advance() bool {
@@ -194,13 +211,12 @@ func (g *G) Advance() bool {
 		return false
 	}
 	g.dirty, g.forked = false, nil
-	e := tick.Add(1)
-	g.epoch.Store(e)
-	// After the store: a Watch that found the old epoch is seen here
-	// (see Watch).
-	if g.watched.Load() {
-		g.Salt = e
+	e := g.epoch.Load() + 1
+	if e%epochBlock == 1 {
+		e = newBlock() // this block is used up: a gap in g's epochs
 	}
+	g.epoch.Store(e)
+	g.Salt = e
 	return true
 }
 
@@ -247,19 +263,56 @@ func (g *G) Acquire(c *Clock, depth int) {
 		g.oldDepth = max(g.oldDepth, depth)
 	}
 	g.known, g.forked = Join(g.known, c), nil
+	// Its next sighting knows more: a new epoch, recorded anew where its
+	// sightings are watched.
+	g.dirty = true
 }
 
-// Watch marks g as one whose sightings order a cycle out, and returns the
-// epoch from which on each of its sightings is recorded: its later epochs
-// salt its chain keys, so that they miss the chain cache once each (see
-// Advance). The sightings up to the epoch returned may not all have been
-// recorded. Called under the engine's lock.
-func (g *G) Watch() uint64 {
-	if !g.watched.Load() {
-		// Set before the epoch is read: an Advance that stored a new
-		// epoch before it read watched false is seen in the load below.
-		g.watched.Store(true)
-		g.watchEpoch.Store(g.epoch.Load())
+// Watch marks node, a lock's graph node, as one into which g's sightings
+// held a cycle back, and returns the epoch from which on each of g's
+// sightings of an edge into it is recorded: g salts the keys of the
+// chains it takes into node with its epoch (Salts), so that they miss the
+// chain cache once at each epoch. The sightings up to the epoch returned
+// may not all have been recorded. Called under the engine's lock.
+func (g *G) Watch(node uint64) uint64 {
+	n := int(g.nwatch.Load())
+	for i := range n {
+		if g.watches[i].node.Load() == node {
+			return g.watches[i].epoch.Load()
+		}
 	}
-	return g.watchEpoch.Load()
+	if g.all.Load() {
+		return g.allEpoch.Load()
+	}
+	// Each mark is stored before the epoch is read: an Advance that
+	// stored a new epoch before its owner read the marks (Salts) is seen
+	// in the load that follows.
+	if n == maxWatches {
+		g.all.Store(true)
+		g.allEpoch.Store(g.epoch.Load())
+		return g.allEpoch.Load()
+	}
+	w := &g.watches[n]
+	w.node.Store(node)
+	g.nwatch.Store(int32(n + 1))
+	w.epoch.Store(g.epoch.Load())
+	return w.epoch.Load()
+}
+
+// Salts reports whether the owner salts the key of a chain into the lock
+// whose graph nodes are node and class (see Watch).
+func (g *G) Salts(node, class uint64) bool {
+	n := int(g.nwatch.Load())
+	if n == 0 {
+		return false
+	}
+	if g.all.Load() {
+		return true
+	}
+	for i := range n {
+		if x := g.watches[i].node.Load(); x == node || x == class {
+			return true
+		}
+	}
+	return false
 }

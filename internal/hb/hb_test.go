@@ -53,7 +53,7 @@ func sightAfter(t *testing.T, a, b *hb.G, depth, i int) (hb.Sight, hb.Sight) {
 
 func TestReleaseThenAcquireOrders(t *testing.T) {
 	sa, sb := sightAfter(t, hb.NewG(1, nil), hb.NewG(2, nil), 0, 0)
-	if !hb.Ordered(sa, sb) || !hb.Ordered(sb, sa) {
+	if !hb.Ordered(sa, 7, sb, 8) || !hb.Ordered(sb, 7, sa, 8) {
 		t.Fatal("a sighting released to another goroutine's later one is not ordered")
 	}
 }
@@ -61,14 +61,14 @@ func TestReleaseThenAcquireOrders(t *testing.T) {
 func TestAHoldTakenBeforeTheAcquireIsNotOrdered(t *testing.T) {
 	a, b := hb.NewG(1, nil), hb.NewG(2, nil)
 	sa, old := sightAfter(t, a, b, 1, 0)
-	if hb.Ordered(sa, old) {
+	if hb.Ordered(sa, 7, old, 8) {
 		t.Fatal("an edge from a hold taken before the acquire is ordered after it")
 	}
-	if newer := b.Sighting(1); !hb.Ordered(sa, newer) {
+	if newer := b.Sighting(1); !hb.Ordered(sa, 7, newer, 8) {
 		t.Fatal("an edge from a hold taken after the acquire is not ordered after it")
 	}
 	b.Acquire(nil, 0) // holding nothing: no hold is older than what b knows
-	if !hb.Ordered(sa, b.Sighting(0)) {
+	if !hb.Ordered(sa, 7, b.Sighting(0), 8) {
 		t.Fatal("a hold taken once b held nothing is not ordered after the acquire")
 	}
 }
@@ -79,11 +79,11 @@ func TestOneGoroutineIsNeverOrdered(t *testing.T) {
 	var p atomic.Pointer[hb.Clock]
 	g.Release(&p)
 	g.Acquire(p.Load(), 0)
-	if hb.Ordered(s1, g.Sighting(0)) {
+	if hb.Ordered(s1, 7, g.Sighting(0), 8) {
 		t.Fatal("two sightings of one goroutine are ordered")
 	}
 	other := hb.NewG(1, p.Load()) // the same goroutine's next record
-	if hb.Ordered(s1, other.Sighting(0)) {
+	if hb.Ordered(s1, 7, other.Sighting(0), 8) {
 		t.Fatal("sightings of one goroutine under two records are ordered")
 	}
 }
@@ -96,12 +96,12 @@ func TestASightingAfterTheReleaseIsNotOrdered(t *testing.T) {
 	later := a.Sighting(0) // a new epoch, not released
 	b.Acquire(p.Load(), 0)
 	sb := b.Sighting(0)
-	if hb.Ordered(later, sb) {
+	if hb.Ordered(later, 7, sb, 8) {
 		t.Fatal("a sighting after the release is ordered before the acquirer's")
 	}
 	s := first
 	s.Merge(later)
-	if hb.Ordered(s, sb) {
+	if hb.Ordered(s, 7, sb, 8) {
 		t.Fatal("an edge with a sighting after the release is ordered")
 	}
 }
@@ -117,32 +117,38 @@ func TestAnUnrecordedEpochIsNotOrdered(t *testing.T) {
 		t.Fatal("Advance after a release did not advance")
 	}
 	b.Acquire(p.Load(), 0)
-	if hb.Ordered(sa, b.Sighting(0)) {
+	if hb.Ordered(sa, 7, b.Sighting(0), 8) {
 		t.Fatal("ordered, though a may have taken the edge again since")
 	}
 }
 
-func TestWatchSaltsLaterEpochs(t *testing.T) {
+func TestWatchSaltsChainsIntoTheWatchedLocks(t *testing.T) {
 	g := hb.NewG(1, nil)
-	var p atomic.Pointer[hb.Clock]
-	g.Release(&p)
-	g.Advance()
-	if g.Salt != 0 {
+	if g.Salts(7, 70) {
 		t.Fatal("an unwatched G salts its keys")
 	}
-	if w := g.Watch(); w != g.Epoch() {
+	if w := g.Watch(7); w != g.Epoch() {
 		t.Fatalf("Watch = %d, want the epoch now, %d", w, g.Epoch())
 	}
-	if g.Advance() {
-		t.Fatal("advanced with no release since")
+	if !g.Salts(7, 70) || !g.Salts(5, 7) || g.Salts(8, 80) {
+		t.Fatal("Salts does not name exactly the locks watched, by node or class")
 	}
+	var p atomic.Pointer[hb.Clock]
 	g.Release(&p)
-	g.Advance()
-	if g.Salt == 0 || g.Salt != g.Epoch() {
-		t.Fatalf("a watched G's salt is %d at epoch %d", g.Salt, g.Epoch())
+	if !g.Advance() || g.Salt != g.Epoch() {
+		t.Fatalf("after a release the salt is %d at epoch %d", g.Salt, g.Epoch())
 	}
-	if w := g.Watch(); w == g.Epoch() {
-		t.Fatal("Watch moved with the epoch")
+	if w := g.Watch(7); w == g.Epoch() {
+		t.Fatal("a lock's watch moved with the epoch")
+	}
+	if w := g.Watch(8); w != g.Epoch() {
+		t.Fatal("a lock watched later is not watched from the epoch then")
+	}
+	for node := uint64(100); !g.Salts(1000, 1000); node++ {
+		g.Watch(node)
+		if node > 200 {
+			t.Fatal("watching many locks never salts them all")
+		}
 	}
 }
 
@@ -166,10 +172,32 @@ func TestForkKnowsTheStarter(t *testing.T) {
 	parent := hb.NewG(1, nil)
 	sp := parent.Sighting(0)
 	child := hb.NewG(2, parent.Fork())
-	if !hb.Ordered(sp, child.Sighting(0)) {
+	if !hb.Ordered(sp, 7, child.Sighting(0), 8) {
 		t.Fatal("the starter's sighting is not ordered before the started goroutine's")
 	}
-	if hb.Ordered(parent.Sighting(0), child.Sighting(0)) {
+	if hb.Ordered(parent.Sighting(0), 7, child.Sighting(0), 8) {
 		t.Fatal("the starter's sighting after the start is ordered before the started goroutine's")
+	}
+}
+
+// One goroutine's sightings of an edge may fall on both sides of
+// another's: each pair is ordered.
+func TestSightingsOnBothSidesOfAnother(t *testing.T) {
+	for _, concurrent := range []bool{false, true} {
+		x, y := hb.NewG(1, nil), hb.NewG(2, nil)
+		var toY, toX atomic.Pointer[hb.Clock]
+		sx := x.Sighting(0)
+		x.Release(&toY)
+		y.Acquire(toY.Load(), 0)
+		sy := y.Sighting(0)
+		y.Release(&toX)
+		if concurrent {
+			sx.Merge(x.Sighting(0)) // after its release, not knowing y's
+		}
+		x.Acquire(toX.Load(), 0)
+		sx.Merge(x.Sighting(0)) // after y's: x knows y's now
+		if got := hb.Ordered(sx, 7, sy, 8); got == concurrent {
+			t.Errorf("with a sighting concurrent with y's: %v; Ordered = %v", concurrent, got)
+		}
 	}
 }

@@ -6,17 +6,31 @@ package hb
 // chain everyone's (chain.Many) makes its edges' Sights unknown.
 const MaxSighters = 15
 
+// maxSeen bounds the sightings a Sight keeps of one goroutine: past it
+// the two oldest are kept as one, as late as the later and knowing what
+// the earlier knew, which orders less.
+const maxSeen = 4
+
 // A Sight is what is known of the sightings of one order edge: for each
-// goroutine that made some, the last epoch at which one was recorded, and
-// what the goroutine knew when it took the edge's From for its first.
-// The zero Sight is unknown: any goroutine may have made sightings that
-// are not known, and it orders nothing.
+// goroutine that made some, the epochs at which they were recorded, each
+// with what the goroutine knew when it took the edge's From for it. The
+// zero Sight is unknown: any goroutine may have made sightings that are
+// not known, and it orders nothing.
 type Sight struct{ s *sighters }
 
-type sighters struct{ ents []sighting }
+type sighters struct{ tracks []track }
 
-type sighting struct {
-	g     *G
+// track is one goroutine's recorded sightings of the edge, oldest first.
+// The goroutine's first sighting of an edge is always recorded (the chain
+// cache names who recorded each chain); later ones at the same epoch, or
+// at an epoch at which its sightings of the edge were not watched, may
+// not be (see G.Watch).
+type track struct {
+	g    *G
+	seen []seen
+}
+
+type seen struct {
 	epoch uint64
 	clock *Clock
 }
@@ -27,7 +41,7 @@ func (s Sight) Known() bool { return s.s != nil }
 // Sighting returns the Sight of one sighting by g, now, of an edge from
 // its hold at stack position i.
 func (g *G) Sighting(i int) Sight {
-	return Sight{&sighters{ents: []sighting{{g: g, epoch: g.Epoch(), clock: g.KnownAt(i)}}}}
+	return Sight{&sighters{tracks: []track{{g: g, seen: []seen{{g.Epoch(), g.KnownAt(i)}}}}}}
 }
 
 // Merge folds o, other sightings of s's edge, into s, and reports whether
@@ -43,70 +57,114 @@ func (s *Sight) Merge(o Sight) bool {
 		return true
 	}
 	changed := false
-	for _, x := range o.s.ents {
-		i := s.s.find(x.g)
-		switch {
-		case i >= 0:
-			if x.epoch > s.s.ents[i].epoch {
-				s.s.ents[i].epoch, changed = x.epoch, true
+	for _, ot := range o.s.tracks {
+		i := s.s.find(ot.g)
+		if i < 0 {
+			if len(s.s.tracks) == MaxSighters {
+				s.s = nil
+				return true
 			}
-		case len(s.s.ents) == MaxSighters:
-			s.s = nil
-			return true
-		default:
-			s.s.ents, changed = append(s.s.ents, x), true
+			s.s.tracks = append(s.s.tracks, track{g: ot.g})
+			i = len(s.s.tracks) - 1
+		}
+		t := &s.s.tracks[i]
+		for _, x := range ot.seen {
+			if n := len(t.seen); n > 0 && x.epoch <= t.seen[n-1].epoch {
+				continue // no later than a sighting known
+			}
+			if len(t.seen) == maxSeen {
+				t.seen[1].clock = t.seen[0].clock
+				t.seen = append(t.seen[:0], t.seen[1:]...)
+			}
+			t.seen, changed = append(t.seen, x), true
 		}
 	}
 	return changed
 }
 
 func (s *sighters) find(g *G) int {
-	for i := range s.ents {
-		if s.ents[i].g == g {
+	for i := range s.tracks {
+		if s.tracks[i].g == g {
 			return i
 		}
 	}
 	return -1
 }
 
-// Ordered reports whether every sighting of a's edge happened before
-// every sighting of b's, or every one after: the two edges cannot be
-// pending at once. It may watch a goroutine (see G.Watch). Called under
-// the engine's lock.
-func Ordered(a, b Sight) bool { return before(a, b) || before(b, a) }
-
-// before reports whether every sighting of a's edge happened before every
-// sighting of b's, so that no run has a goroutine waiting for a's To while
-// another holds it as b's From. No goroutine made sightings of both. Each
-// goroutine of b's, when it took b's From for its first sighting, knew
-// each goroutine of a's up to an epoch at or after every attempt of a's
-// edge: that goroutine went past each attempt (it got the lock) before it
-// released what b's learnt, so it was not waiting when b's took the From;
-// b's later sightings come after its first. The attempts of a goroutine
-// of a's are those recorded (epoch), and those it may have made at an
-// epoch that was not watched: from Watch on, each epoch's first sighting
-// of an edge is recorded, and raises epoch.
-func before(a, b Sight) bool {
+// Ordered reports whether no sighting of a's edge, into graph node aTo,
+// can be pending while one of b's, into bTo, is: each sighting of one is
+// of another goroutine than each of the other's, and happened before it
+// or after it. It may watch a goroutine (see G.Watch). Called under the
+// engine's lock.
+func Ordered(a Sight, aTo uint64, b Sight, bTo uint64) bool {
 	if a.s == nil || b.s == nil {
 		return false
 	}
-	for _, x := range a.s.ents {
-		for _, y := range b.s.ents {
+	for _, x := range a.s.tracks {
+		for _, y := range b.s.tracks {
 			if x.g.ID == y.g.ID {
-				return false
-			}
-			if t := y.clock.At(x.g.ID); t == 0 || t < x.epoch {
 				return false
 			}
 		}
 	}
-	// Every pair is ordered by what is recorded: watch the goroutines of
-	// a's, so that what they do from now on is recorded too, and check
-	// what they may have done unrecorded.
-	for _, x := range a.s.ents {
-		w := x.g.Watch()
-		for _, y := range b.s.ents {
-			if y.clock.At(x.g.ID) < w {
+	// First as if every sighting were recorded, which orders at least as
+	// much as the truth: only if that orders them are the goroutines
+	// watched, for what they may have done unrecorded.
+	for _, watch := range []bool{false, true} {
+		for _, x := range a.s.tracks {
+			for _, y := range b.s.tracks {
+				if !x.spans(aTo, watch).apart(y.spans(bTo, watch)) {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
+
+// A span stands for a goroutine's sightings of an edge at epochs from to
+// last: each of them knew at least what clock says when it took the
+// edge's From.
+type span struct {
+	id    int64
+	last  uint64
+	clock *Clock
+}
+
+type spans []span
+
+// spans returns t's sightings as spans: each recorded sighting, and after
+// it, up to the next, those the goroutine may have made unrecorded at its
+// own epochs up to its watch of node (if watch is set; none if not),
+// which knew at least what it knew. A goroutine's epochs follow each
+// other (see tick): between two recorded at e and e+1 it had none.
+func (t track) spans(node uint64, watch bool) spans {
+	var w uint64
+	if watch {
+		w = t.g.Watch(node)
+	}
+	out := make(spans, len(t.seen))
+	for i, x := range t.seen {
+		last := max(x.epoch, w)
+		if i+1 < len(t.seen) {
+			last = max(x.epoch, min(w, t.seen[i+1].epoch-1))
+		}
+		out[i] = span{id: t.g.ID, last: last, clock: x.clock}
+	}
+	return out
+}
+
+// apart reports whether every span of xs and every span of ys are
+// ordered: one's goroutine, when it took its From for each sighting of
+// its span, knew the other's up to the last epoch of the other's span.
+// The one whose every attempt happened before went past each (it got the
+// lock) before it released what the other learnt, so it was not waiting
+// when the other took its From; and the other's later sightings come
+// after its first.
+func (xs spans) apart(ys spans) bool {
+	for _, x := range xs {
+		for _, y := range ys {
+			if y.clock.At(x.id) < x.last && x.clock.At(y.id) < y.last {
 				return false
 			}
 		}
