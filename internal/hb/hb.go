@@ -88,7 +88,7 @@ func (c *Clock) Len() int {
 
 // covers reports whether c knows everything d does.
 func (c *Clock) covers(d *Clock) bool {
-	if d == nil {
+	if d == nil || c == d {
 		return true
 	}
 	for _, e := range d.ents {
@@ -154,6 +154,7 @@ type G struct {
 	// before an Acquire: they knew only oldKnown (see KnownAt).
 	oldDepth int
 	oldKnown *Clock
+	learnt   *Clock // the clock last joined into known: a repeat is free
 	dirty    bool // a release or an Acquire since the epoch was taken: see Advance
 	epoch    atomic.Uint64
 
@@ -253,9 +254,10 @@ func (g *G) Acquire(c *Clock, depth int) {
 	if depth == 0 {
 		g.oldDepth, g.oldKnown = 0, nil
 	}
-	if c.Len() == 0 || g.known.covers(c) {
+	if c.Len() == 0 || c == g.learnt || g.known.covers(c) {
 		return
 	}
+	g.learnt = c
 	if depth > 0 {
 		if g.oldDepth == 0 {
 			g.oldKnown = g.known
