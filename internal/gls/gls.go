@@ -408,12 +408,12 @@ func takeIdle(cs []candidate) []candidate {
 func idle(g *held.G) bool { return !g.Busy() }
 
 // lose records that goroutine id's state was dropped, leaving r, which
-// its goroutine will not get back: if r remembers anything, a state made
+// its goroutine will not get back: if r remembers a Once (Forgets), a state made
 // later for id may have lost it (held.G.Forgetful). The record is a bit
 // per hash of the id, so another goroutine may be told so too: it then
 // only holds back an edge it need not have.
 func lose(id int64, r *held.Remnant) {
-	if !r.Remembers() {
+	if !r.Forgets() {
 		return
 	}
 	h := hashID(id)

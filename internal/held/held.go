@@ -327,6 +327,15 @@ func (r *Remnant) Remembers() bool {
 		r.hb != nil || r.inherit != nil)
 }
 
+// Forgets reports whether a state made for r's goroutine after r is lost
+// must be marked forgetful (held.G.Forgetful): r remembered a Once seen
+// done, or was forgetful itself. A clock (R21) alone does not count: the
+// new state's clock, made afresh, knows nothing, which orders nothing,
+// while a forgetful goroutine records no edge for a Do on a done Once.
+func (r *Remnant) Forgets() bool {
+	return r != nil && (r.forgetful || r.passed.ids != [len(r.passed.ids)]uint64{})
+}
+
 // Remnant returns what g leaves if it is dropped. The reclaimer calls it
 // once it has taken g (internal/gls): g is idle, or holds only entries
 // that are no longer its own (Stale), and its owner, if alive, writes
