@@ -79,4 +79,4 @@ func reviewForgetful(t *testing.T, recordEdge bool) {
 }
 
 func TestReviewAClockMakesALostGoroutineForgetful(t *testing.T) { reviewForgetful(t, true) }
-func TestReviewCtlNoClockNotForgetful(t *testing.T)            { reviewForgetful(t, false) }
+func TestReviewCtlNoClockNotForgetful(t *testing.T)             { reviewForgetful(t, false) }
