@@ -1,0 +1,54 @@
+//go:build !syncwatch_off
+
+package lockorder_test
+
+import (
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/syncwatch/syncwatch/lockorder"
+)
+
+// Precision: a worker (Add, go, deferred Done) takes a then b, and then
+// works for a while without locks; a collection in that time drops its
+// idle state (internal/gls, after a GC). Its Done then finds no state
+// (releaseClock: gls.Find returns nil for a dropped state) and publishes
+// nothing, so the waiter's b then a, ordered after the worker's a->b by
+// the Wait, is reported. forkClock (WaitGroup.Go, Cond.Signal) has the
+// same early return. The remnant holds the clock: Find could revive it
+// (or the release could use current(w)).
+func TestReviewAGCBeforeDoneLosesTheRelease(t *testing.T) {
+	fresh(t)
+	a, b := lockorder.NewMutex("rv21-gcd-a"), lockorder.NewMutex("rv21-gcd-b")
+	// More states than gls keeps through a trim (trimFloor, 64): a
+	// program with a few hundred goroutines.
+	release := make(chan struct{})
+	defer close(release)
+	for range 200 {
+		ready := make(chan struct{})
+		go func() {
+			m := lockorder.NewMutex("rv21-gcd-m")
+			m.Lock()
+			m.Unlock()
+			close(ready)
+			<-release
+		}()
+		<-ready
+	}
+	var wg lockorder.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		lockAB(a, b)
+		for range 5 { // work that allocates: collections run
+			runtime.GC()
+			time.Sleep(5 * time.Millisecond)
+		}
+	}()
+	wg.Wait()
+	lockAB(b, a)
+	assert.Empty(t, only(lockorder.KindCycle), "the worker's a->b happened before the Wait returned")
+}
