@@ -87,8 +87,7 @@ func releaseClock(p *atomic.Pointer[hb.Clock]) {
 	if Mode(w&modeMask) != ModeCheck {
 		return
 	}
-	id := goid.ID()
-	if gs := gls.Find(id); gs == nil || gs.HB == nil && gs.Inherit == nil {
+	if !clocked(goid.ID()) {
 		return
 	}
 	gs := current(w)
@@ -99,6 +98,17 @@ func releaseClock(p *atomic.Pointer[hb.Clock]) {
 		hb.Publish(p, gs.Inherit)
 	}
 	gs.Rest()
+}
+
+// clocked reports whether the calling goroutine, id, has a clock or
+// inherited one: in its state, or in the remnant of its state a trim
+// dropped while it was idle (current revives it). A goroutine that has
+// neither has nothing to publish, and makes no state for it.
+func clocked(id int64) bool {
+	if gs := gls.Find(id); gs != nil {
+		return gs.HB != nil || gs.Inherit != nil
+	}
+	return gls.Dropped(id).Clocked()
 }
 
 // acquireClock makes the calling goroutine, whose state is gs, busy, know
@@ -146,8 +156,7 @@ func forkClock() *hb.Clock {
 	if Mode(w&modeMask) != ModeCheck {
 		return nil
 	}
-	id := goid.ID()
-	if gs := gls.Find(id); gs == nil || gs.HB == nil && gs.Inherit == nil {
+	if !clocked(goid.ID()) {
 		return nil
 	}
 	gs := current(w)

@@ -203,6 +203,15 @@ func Find(id int64) *held.G {
 	return nil
 }
 
+// Dropped returns the remnant of goroutine id's state, if a trim dropped
+// it and it is still id's to revive (Get does), or nil. Called by id.
+func Dropped(id int64) *held.Remnant {
+	if s := findSlot(id); s != nil && s.owner.Load() == id|dropped {
+		return s.rem.Load()
+	}
+	return nil
+}
+
 // findSlot returns the slot goroutine id owns, or nil. A slot a
 // reclaimer is deciding on, or whose state it dropped, is still id's.
 func findSlot(id int64) *slot {

@@ -336,6 +336,10 @@ func (r *Remnant) Forgets() bool {
 	return r != nil && (r.forgetful || r.passed.ids != [len(r.passed.ids)]uint64{})
 }
 
+// Clocked reports whether r keeps a goroutine clock or what the goroutine
+// inherited (R21): a release by its goroutine has something to publish.
+func (r *Remnant) Clocked() bool { return r != nil && (r.hb != nil || r.inherit != nil) }
+
 // Remnant returns what g leaves if it is dropped. The reclaimer calls it
 // once it has taken g (internal/gls): g is idle, or holds only entries
 // that are no longer its own (Stale), and its owner, if alive, writes
