@@ -124,3 +124,32 @@ func TestReviewPhasesInALoopAreReported(t *testing.T) {
 		assert.Empty(t, only(lockorder.KindCycle), "round %d", round)
 	}
 }
+
+// Precision: one persistent worker across two phases. The worker takes a
+// then b, Done; the main goroutine waits, takes b then a, and releases
+// the worker through a second WaitGroup (start.Done / start.Wait); the
+// worker takes a then b again. Each of the worker's sightings is ordered
+// with the main goroutine's (the first before, the second after), but the
+// edge keeps only the worker's first clock (taken before the main's b->a)
+// and its last epoch (after it): reported. A pool of workers fed phase by
+// phase has this shape.
+func TestReviewAPersistentWorkerAcrossPhasesIsReported(t *testing.T) {
+	fresh(t)
+	a, b := lockorder.NewMutex("rv21-pw-a"), lockorder.NewMutex("rv21-pw-b")
+	var wg, start, wg2 lockorder.WaitGroup
+	wg.Add(1)
+	start.Add(1)
+	wg2.Add(1)
+	go func() {
+		lockAB(a, b)
+		wg.Done()
+		start.Wait()
+		lockAB(a, b)
+		wg2.Done()
+	}()
+	wg.Wait()
+	lockAB(b, a)
+	start.Done()
+	wg2.Wait()
+	assert.Empty(t, only(lockorder.KindCycle))
+}
