@@ -12,15 +12,12 @@ import (
 	"github.com/syncwatch/syncwatch/lockorder"
 )
 
-// Precision: a worker (Add, go, deferred Done) takes a then b, and then
-// works for a while without locks; a collection in that time drops its
-// idle state (internal/gls, after a GC). Its Done then finds no state
-// (releaseClock: gls.Find returns nil for a dropped state) and publishes
-// nothing, so the waiter's b then a, ordered after the worker's a->b by
-// the Wait, is reported. forkClock (WaitGroup.Go, Cond.Signal) has the
-// same early return. The remnant holds the clock: Find could revive it
-// (or the release could use current(w)).
-func TestReviewAGCBeforeDoneLosesTheRelease(t *testing.T) {
+// A worker (Add, go, deferred Done) takes a then b, then works for a
+// while without locks; a collection in that time drops its idle state
+// (internal/gls, after a GC). Its Done still publishes its clock, kept in
+// the state's remnant (gls.Dropped), so the waiter's b then a, ordered
+// after the worker's a->b by the Wait, is not reported.
+func TestAGCBeforeDoneKeepsTheRelease(t *testing.T) {
 	fresh(t)
 	a, b := lockorder.NewMutex("rv21-gcd-a"), lockorder.NewMutex("rv21-gcd-b")
 	// More states than gls keeps through a trim (trimFloor, 64): a

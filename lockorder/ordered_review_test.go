@@ -11,9 +11,8 @@ import (
 	"github.com/syncwatch/syncwatch/lockorder"
 )
 
-// Review of R21 (branch hb): reproducers of real deadlocks it no longer
-// reports, or of harm it does. Each test states the schedule that
-// deadlocks.
+// R21's regression tests from its review: real deadlocks it must still
+// report, and shapes it must pass. Each test states its schedule.
 
 // provedReads caches the chains whose edges from read holds it has just
 // added under the goroutine's *current* salt (cacheKey advances the epoch
@@ -28,7 +27,7 @@ import (
 // hit. Deadlock: the waiter holds a and waits for w while x (second
 // round, after its Done, concurrent with the waiter) holds w and waits
 // for a.
-func TestReviewProvedReadsCachesUnderANewSalt(t *testing.T) {
+func TestProvedReadEdgesAreCachedForTheirEpoch(t *testing.T) {
 	fresh(t)
 	w, a := lockorder.NewMutex("rv21-pr-w"), lockorder.NewMutex("rv21-pr-a")
 	r := lockorder.NewRWMutex("rv21-pr-r")
@@ -72,7 +71,7 @@ func TestReviewProvedReadsCachesUnderANewSalt(t *testing.T) {
 // misses the cache (salted) but is "waiting", so w->a at e2 is not
 // recorded. Deadlock: the waiter holds a and waits for w while x's second
 // round holds w and waits for a. (With r a Mutex it is reported.)
-func TestReviewWaitingReadChainHidesANewEpoch(t *testing.T) {
+func TestAWaitingReadChainAtANewEpochIsRecorded(t *testing.T) {
 	fresh(t)
 	w, a := lockorder.NewMutex("rv21-wt-w"), lockorder.NewMutex("rv21-wt-a")
 	r := lockorder.NewRWMutex("rv21-wt-r")
@@ -111,7 +110,7 @@ func TestReviewWaitingReadChainHidesANewEpoch(t *testing.T) {
 // pairwise check (each goroutine of one edge ordered before or after each
 // goroutine of the other, with the same Watch bound) is as sound: a
 // deadlock needs one pending attempt of each edge at once.
-func TestReviewPhasesInALoopAreReported(t *testing.T) {
+func TestPhasesInALoopAreOrdered(t *testing.T) {
 	fresh(t)
 	a, b := lockorder.NewMutex("rv21-loop-a"), lockorder.NewMutex("rv21-loop-b")
 	var wg lockorder.WaitGroup
@@ -133,7 +132,7 @@ func TestReviewPhasesInALoopAreReported(t *testing.T) {
 // edge keeps only the worker's first clock (taken before the main's b->a)
 // and its last epoch (after it): reported. A pool of workers fed phase by
 // phase has this shape.
-func TestReviewAPersistentWorkerAcrossPhasesIsReported(t *testing.T) {
+func TestAPersistentWorkerAcrossPhasesIsOrdered(t *testing.T) {
 	fresh(t)
 	a, b := lockorder.NewMutex("rv21-pw-a"), lockorder.NewMutex("rv21-pw-b")
 	var wg, start, wg2 lockorder.WaitGroup

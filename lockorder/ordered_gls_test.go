@@ -12,21 +12,14 @@ import (
 	"github.com/syncwatch/syncwatch/lockorder"
 )
 
-// held.Remnant.Remembers now says true for a clock alone (hb or inherit),
-// and gls.lose marks every goroutine whose remembering remnant is lost
-// "forgetful" (a bit per hash of its id): a forgetful goroutine's Do on a
-// done Once records no edge at all (doneOnce). So a goroutine that merely
-// recorded one order edge, and whose idle state was dropped from the
-// overflow by a trim after a GC, no longer reports a Do under a lock the
-// Once's function takes. Before R21 its remnant remembered nothing (it saw
-// no Once) and it was not marked. Deadlock: g holds l and calls Do while
-// the runner, inside f, waits for l.
-//
-// The same happens without any pressure over time: every lost state of a
-// goroutine that recorded an edge sets one of the 2^20 bits, so that a
-// goroutine-per-request program ends with nearly every goroutine
-// forgetful.
-func reviewForgetful(t *testing.T, recordEdge bool) {
+// A goroutine whose idle state is dropped by a trim after a GC, with no
+// remnant it gets back, is marked forgetful only if the state remembered
+// a Once seen done (held.Remnant.Forgets): a forgetful goroutine's Do on
+// a done Once records no edge (doneOnce), so marking every goroutine that
+// merely had a clock (R21) would hide a Do under a lock the Once's
+// function takes (l -> once -> l). With recordEdge the goroutine records
+// an edge, and so has a clock, before its state is lost.
+func lostStateForgetful(t *testing.T, recordEdge bool) {
 	fresh(t)
 	l := lockorder.NewMutex("rv21-fg-l")
 	x, y := lockorder.NewMutex("rv21-fg-x"), lockorder.NewMutex("rv21-fg-y")
@@ -78,5 +71,5 @@ func reviewForgetful(t *testing.T, recordEdge bool) {
 	assert.Len(t, only(lockorder.KindCycle), 1, "l -> once -> l: g may hold l while f waits for it")
 }
 
-func TestReviewAClockMakesALostGoroutineForgetful(t *testing.T) { reviewForgetful(t, true) }
-func TestReviewCtlNoClockNotForgetful(t *testing.T)             { reviewForgetful(t, false) }
+func TestALostClockDoesNotMakeAGoroutineForgetful(t *testing.T) { lostStateForgetful(t, true) }
+func TestALostStateWithNoClockIsNotForgetful(t *testing.T)      { lostStateForgetful(t, false) }
