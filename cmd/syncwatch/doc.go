@@ -69,7 +69,10 @@
 //
 // The temporary go.mod raises the module's go line to syncwatch's when it
 // is older (Go 1.25), as the go command requires; for modules older than
-// Go 1.22 that gives loop variables per-iteration scope.
+// Go 1.22 that gives loop variables per-iteration scope. GODEBUG's defaults
+// stay those of the module's own go line (a "godebug default=go1.N" line,
+// unless its go.mod sets one), so that, for one, an old module's 512-bit
+// test certificates still verify.
 //
 // # Flags
 //

@@ -97,6 +97,15 @@ func TestCleanModulePasses(t *testing.T) {
 	assert.NotContains(t, r.stdout+r.stderr, "lockorder:")
 }
 
+// A module with an old go line keeps its GODEBUG defaults, although the
+// temporary go.mod's go line is raised to syncwatch's: its test making a
+// 512-bit key passes, as under go test (rsa1024min=0 before go 1.24).
+func TestOldGoLineKeepsItsGodebugDefaults(t *testing.T) {
+	r := syncwatch(t, "oldgo", nil, "test", "-count=1", "./...")
+	assert.Equal(t, 0, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stdout, "ok  \texample.com/oldgo")
+}
+
 // Two tests that take the same two locks in opposite orders fail the run,
 // and the summary names the cycle once, with its sites and test.
 func TestInversionBetweenTwoTestsFails(t *testing.T) {

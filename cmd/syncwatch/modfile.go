@@ -127,6 +127,9 @@ func writeModfile(m module, src source, work, mod string) (string, map[string]st
 	if err := f.AddRequire(selfModule, version); err != nil {
 		return "", nil, err
 	}
+	if err := keepGodebug(f); err != nil {
+		return "", nil, err
+	}
 	out, err := f.Format()
 	if err != nil {
 		return "", nil, err
@@ -188,4 +191,22 @@ func excludedModules(modPath, overlay string) (map[string]bool, error) {
 		ex[r.Mod.Path] = true
 	}
 	return ex, nil
+}
+
+// keepGodebug pins the GODEBUG defaults of the module's own go line
+// ("godebug default=go1.17"), unless its go.mod already sets a default. The
+// go command raises the go line to syncwatch's, and with it the defaults
+// the test binaries run with: a module at go 1.17 would otherwise lose, for
+// one, its 512-bit test certificates (rsa1024min) and fail tests that pass
+// under go test.
+func keepGodebug(f *modfile.File) error {
+	if f.Go == nil || f.Go.Version == "" {
+		return nil
+	}
+	for _, g := range f.Godebug {
+		if g.Key == "default" {
+			return nil
+		}
+	}
+	return f.AddGodebug("default", "go"+f.Go.Version)
 }
