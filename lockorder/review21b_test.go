@@ -1,0 +1,123 @@
+package lockorder_test
+
+import (
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/syncwatch/syncwatch/lockorder"
+)
+
+// Review of R21 (branch hb), second round.
+
+// whenWaiting returns, holding mu, once *n is at least want (read under
+// mu): the Cond waiter that counts its waits in *n is in Wait, having
+// released mu.
+func whenWaiting(mu *lockorder.Mutex, n *int, want int) {
+	for {
+		mu.Lock()
+		if *n >= want {
+			return
+		}
+		mu.Unlock()
+		runtime.Gosched()
+	}
+}
+
+// A Cond wake is no order the program's other runs keep: a waiter loops on
+// its condition, and a wake only tells it to look again; which goroutine
+// wakes it is the scheduler's choice.
+//
+// The waiter waits for ready. s starts once it waits, takes a then b, and
+// broadcasts a notice that does not make ready true; t, on a timer, sets
+// ready and broadcasts. In this run s's Broadcast wakes the waiter (it
+// learns s's clock), it waits again, and t lets it through: its b then a
+// is held back as ordered after s's a then b. In the run where t's timer
+// fires while s is between a and b, t's Broadcast wakes the waiter, which
+// takes b then waits for a, while s holds a and waits for b: a deadlock.
+func TestACondWakeThatDidNotLetTheWaiterThroughOrdersNothing(t *testing.T) {
+	fresh(t)
+	a, b := lockorder.NewMutex("r21b-spur-a"), lockorder.NewMutex("r21b-spur-b")
+	var mu lockorder.Mutex
+	cond := lockorder.NewCond(&mu)
+	waits, ready := 0, false
+	var wg sync.WaitGroup
+	wg.Add(3)
+	go func() { // the waiter
+		defer wg.Done()
+		mu.Lock()
+		for !ready {
+			waits++
+			cond.Wait()
+		}
+		mu.Unlock()
+		lockAB(b, a)
+	}()
+	go func() { // s
+		defer wg.Done()
+		whenWaiting(&mu, &waits, 1)
+		mu.Unlock()
+		lockAB(a, b)
+		mu.Lock()
+		cond.Broadcast() // "something changed"
+		mu.Unlock()
+	}()
+	go func() { // t
+		defer wg.Done()
+		time.Sleep(50 * time.Millisecond)
+		mu.Lock()
+		ready = true
+		cond.Broadcast()
+		mu.Unlock()
+	}()
+	wg.Wait()
+	assert.Equal(t, 2, waits, "the schedule this test means: s's notice woke the waiter first")
+	assert.Len(t, only(lockorder.KindCycle), 1)
+}
+
+// The same with Signal and a queue that two producers fill: the consumer
+// is woken by s's Signal in this run, and takes t's job in the run where
+// t's timer fires while s is between a and b.
+func TestACondSignalFromOneOfTwoProducersOrdersNothing(t *testing.T) {
+	fresh(t)
+	a, b := lockorder.NewMutex("r21b-prod-a"), lockorder.NewMutex("r21b-prod-b")
+	var mu lockorder.Mutex
+	cond := lockorder.NewCond(&mu)
+	waits, jobs := 0, 0
+	var wg sync.WaitGroup
+	wg.Add(3)
+	go func() { // the consumer: one job
+		defer wg.Done()
+		mu.Lock()
+		for jobs == 0 {
+			waits++
+			cond.Wait()
+		}
+		jobs--
+		mu.Unlock()
+		lockAB(b, a)
+	}()
+	push := func() {
+		mu.Lock()
+		jobs++
+		cond.Signal()
+		mu.Unlock()
+	}
+	go func() { // s
+		defer wg.Done()
+		whenWaiting(&mu, &waits, 1)
+		mu.Unlock()
+		lockAB(a, b)
+		push()
+	}()
+	go func() { // t
+		defer wg.Done()
+		time.Sleep(50 * time.Millisecond)
+		push()
+	}()
+	wg.Wait()
+	assert.Len(t, only(lockorder.KindCycle), 1)
+}
