@@ -1,6 +1,7 @@
 package lockorder_test
 
 import (
+	"fmt"
 	"runtime"
 	"sync"
 	"testing"
@@ -120,4 +121,30 @@ func TestACondSignalFromOneOfTwoProducersOrdersNothing(t *testing.T) {
 	}()
 	wg.Wait()
 	assert.Len(t, only(lockorder.KindCycle), 1)
+}
+
+// Precision: phases in a loop, each on a pair of locks of its own, each
+// edge taken by 4 goroutines (well under hb.MaxSighters). The starter
+// takes a then b, starts 4 workers with WaitGroup.Go that take b then a,
+// and waits for them. Every round is ordered (the workers inherit the
+// starter's clock). But the starter's clock accumulates every worker it
+// waited for; past hb.MaxEntries (32) goroutines Join keeps the largest
+// ids, and the starter's own id is the smallest: from round 9 on, the
+// clock it forks to its workers no longer names the starter itself, and
+// the round is reported.
+func TestManyPhasesKeepTheStartersOwnEntry(t *testing.T) {
+	fresh(t)
+	run(func() {
+		var wg lockorder.WaitGroup
+		for round := range 12 {
+			a := lockorder.NewMutex(fmt.Sprintf("r21b-many-a%d", round))
+			b := lockorder.NewMutex(fmt.Sprintf("r21b-many-b%d", round))
+			lockAB(a, b)
+			for range 4 {
+				wg.Go(func() { lockAB(b, a) })
+			}
+			wg.Wait()
+			assert.Empty(t, only(lockorder.KindCycle), "round %d", round)
+		}
+	})
 }
