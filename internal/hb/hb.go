@@ -132,7 +132,28 @@ func Join(a, b *Clock) *Clock {
 
 // with returns c knowing also goroutine id's events up to epoch t.
 func (c *Clock) with(id int64, t uint64) *Clock {
-	return Join(c, &Clock{ents: []ent{{id, t}}})
+	j := Join(c, &Clock{ents: []ent{{id, t}}})
+	if j.At(id) >= t {
+		return j
+	}
+	// Past MaxEntries Join keeps the largest ids, and id was the
+	// smallest: a goroutine's fork must name the goroutine itself (its
+	// starter's id is smaller than its workers'), so drop the smallest
+	// other id instead.
+	others := c.ents[len(c.ents)-(MaxEntries-1):]
+	out := make([]ent, 0, MaxEntries)
+	out = append(out, ent{id, t})
+	out = append(out, others...)
+	slices.SortFunc(out, func(x, y ent) int {
+		switch {
+		case x.id < y.id:
+			return -1
+		case x.id > y.id:
+			return 1
+		}
+		return 0
+	})
+	return &Clock{ents: out}
 }
 
 // G is one goroutine's clock: its epoch and what it knows of the others.
