@@ -148,3 +148,34 @@ func TestManyPhasesKeepTheStartersOwnEntry(t *testing.T) {
 		}
 	})
 }
+
+// Precision: one persistent worker across many phases (past the four
+// sightings a Sight keeps per goroutine). Each phase: the worker takes a
+// then b and is waited for; the main goroutine takes b then a, then lets
+// the worker go on. Every pair of sightings is ordered.
+func TestAPersistentWorkerAcrossManyPhasesIsOrdered(t *testing.T) {
+	fresh(t)
+	a, b := lockorder.NewMutex("r21b-pw-a"), lockorder.NewMutex("r21b-pw-b")
+	const phases = 8
+	done := make([]lockorder.WaitGroup, phases)
+	start := make([]lockorder.WaitGroup, phases)
+	for i := range phases {
+		done[i].Add(1)
+		start[i].Add(1)
+	}
+	go func() {
+		for i := range phases {
+			if i > 0 {
+				start[i-1].Wait()
+			}
+			lockAB(a, b)
+			done[i].Done()
+		}
+	}()
+	for i := range phases {
+		done[i].Wait()
+		lockAB(b, a)
+		assert.Empty(t, only(lockorder.KindCycle), "phase %d", i)
+		start[i].Done()
+	}
+}
