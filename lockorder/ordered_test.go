@@ -217,7 +217,9 @@ func TestOrderedByCondSignal(t *testing.T) {
 		}
 	})
 	<-done
-	assert.Empty(t, only(lockorder.KindCycle))
+	// The order here is the mutex's (ready is set and read under mu),
+	// which R21 does not see; a Cond's wake alone orders nothing.
+	assert.Len(t, only(lockorder.KindCycle), 1)
 }
 
 // A goroutine takes a then b, calls Done, and takes a then b again before
