@@ -40,10 +40,7 @@ type Cond struct {
 // channel made by a goroutine in a testing/synctest bubble could not be
 // closed from outside it, and sync.Cond's waits are durable in a bubble
 // as the Cond they replace is.
-type condWaiter struct {
-	signalled bool
-	clock     condClock // what the goroutine that woke it knew (R21)
-}
+type condWaiter struct{ signalled bool }
 
 // NewCond returns a new Cond with Locker l.
 func NewCond(l sync.Locker) *Cond { return &Cond{L: l} }
@@ -70,7 +67,6 @@ func (c *Cond) Signal() {
 	c.mu.Lock()
 	if len(c.waiters) > 0 {
 		c.waiters[0].signalled = true
-		c.waiters[0].clock = signalClock()
 		c.waiters[0] = nil
 		c.waiters = c.waiters[1:]
 		c.wake()
@@ -83,11 +79,10 @@ func (c *Cond) Signal() {
 func (c *Cond) Broadcast() {
 	c.checker.check()
 	c.mu.Lock()
+	for _, w := range c.waiters {
+		w.signalled = true
+	}
 	if len(c.waiters) > 0 {
-		clk := signalClock()
-		for _, w := range c.waiters {
-			w.signalled, w.clock = true, clk
-		}
 		c.waiters = nil
 		c.wake()
 	}

@@ -10,7 +10,6 @@ import (
 	"github.com/syncwatch/syncwatch/internal/kind"
 
 	"github.com/syncwatch/syncwatch/internal/goid"
-	"github.com/syncwatch/syncwatch/internal/hb"
 	"github.com/syncwatch/syncwatch/internal/waitfor"
 )
 
@@ -36,22 +35,7 @@ func (c *Cond) block(w *condWaiter) {
 	waitfor.Begin(wt)
 	c.await(w)
 	waitfor.End(wt)
-	learnNow(w.clock) // R21
 }
-
-// condClock is what a Cond's Signal or Broadcast passes its waiters: the
-// signalling goroutine's clock (R21), or nil.
-type condClock = *hb.Clock
-
-// signalClock returns the clock a Signal or Broadcast that wakes a waiter
-// passes it, in ModeCheck: nil if the caller has no clock. Called with the
-// Cond's own lock held: it calls no user code.
-//
-// It returns nil: a wake is no order the program's other runs keep (a
-// waiter loops on its condition, and which Signal wakes it, or whether it
-// waits at all, is the scheduler's choice), so a Cond orders nothing
-// (TestACondWakeThatDidNotLetTheWaiterThroughOrdersNothing).
-func signalClock() condClock { return nil }
 
 // condID is a Cond's identity, for its name in reports.
 type condID struct{ l atomic.Pointer[class.Lock] }

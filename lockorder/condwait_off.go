@@ -7,8 +7,3 @@ type condID struct{}
 
 // block waits for ch to be closed by Signal or Broadcast.
 func (c *Cond) block(w *condWaiter) { c.await(w) }
-
-// condClock is nothing in this build: no clocks are kept (R21).
-type condClock = struct{}
-
-func signalClock() condClock { return condClock{} }

@@ -74,7 +74,7 @@
 // seen. It sees only syncwatch's locks and waits, not channels. It does
 // not report what cannot deadlock, such as a cycle whose orders were all
 // taken under one common lock, or one whose orders a WaitGroup, a Once or
-// a Cond kept apart: workers took one, and the goroutine whose Wait
+// a barrier kept apart: workers took one, and the goroutine whose Wait
 // returned took the other after. The same order passed on by a channel
 // or a go statement is not seen, and is reported. To tell those apart it
 // trusts what it saw,

@@ -15,19 +15,20 @@ import (
 
 // Rule R21 of docs/RULES.md: the order syncwatch's own synchronisation
 // puts between goroutines. A WaitGroup's Done, the end of a function
-// started by WaitGroup.Go, a Once's completion and a Cond's Signal or
-// Broadcast that wakes a waiter release the calling goroutine's clock
-// (internal/hb) to the primitive; a Wait that returns, a Do that finds
-// the Once done and a woken Cond waiter acquire it; WaitGroup.Go starts
-// its goroutine knowing what the caller knew. Each order edge keeps what
-// is known of its sightings (graph.Edge.Sight), and a cycle through two
-// edges whose sightings that order puts one after the other is not
-// reported.
+// started by WaitGroup.Go and a Once's completion release the calling
+// goroutine's clock (internal/hb) to the primitive; a Wait that returns
+// and a Do that finds the Once done acquire it; WaitGroup.Go starts its
+// goroutine knowing what the caller knew (package barrier does the same
+// through hb.Fork and hb.Learn). A Cond's wake orders nothing: which
+// Signal wakes a waiter, or whether it waits at all, is the scheduler's
+// choice. Each order edge keeps what is known of its sightings
+// (graph.Edge.Sight), and a cycle through two edges whose sightings that
+// order keeps apart is not reported.
 //
-// The chain cache names the clock that recorded each chain: another
-// goroutine's sighting of a cached chain is recorded once more (its edges
-// are then of several goroutines, and order nothing), as is each sighting
-// of a goroutine whose clock is watched, at a new epoch.
+// The chain cache names the clocks that recorded each chain: another
+// goroutine's first sighting of a cached chain is recorded too, as is
+// each sighting, at a new epoch, of a goroutine watched for the lock it
+// takes.
 
 // clockOf returns gs's clock, making it. Only gs's owner calls it, with gs
 // busy.
@@ -149,7 +150,7 @@ func learnNow(c *hb.Clock) {
 }
 
 // forkClock returns what a goroutine the caller starts with
-// WaitGroup.Go, or wakes with a Cond, knows, in ModeCheck: nil if the
+// WaitGroup.Go knows, in ModeCheck: nil if the
 // caller knows nothing.
 func forkClock() *hb.Clock {
 	w := modeWord.Load()

@@ -1,7 +1,8 @@
 // Package hb is the happens-before order syncwatch can see: vector clocks
-// over goroutines, advanced only by syncwatch's own synchronisation (a
-// WaitGroup's Done and Wait, WaitGroup.Go, a Once's completion, a Cond's
-// Signal and wake), and the sightings of an order edge they order. Two
+// over goroutines, advanced only by syncwatch's own synchronisation that
+// every run keeps (a WaitGroup's Done and Wait, WaitGroup.Go, a Once's
+// completion, a barrier's generation), and the sightings of an order edge
+// they order. Two
 // edges whose every sightings are ordered so cannot be pending at once:
 // no cycle through both can deadlock (docs/RULES.md R21).
 //

@@ -9,7 +9,7 @@ const MaxSighters = 15
 // maxSeen bounds the sightings a Sight keeps of one goroutine: past it
 // the two oldest are kept as one, as late as the later and knowing what
 // the earlier knew, which orders less.
-const maxSeen = 4
+const maxSeen = 8
 
 // A Sight is what is known of the sightings of one order edge: for each
 // goroutine that made some, the epochs at which they were recorded, each

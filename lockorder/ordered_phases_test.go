@@ -5,14 +5,14 @@ import (
 	"runtime"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 
 	"github.com/syncwatch/syncwatch/lockorder"
 )
 
-// Review of R21 (branch hb), second round.
+// R21's regression tests from its second review: a Cond orders nothing,
+// and phases keep their order however many there are.
 
 // whenWaiting returns, holding mu, once *n is at least want (read under
 // mu): the Cond waiter that counts its waits in *n is in Wait, having
@@ -33,11 +33,10 @@ func whenWaiting(mu *lockorder.Mutex, n *int, want int) {
 // wakes it is the scheduler's choice.
 //
 // The waiter waits for ready. s starts once it waits, takes a then b, and
-// broadcasts a notice that does not make ready true; t, on a timer, sets
-// ready and broadcasts. In this run s's Broadcast wakes the waiter (it
-// learns s's clock), it waits again, and t lets it through: its b then a
-// is held back as ordered after s's a then b. In the run where t's timer
-// fires while s is between a and b, t's Broadcast wakes the waiter, which
+// broadcasts a notice that does not make ready true; t, once s has (a
+// channel), sets ready and broadcasts. In this run s's Broadcast may wake
+// the waiter, it waits again, and t lets it through. In the run where t
+// runs while s is between a and b, t's Broadcast wakes the waiter, which
 // takes b then waits for a, while s holds a and waits for b: a deadlock.
 func TestACondWakeThatDidNotLetTheWaiterThroughOrdersNothing(t *testing.T) {
 	fresh(t)
@@ -57,6 +56,7 @@ func TestACondWakeThatDidNotLetTheWaiterThroughOrdersNothing(t *testing.T) {
 		mu.Unlock()
 		lockAB(b, a)
 	}()
+	noticed := make(chan struct{})
 	go func() { // s
 		defer wg.Done()
 		whenWaiting(&mu, &waits, 1)
@@ -65,23 +65,23 @@ func TestACondWakeThatDidNotLetTheWaiterThroughOrdersNothing(t *testing.T) {
 		mu.Lock()
 		cond.Broadcast() // "something changed"
 		mu.Unlock()
+		close(noticed)
 	}()
 	go func() { // t
 		defer wg.Done()
-		time.Sleep(50 * time.Millisecond)
+		<-noticed
 		mu.Lock()
 		ready = true
 		cond.Broadcast()
 		mu.Unlock()
 	}()
 	wg.Wait()
-	assert.Equal(t, 2, waits, "the schedule this test means: s's notice woke the waiter first")
 	assert.Len(t, only(lockorder.KindCycle), 1)
 }
 
 // The same with Signal and a queue that two producers fill: the consumer
 // is woken by s's Signal in this run, and takes t's job in the run where
-// t's timer fires while s is between a and b.
+// t pushes while s is between a and b.
 func TestACondSignalFromOneOfTwoProducersOrdersNothing(t *testing.T) {
 	fresh(t)
 	a, b := lockorder.NewMutex("r21b-prod-a"), lockorder.NewMutex("r21b-prod-b")
@@ -107,16 +107,18 @@ func TestACondSignalFromOneOfTwoProducersOrdersNothing(t *testing.T) {
 		cond.Signal()
 		mu.Unlock()
 	}
+	pushed := make(chan struct{})
 	go func() { // s
 		defer wg.Done()
 		whenWaiting(&mu, &waits, 1)
 		mu.Unlock()
 		lockAB(a, b)
 		push()
+		close(pushed)
 	}()
 	go func() { // t
 		defer wg.Done()
-		time.Sleep(50 * time.Millisecond)
+		<-pushed
 		push()
 	}()
 	wg.Wait()

@@ -14,7 +14,7 @@ func checkMode(b *testing.B) {
 }
 
 // Do on a done Once, under a lock, by a goroutine that recorded edges.
-func BenchmarkReviewDoneOnceUnderLock(b *testing.B) {
+func BenchmarkDoneOnceUnderLock(b *testing.B) {
 	checkMode(b)
 	var o lockorder.Once
 	x, y := lockorder.NewMutex("rb-once-x"), lockorder.NewMutex("rb-once-y")
@@ -28,7 +28,7 @@ func BenchmarkReviewDoneOnceUnderLock(b *testing.B) {
 }
 
 // A producer loop signalling a Cond nobody waits on, holding nested locks.
-func BenchmarkReviewCondSignalLoop(b *testing.B) {
+func BenchmarkCondSignalLoop(b *testing.B) {
 	checkMode(b)
 	var mu lockorder.Mutex
 	c := lockorder.NewCond(&mu)
@@ -44,7 +44,7 @@ func BenchmarkReviewCondSignalLoop(b *testing.B) {
 }
 
 // Goroutine per request, nested locks, a WaitGroup per batch.
-func BenchmarkReviewGoroutinePerRequest(b *testing.B) {
+func BenchmarkGoroutinePerRequest(b *testing.B) {
 	checkMode(b)
 	x, y := lockorder.NewMutex("rb-req-x"), lockorder.NewMutex("rb-req-y")
 	var wg lockorder.WaitGroup
@@ -62,7 +62,7 @@ func BenchmarkReviewGoroutinePerRequest(b *testing.B) {
 // A DAG of n locks that k goroutines each take in every ascending pair:
 // each goroutine's first sighting of a chain is recorded (R21: the cache
 // names its recorders) and searched from.
-func BenchmarkReviewSharedDAG(b *testing.B) {
+func BenchmarkSharedDAG(b *testing.B) {
 	const n, k = 100, 16
 	for range b.N {
 		b.StopTimer()
