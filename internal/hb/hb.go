@@ -177,7 +177,7 @@ type G struct {
 	oldDepth int
 	oldKnown *Clock
 	learnt   *Clock // the clock last joined into known: a repeat is free
-	dirty    bool // a release or an Acquire since the epoch was taken: see Advance
+	dirty    bool   // a release or an Acquire since the epoch was taken: see Advance
 	epoch    atomic.Uint64
 
 	// watches are the locks (graph nodes) whose edges g's sightings held
