@@ -14,7 +14,6 @@ import (
 	"github.com/syncwatch/syncwatch/internal/ctxwait"
 	"github.com/syncwatch/syncwatch/internal/gls"
 	"github.com/syncwatch/syncwatch/internal/goid"
-	"github.com/syncwatch/syncwatch/internal/held"
 	"github.com/syncwatch/syncwatch/internal/kind"
 	"github.com/syncwatch/syncwatch/internal/stack"
 	"github.com/syncwatch/syncwatch/internal/syncword"
@@ -161,7 +160,7 @@ func (m *Mutex) lockSlow() {
 			init = useSlow(gs, l, false)
 		}
 		locked = m.mu.TryLock()
-		gs.Push(held.Entry{Lock: l, Elem: l.Elem(false), Chain: chain.Key(l.Chain(false))})
+		gs.PushHold(l, false, 0, l.Elem(false), chain.Key(l.Chain(false)))
 		if init {
 			gs.MarkInit()
 		}

@@ -209,6 +209,23 @@ func (g *G) Push(e Entry) {
 	s.Read, s.Try, s.Again, s.Note = e.Read, e.Try, e.Again, e.Note
 }
 
+// PushHold pushes a hold of l, for reading if read, in l's read
+// generation gen, with chain element elem and chain key k: it is
+// Push(Entry{Lock: l, Read: read, Gen: gen, Elem: elem, Chain: k}) for the
+// hot paths. It writes the entry in place, where an Entry built by the
+// caller is zeroed with wide stores and read back narrow, a
+// store-forwarding stall on every Lock (bench/, cases (a) and (b)).
+func (g *G) PushHold(l *class.Lock, read bool, gen uint32, elem uint64, k chain.Key) {
+	n := len(g.stack)
+	if n == cap(g.stack) {
+		g.grow()
+	}
+	g.stack = g.stack[:n+1]
+	s := &g.stack[n]
+	s.Lock, s.Elem, s.Chain, s.Gen = l, elem, k, gen
+	s.Read, s.Try, s.Again, s.Note = read, false, false, 0
+}
+
 // MarkInit marks the entry just pushed, which has no Note yet, as its
 // lock's initialisation write (Init, and InitNote), and sets Inits.
 func (g *G) MarkInit() {

@@ -42,6 +42,27 @@ func TestPushFindRemoveRekey(t *testing.T) {
 	}
 }
 
+func TestPushHoldPushesWhatPushWould(t *testing.T) {
+	g := held.New(goid.ID(), false)
+	l := class.New(nil, kind.RWMutex, 1)
+	want := held.Entry{Lock: l, Read: true, Gen: 3, Elem: 5, Chain: 7}
+	// A slot that held an entry with every other field set, as a
+	// recursive TryLock with a held-profile token leaves it.
+	g.Push(held.Entry{Lock: l, Elem: 1, Chain: 2, Gen: 9, Try: true, Again: true, Note: 11})
+	g.PopUnnoted()
+	g.PushHold(l, want.Read, want.Gen, want.Elem, want.Chain)
+	if g.Len() != 1 || *g.Top() != want {
+		t.Fatalf("PushHold pushed %+v, want %+v", *g.Top(), want)
+	}
+	g.PopUnnoted()
+	for range 2 * 4 { // past the inline entries: the stack grows
+		g.PushHold(l, false, 0, 1, 2)
+	}
+	if g.Len() != 8 || *g.Top() != (held.Entry{Lock: l, Elem: 1, Chain: 2}) {
+		t.Fatalf("after growing: %d entries, top %+v", g.Len(), *g.Top())
+	}
+}
+
 func TestPendingProvedByOwnReleases(t *testing.T) {
 	l := &class.Lock{ID: 1, Class: &class.Class{ID: 2}}
 	g := held.New(1, false)
