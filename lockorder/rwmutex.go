@@ -281,7 +281,25 @@ func (m *RWMutex) RUnlock() {
 // runlockSlow is RUnlock past the inlined fast path, after the subtraction
 // from the reader count, which returned r. If r >= 0 the read lock is
 // already released; ModeCheck then only brings its records up to date.
+//
+// It does the common case of ModeCheck itself, as Mutex.unlockSlow does:
+// the caller's own read hold, taken last, released with no writer waiting
+// and nothing held back on the caller's read holds. The rest is
+// runlockChecked, whose frame this case does not pay for.
 func (m *RWMutex) runlockSlow(r int64) {
+	if w := modeWord.Load(); w&modeMask == uint32(ModeCheck) && r >= 0 && !rwlock.Unheld(r) {
+		l := m.lock()
+		if gs := gls.Home(goid.ID()); gs != nil && gs.Len() != 0 && gs.Tag() == w && gs.Top().Note == 0 &&
+			!gs.HasPending() && !gs.HasWaits() && popIfTopRead(gs, l) {
+			gs.Rest()
+			return
+		}
+	}
+	m.runlockChecked(r)
+}
+
+// runlockChecked is runlockSlow but for its common case.
+func (m *RWMutex) runlockChecked(r int64) {
 	var (
 		l      *class.Lock // m's identity, in ModeCheck
 		gs     *held.G     // the caller's state, if it released a hold of its own
