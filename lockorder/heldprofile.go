@@ -104,6 +104,9 @@ const (
 	// whose fast path was inlined into the user's code (lockSlow,
 	// rlockSlow, lockContext): one frame more.
 	skipFromSlowHalf = 4
+	// skipFromChecked: noteHold is called from the part of a slow half
+	// past its common case (rlockChecked): one frame more again.
+	skipFromChecked = 5
 )
 
 // noteHold enters gs's newest entry, a hold of l that was just acquired,

@@ -124,7 +124,25 @@ func (m *RWMutex) RLock() {
 // count, which returned r, has been made, so m is read-locked if r >= 0,
 // and this reader queues behind the writer and waits for it to let it in
 // if r < 0.
+//
+// It does the common case of ModeCheck itself: m read-locked already, by
+// a goroutine that holds nothing, m having nothing to record of its first
+// write, and the held-locks profiles off. Nothing is checked or reported
+// then; the hold is recorded. The rest is rlockChecked, whose frame this
+// case does not pay for.
 func (m *RWMutex) rlockSlow(r int64) {
+	if w := modeWord.Load(); w&(modeMask|profileBit) == uint32(ModeCheck) && r >= 0 {
+		l := m.lock()
+		if gs := gls.Mine(goid.ID()); gs != nil && gs.Tag() == w && gs.Len() == 0 && !gs.HasPending() && l.Quiet(gs.Seq()) {
+			gs.PushHold(l, true, l.ReadGen(), l.Elem(true), chain.Key(l.Chain(true)))
+			return
+		}
+	}
+	m.rlockChecked(r)
+}
+
+// rlockChecked is rlockSlow but for its common case.
+func (m *RWMutex) rlockChecked(r int64) {
 	w := modeWord.Load()
 	switch Mode(w & modeMask) {
 	case ModeTrace:
@@ -185,7 +203,7 @@ func (m *RWMutex) rlockSlow(r int64) {
 		gs.TookRead(l) // one more own hold to release (see held.Pending)
 	}
 	if w&profileBit != 0 {
-		noteHold(gs, l, skipFromSlowHalf)
+		noteHold(gs, l, skipFromChecked)
 	}
 }
 
