@@ -19,91 +19,123 @@ import (
 //  2. If begin says the chain is new, the caller calls
 //     newChain(gs, stack.Capture()) in its own frame, before it can block:
 //     each frame fewer is cheaper per new edge (see enter).
-//  3. blocked, if the lock is not free: an initialisation write that waits
-//     counts (initWaits), then the wait, registered in the wait-for graph.
+//  3. wait (or waitContext), if the lock is not free: an initialisation
+//     write that waits counts (initWaits), then the wait, registered in the
+//     wait-for graph.
 //  4. acquired: older entries of a lock taken again are dropped, the
 //     writer is recorded as the holder (a reader counts its hold), and the
 //     hold enters the held profile when it is on.
-//  5. gaveUp, for a LockContext that returns an error: waitContext has
-//     dropped the entry before its report; no holder was recorded.
+//  5. gave up, for a LockContext that returns an error (waitContext): no
+//     entry, no holder, nothing queued.
 //
 // A try (TryLock, TryRLock) cannot block: tried records it in one step.
 
 // An acquisition is one check-mode acquisition of the lock whose identity
-// is l by the goroutine whose state is gs, under mode word w. It lives in
-// its caller's frame.
+// is l by the goroutine whose state is gs. It is passed and returned by
+// value: a struct of four fields stays in registers, where one in memory
+// cost a nested Lock a tenth more.
 type acquisition struct {
-	gs    *held.G
-	l     *class.Lock
-	w     uint32
-	read  bool // a read lock
-	init  bool // l's initialisation write (see use)
-	again bool // gs held l already (see enter)
+	gs *held.G
+	l  *class.Lock
+	id int64 // gs's goroutine
+	f  acqFlags
 }
 
-// begin records the use of l and enters it, through the mutex m. It
-// reports whether the chain is new: the caller must then call
+// acqFlags say what an acquisition is and what it found.
+type acqFlags uint8
+
+const (
+	acqRead    acqFlags = 1 << iota // a read lock
+	acqProfile                      // the held profile is on
+	acqAgain                        // gs held l already (see enter)
+	acqInit                         // l's initialisation write (see use)
+	acqUsed                         // the use is recorded already, or there is none (see begin)
+
+	// acqMore: acquired has more to do than record the holder.
+	acqMore = acqRead | acqProfile | acqAgain
+)
+
+// acquiring returns gs's acquisition of l under mode word w, for reading
+// if read.
+func acquiring(gs *held.G, l *class.Lock, w uint32, read bool) acquisition {
+	a := acquisition{gs: gs, l: l, id: gs.ID()}
+	if read {
+		a.f |= acqRead
+	}
+	if w&profileBit != 0 {
+		a.f |= acqProfile
+	}
+	return a
+}
+
+// begin records the use of l, unless acqUsed is set (RLock's slow half
+// records its own; a wait on a Once or a WaitGroup has none), and enters l
+// through the mutex m. It returns the acquisition as it now stands, and
+// whether the chain is new: the caller must then call
 // newChain(a.gs, stack.Capture()) before it can block.
-func (a *acquisition) begin(m owner) (fresh bool) {
-	a.init = use(a.gs, a.l, a.read)
-	return a.enter(m)
+func (a acquisition) begin(m owner) (_ acquisition, fresh bool) {
+	read := a.f&acqRead != 0
+	if a.f&acqUsed == 0 && use(a.gs, a.l, read) {
+		a.f |= acqInit
+	}
+	var again bool
+	a.l, again, fresh = enter(a.gs, m, a.l, read, a.f&acqInit != 0)
+	if again {
+		a.f |= acqAgain
+	}
+	return a, fresh
 }
 
-// enter is begin for an acquisition whose use is recorded already
-// (RLock's slow half) or that has none (a wait on a Once or a WaitGroup).
-func (a *acquisition) enter(m owner) (fresh bool) {
-	a.l, a.again, fresh = enter(a.gs, m, a.l, a.read, a.init)
-	return fresh
-}
-
-// blocked is called when the lock is not free, before the wait.
-func (a *acquisition) blocked() {
-	if a.init {
+// wait waits for lk, the lock not free: an initialisation write that
+// waits counts (initWaits), then the wait is made and registered.
+func (a acquisition) wait(lk locker) {
+	if a.f&acqInit != 0 {
 		initWaits(a.gs, a.l)
 	}
+	checkWait(a.gs, a.l, a.f&acqRead != 0, lk)
 }
 
-// wait waits for lk, the lock not free.
-func (a *acquisition) wait(lk locker) {
-	a.blocked()
-	checkWait(a.gs, a.l, a.read, lk)
-}
-
-// waitContext waits for lk, the lock not free, until ctx is done. If it
-// gives up it returns the error, with nothing of the acquisition left.
-func (a *acquisition) waitContext(ctx context.Context, lk cancelLocker) error {
-	a.blocked()
-	if err := waitContext(ctx, a.gs, a.l, a.read, lk); err != nil {
-		a.gaveUp()
-		return err
+// waitContext waits for lk, the lock not free, until ctx is done, as wait
+// does. If it gives up it returns the error, with nothing of the
+// acquisition left: waitContext has dropped the entry before any handler
+// ran, and no holder was recorded. A write that waited over a read hold
+// of its own holds its report back (see gaveUpOverRead).
+func (a acquisition) waitContext(ctx context.Context, lk cancelLocker) error {
+	if a.f&acqInit != 0 {
+		initWaits(a.gs, a.l)
 	}
-	return nil
-}
-
-// gaveUp is called when a LockContext or RLockContext gave up: waitContext
-// has dropped its entry, before any handler ran. A write that waited over
-// a read hold of its own holds its report back (see gaveUpOverRead).
-func (a *acquisition) gaveUp() {
-	if a.again && !a.read {
+	err := waitContext(ctx, a.gs, a.l, a.f&acqRead != 0, lk)
+	if err != nil && a.f&(acqAgain|acqRead) == acqAgain {
 		gaveUpOverRead(a.gs, a.l)
 	}
+	return err
 }
 
 // acquired is called once the lock is held. skip is what the caller
-// would pass to noteHold (skipFromMethod, skipFromSlowHalf).
-func (a *acquisition) acquired(skip int) {
-	if a.read {
-		if a.gs.HasPending() {
-			a.gs.TookRead(a.l) // one more own hold to release (see held.Pending)
+// would pass to noteHold (skipFromMethod, skipFromSlowHalf). It is small
+// enough to inline: a write lock whose holder is the caller already (a
+// lock its goroutine takes again and again) costs a load.
+func (a acquisition) acquired(skip int) {
+	if a.f&acqMore != 0 || a.l.Holder() != a.id {
+		a.acquiredSlow(skip)
+	}
+}
+
+// acquiredSlow is acquired's rare half.
+func (a acquisition) acquiredSlow(skip int) {
+	gs, l, f := a.gs, a.l, a.f
+	if f&acqRead != 0 {
+		if gs.HasPending() {
+			gs.TookRead(l) // one more own hold to release (see held.Pending)
 		}
 	} else {
-		if a.again {
-			reacquired(a.gs, a.l)
+		if f&acqAgain != 0 {
+			reacquired(gs, l)
 		}
-		holds(a.gs, a.l)
+		holds(gs, l)
 	}
-	if a.w&profileBit != 0 {
-		noteHold(a.gs, a.l, skip+1) // one frame more: this one
+	if f&acqProfile != 0 {
+		noteHold(gs, l, skip+2) // two frames more: acquired's (inlined or not) and this one
 	}
 }
 

@@ -24,8 +24,7 @@ import (
 // It is the acquisition path's first step (acquire.go) for a wait, which
 // records no use.
 func enterBlocking(gs *held.G, l *class.Lock) {
-	a := acquisition{gs: gs, l: l}
-	if a.enter(notCopied{}) {
+	if _, fresh := (acquisition{gs: gs, l: l, f: acqUsed}).begin(notCopied{}); fresh {
 		newChain(gs, stack.Capture())
 	}
 }

@@ -167,8 +167,8 @@ func (m *Mutex) lockSlow() {
 		}
 	} else {
 		// The acquisition path (acquire.go).
-		a := acquisition{gs: gs, l: l, w: w}
-		if a.begin(m) {
+		a, fresh := acquiring(gs, l, w, false).begin(m)
+		if fresh {
 			newChain(gs, stack.Capture())
 		}
 		if !m.mu.TryLock() {
@@ -179,7 +179,10 @@ func (m *Mutex) lockSlow() {
 	}
 	// The acquisition path's last steps, inlined but for the wait.
 	if !locked {
-		a := acquisition{gs: gs, l: l, w: w, init: init}
+		a := acquisition{gs: gs, l: l}
+		if init {
+			a.f = acqInit
+		}
 		a.wait(&m.mu)
 	}
 	holds(gs, l)
@@ -277,8 +280,8 @@ func (m *Mutex) LockContext(ctx context.Context) error {
 		}
 		return waitContext(ctx, nil, m.lock(), false, (*ctxMutex)(&m.mu))
 	}
-	a := acquisition{gs: current(w), l: m.lock(), w: w}
-	if a.begin(m) {
+	a, fresh := acquiring(current(w), m.lock(), w, false).begin(m)
+	if fresh {
 		newChain(a.gs, stack.Capture())
 	}
 	if !m.mu.TryLock() {

@@ -79,8 +79,8 @@ func (m *RWMutex) Lock() {
 		m.mu.Lock()
 		return
 	}
-	a := acquisition{gs: current(w), l: m.lock(), w: w}
-	if a.begin(m) {
+	a, fresh := acquiring(current(w), m.lock(), w, false).begin(m)
+	if fresh {
 		newChain(a.gs, stack.Capture())
 	}
 	if !m.mu.TryLock() {
@@ -142,7 +142,7 @@ func (m *RWMutex) rlockSlow(r int64) {
 		// Nothing held: nothing to check or report.
 		gs.Push(held.Entry{Lock: l, Read: true, Gen: l.ReadGen(), Elem: l.Elem(true), Chain: chain.Key(l.Chain(true))})
 		if r < 0 && m.mu.Enqueue(r) {
-			a := acquisition{gs: gs, l: l, w: w, read: true}
+			a := acquiring(gs, l, w, true)
 			a.wait((*rwlock.Admitted)(&m.mu))
 		}
 	} else {
@@ -163,8 +163,10 @@ func (m *RWMutex) rlockSlow(r int64) {
 			initShared(l)
 		}
 		// The acquisition path (acquire.go), its use recorded above.
-		a := acquisition{gs: gs, l: l, w: w, read: true}
-		if a.enter(m) {
+		a := acquiring(gs, l, w, true)
+		a.f |= acqUsed
+		a, fresh := a.begin(m)
+		if fresh {
 			newChain(gs, stack.Capture())
 		}
 		if !m.mu.TryRLock() {
@@ -373,8 +375,8 @@ func (m *RWMutex) lockContext(ctx context.Context, read bool) error {
 		}
 		return waitContext(ctx, nil, m.lock(), read, lk)
 	}
-	a := acquisition{gs: current(w), l: m.lock(), w: w, read: read}
-	if a.begin(m) {
+	a, fresh := acquiring(current(w), m.lock(), w, read).begin(m)
+	if fresh {
 		newChain(a.gs, stack.Capture())
 	}
 	if !try() {
