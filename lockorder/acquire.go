@@ -32,8 +32,8 @@ import (
 
 // An acquisition is one check-mode acquisition of the lock whose identity
 // is l by the goroutine whose state is gs. It is passed and returned by
-// value: a struct of four fields stays in registers, where one in memory
-// cost a nested Lock a tenth more.
+// value, and has at most four fields: the compiler keeps such a struct in
+// registers, and one kept in memory measured slower on the nested Lock.
 type acquisition struct {
 	gs *held.G
 	l  *class.Lock
