@@ -37,9 +37,15 @@ import (
 type acquisition struct {
 	gs *held.G
 	l  *class.Lock
-	id int64 // gs's goroutine
-	f  acqFlags
+	// done is the holder l may have once acquired for it to have no more
+	// to do: gs's goroutine, or noHolder if it has more (a read lock, a
+	// lock taken again, or the held profile on).
+	done int64
+	f    acqFlags
 }
+
+// noHolder is no goroutine's id.
+const noHolder = -1
 
 // acqFlags say what an acquisition is and what it found.
 type acqFlags uint8
@@ -50,20 +56,19 @@ const (
 	acqAgain                        // gs held l already (see enter)
 	acqInit                         // l's initialisation write (see use)
 	acqUsed                         // the use is recorded already, or there is none (see begin)
-
-	// acqMore: acquired has more to do than record the holder.
-	acqMore = acqRead | acqProfile | acqAgain
 )
 
 // acquiring returns gs's acquisition of l under mode word w, for reading
 // if read.
 func acquiring(gs *held.G, l *class.Lock, w uint32, read bool) acquisition {
-	a := acquisition{gs: gs, l: l, id: gs.ID()}
+	a := acquisition{gs: gs, l: l, done: gs.ID()}
 	if read {
 		a.f |= acqRead
+		a.done = noHolder
 	}
 	if w&profileBit != 0 {
 		a.f |= acqProfile
+		a.done = noHolder
 	}
 	return a
 }
@@ -82,6 +87,7 @@ func (a acquisition) begin(m owner) (_ acquisition, fresh bool) {
 	a.l, again, fresh = enter(a.gs, m, a.l, read, a.f&acqInit != 0)
 	if again {
 		a.f |= acqAgain
+		a.done = noHolder
 	}
 	return a, fresh
 }
@@ -116,7 +122,7 @@ func (a acquisition) waitContext(ctx context.Context, lk cancelLocker) error {
 // enough to inline: a write lock whose holder is the caller already (a
 // lock its goroutine takes again and again) costs a load.
 func (a acquisition) acquired(skip int) {
-	if a.f&acqMore != 0 || a.l.Holder() != a.id {
+	if a.l.Holder() != a.done {
 		a.acquiredSlow(skip)
 	}
 }
