@@ -15,7 +15,7 @@ import (
 )
 
 // The acquisition paths that are not inlined, each taken from a function
-// of its own, with outer held (nil: nothing held).
+// of its own, for the held profile to name.
 
 //go:noinline
 func lockUnder(m *lockorder.Mutex) { m.Lock() }
@@ -78,17 +78,24 @@ func acquisitionPaths() []struct {
 	}
 }
 
+// acquisitionLocks starts a test of the acquisition paths with the held
+// profile on: it returns the lock to hold around them, and a Mutex and an
+// RWMutex to take.
+func acquisitionLocks(t *testing.T) (outer, m *lockorder.Mutex, rw *lockorder.RWMutex) {
+	t.Helper()
+	fresh(t)
+	lockorder.Configure(lockorder.WithHeldProfile(true))
+	t.Cleanup(func() { lockorder.Configure(lockorder.WithHeldProfile(false)) })
+	return lockorder.NewMutex("acq-outer"), lockorder.NewMutex("acq-mutex"), lockorder.NewRWMutex("acq-rw")
+}
+
 // Every acquisition path that is not inlined, taken under another lock
 // (RLock and Lock then leave their inlined prefix), makes the lock held,
 // and its hold in the held profile starts where the user took the lock.
 func TestAcquisitionPathsHoldAndProfileWhereTaken(t *testing.T) {
 	for _, p := range acquisitionPaths() {
 		t.Run(p.fn, func(t *testing.T) {
-			fresh(t)
-			lockorder.Configure(lockorder.WithHeldProfile(true))
-			t.Cleanup(func() { lockorder.Configure(lockorder.WithHeldProfile(false)) })
-			outer := lockorder.NewMutex("acq-outer")
-			m, rw := lockorder.NewMutex("acq-mutex"), lockorder.NewRWMutex("acq-rw")
+			outer, m, rw := acquisitionLocks(t)
 			fn := "lockorder_test." + p.fn
 
 			outer.Lock()
@@ -125,11 +132,7 @@ func TestAcquisitionGivenUpLeavesNothing(t *testing.T) {
 		}},
 	} {
 		t.Run(p.fn, func(t *testing.T) {
-			fresh(t)
-			lockorder.Configure(lockorder.WithHeldProfile(true))
-			t.Cleanup(func() { lockorder.Configure(lockorder.WithHeldProfile(false)) })
-			outer := lockorder.NewMutex("acq-outer")
-			m, rw := lockorder.NewMutex("acq-mutex"), lockorder.NewRWMutex("acq-rw")
+			outer, m, rw := acquisitionLocks(t)
 			run(func() { m.Lock(); rw.Lock() }) // held by a goroutine that has exited
 
 			ctx, cancel := context.WithCancel(context.Background())
