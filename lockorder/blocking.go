@@ -22,8 +22,11 @@ import (
 // identity is l: it records the order edges from the locks gs holds to l,
 // as a Lock would, and pushes an entry for l that the caller drops with
 // leaveBlocking (or turns into a hold, for a Once's runner).
+//
+// It is the acquisition path's first step (acquire.go) for a wait, which
+// records no use.
 func enterBlocking(gs *held.G, l *class.Lock) {
-	if _, _, fresh := enter(gs, notCopied{}, l, false, false); fresh {
+	if _, fresh := (acquisition{gs: gs, l: l, f: acqUsed}).begin(notCopied{}); fresh {
 		newChain(gs, stack.Capture())
 	}
 }

@@ -150,7 +150,7 @@ func (m *Mutex) lockSlow() {
 		gs = gls.Get(id)
 	}
 	gs.Retag(w)
-	again, locked, init := false, false, false
+	locked, init := false, false
 	if gs.Len() == 0 && l.Class.Settled() {
 		// Nothing held: no order edge and no recursion to check, and no
 		// writers' gate to open, so m may be tried before it is recorded.
@@ -165,21 +165,24 @@ func (m *Mutex) lockSlow() {
 			gs.MarkInit()
 		}
 	} else {
-		var fresh bool
-		init = use(gs, l, false)
-		if l, again, fresh = enter(gs, m, l, false, init); fresh {
+		// The acquisition path (acquire.go).
+		a, fresh := acquiring(gs, l, w, false).begin(m)
+		if fresh {
 			newChain(gs, stack.Capture())
 		}
-		locked = m.mu.TryLock()
-	}
-	if !locked {
-		if init {
-			initWaits(gs, l)
+		if !m.mu.TryLock() {
+			a.wait(&m.mu)
 		}
-		checkWait(gs, l, false, &m.mu)
+		a.acquired(skipFromSlowHalf)
+		return
 	}
-	if again {
-		reacquired(gs, l)
+	// The acquisition path's last steps, inlined but for the wait.
+	if !locked {
+		a := acquisition{gs: gs, l: l}
+		if init {
+			a.f = acqInit
+		}
+		a.wait(&m.mu)
 	}
 	holds(gs, l)
 	if w&profileBit != 0 {
@@ -196,11 +199,7 @@ func (m *Mutex) TryLock() bool {
 		return false
 	}
 	if w := modeWord.Load(); Mode(w&modeMask) == ModeCheck {
-		gs, l := current(w), m.lock()
-		tryAcquired(gs, l, false, use(gs, l, false))
-		if w&profileBit != 0 {
-			noteHold(gs, l, skipFromMethod)
-		}
+		tried(w, m.lock(), false)
 	}
 	return true
 }
@@ -280,28 +279,16 @@ func (m *Mutex) LockContext(ctx context.Context) error {
 		}
 		return waitContext(ctx, nil, m.lock(), false, (*ctxMutex)(&m.mu))
 	}
-	gs := current(w)
-	l := m.lock()
-	init := use(gs, l, false)
-	l, again, fresh := enter(gs, m, l, false, init)
+	a, fresh := acquiring(current(w), m.lock(), w, false).begin(m)
 	if fresh {
-		newChain(gs, stack.Capture())
+		newChain(a.gs, stack.Capture())
 	}
 	if !m.mu.TryLock() {
-		if init {
-			initWaits(gs, l)
-		}
-		if err := waitContext(ctx, gs, l, false, (*ctxMutex)(&m.mu)); err != nil {
+		if err := a.waitContext(ctx, (*ctxMutex)(&m.mu)); err != nil {
 			return err
 		}
 	}
-	if again {
-		reacquired(gs, l)
-	}
-	holds(gs, l)
-	if w&profileBit != 0 {
-		noteHold(gs, l, skipFromMethod)
-	}
+	a.acquired(skipFromMethod)
 	return nil
 }
 

@@ -79,26 +79,14 @@ func (m *RWMutex) Lock() {
 		m.mu.Lock()
 		return
 	}
-	gs := current(w)
-	l := m.lock()
-	init := use(gs, l, false)
-	l, again, fresh := enter(gs, m, l, false, init)
+	a, fresh := acquiring(current(w), m.lock(), w, false).begin(m)
 	if fresh {
-		newChain(gs, stack.Capture())
+		newChain(a.gs, stack.Capture())
 	}
 	if !m.mu.TryLock() {
-		if init {
-			initWaits(gs, l)
-		}
-		checkWait(gs, l, false, (*rwlock.Writer)(&m.mu))
+		a.wait((*rwlock.Writer)(&m.mu))
 	}
-	if again {
-		reacquired(gs, l)
-	}
-	holds(gs, l)
-	if w&profileBit != 0 {
-		noteHold(gs, l, skipFromMethod)
-	}
+	a.acquired(skipFromMethod)
 }
 
 // RLock locks m for reading. It must not be used for recursive read
@@ -172,7 +160,8 @@ func (m *RWMutex) rlockChecked(r int64) {
 		// Nothing held: nothing to check or report.
 		gs.Push(held.Entry{Lock: l, Read: true, Gen: l.ReadGen(), Elem: l.Elem(true), Chain: chain.Key(l.Chain(true))})
 		if r < 0 && m.mu.Enqueue(r) {
-			checkWait(gs, l, true, (*rwlock.Admitted)(&m.mu))
+			a := acquiring(gs, l, w, true)
+			a.wait((*rwlock.Admitted)(&m.mu))
 		}
 	} else {
 		// The checks may report, and a handler must run as though this
@@ -191,14 +180,20 @@ func (m *RWMutex) rlockChecked(r int64) {
 		if shared {
 			initShared(l)
 		}
-		var fresh bool
-		if l, _, fresh = enter(gs, m, l, true, false); fresh {
+		// The acquisition path (acquire.go), its use recorded above.
+		a := acquiring(gs, l, w, true)
+		a.f |= acqUsed
+		a, fresh := a.begin(m)
+		if fresh {
 			newChain(gs, stack.Capture())
 		}
 		if !m.mu.TryRLock() {
-			checkWait(gs, l, true, (*rwlock.Reader)(&m.mu))
+			a.wait((*rwlock.Reader)(&m.mu))
 		}
+		a.acquired(skipFromSlowHalf)
+		return
 	}
+	// The acquisition path's last steps, inlined.
 	if gs.HasPending() {
 		gs.TookRead(l) // one more own hold to release (see held.Pending)
 	}
@@ -214,11 +209,7 @@ func (m *RWMutex) TryLock() bool {
 		return false
 	}
 	if w := modeWord.Load(); Mode(w&modeMask) == ModeCheck {
-		gs, l := current(w), m.lock()
-		tryAcquired(gs, l, false, use(gs, l, false))
-		if w&profileBit != 0 {
-			noteHold(gs, l, skipFromMethod)
-		}
+		tried(w, m.lock(), false)
 	}
 	return true
 }
@@ -230,11 +221,7 @@ func (m *RWMutex) TryRLock() bool {
 		return false
 	}
 	if w := modeWord.Load(); Mode(w&modeMask) == ModeCheck {
-		gs, l := current(w), m.lock()
-		tryAcquired(gs, l, true, use(gs, l, true))
-		if w&profileBit != 0 {
-			noteHold(gs, l, skipFromMethod)
-		}
+		tried(w, m.lock(), true)
 	}
 	return true
 }
@@ -424,38 +411,16 @@ func (m *RWMutex) lockContext(ctx context.Context, read bool) error {
 		}
 		return waitContext(ctx, nil, m.lock(), read, lk)
 	}
-	gs := current(w)
-	l := m.lock()
-	init := use(gs, l, read)
-	l, again, fresh := enter(gs, m, l, read, init)
+	a, fresh := acquiring(current(w), m.lock(), w, read).begin(m)
 	if fresh {
-		newChain(gs, stack.Capture())
+		newChain(a.gs, stack.Capture())
 	}
 	if !try() {
-		if init {
-			initWaits(gs, l)
-		}
-		if err := waitContext(ctx, gs, l, read, lk); err != nil {
-			if again && !read {
-				gaveUpOverRead(gs, l)
-			}
+		if err := a.waitContext(ctx, lk); err != nil {
 			return err
 		}
 	}
-	if read {
-		if gs.HasPending() {
-			gs.TookRead(l)
-		}
-	}
-	if !read {
-		if again {
-			reacquired(gs, l)
-		}
-		holds(gs, l)
-	}
-	if w&profileBit != 0 {
-		noteHold(gs, l, skipFromSlowHalf)
-	}
+	a.acquired(skipFromSlowHalf)
 	return nil
 }
 
