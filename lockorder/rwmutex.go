@@ -190,7 +190,7 @@ func (m *RWMutex) rlockChecked(r int64) {
 		if !m.mu.TryRLock() {
 			a.wait((*rwlock.Reader)(&m.mu))
 		}
-		a.acquired(skipFromSlowHalf)
+		a.acquired(skipFromChecked)
 		return
 	}
 	// The acquisition path's last steps, inlined.
