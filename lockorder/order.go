@@ -62,8 +62,16 @@ func cacheKey(gs *held.G, k chain.Key, l *class.Lock) (chain.Key, uint64) {
 // wait on gs already, seen at gs's epoch if l is watched (a loop under a
 // read hold sees them once).
 func seen(gs *held.G, k chain.Key, l *class.Lock) bool {
-	key, me := cacheKey(gs, k, l)
-	return chains.Has(key, me) || gs.Waiting(key, readEpoch.Load())
+	// cacheKey, written out: this runs on every nested acquisition.
+	var me uint64
+	if h := gs.HB; h != nil {
+		h.Advance()
+		if h.Salts(l.ID, l.Class.ID) {
+			k ^= chain.Key(h.Salt)
+		}
+		me = h.Serial
+	}
+	return chains.Has(k, me) || gs.Waiting(k, readEpoch.Load())
 }
 
 // cache adds chain k into l, recorded by gs, to the chain cache.

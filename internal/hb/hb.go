@@ -231,8 +231,14 @@ func (g *G) KnownAt(i int) *Clock {
 // for them all. Advance reports whether it advanced.
 func (g *G) Advance() bool {
 	if !g.dirty {
-		return false
+		return false // the common case, inlined
 	}
+	g.advance()
+	return true
+}
+
+// advance is Advance's rare half.
+func (g *G) advance() {
 	g.dirty, g.forked = false, nil
 	e := g.epoch.Load() + 1
 	if e%epochBlock == 1 {
@@ -240,7 +246,6 @@ func (g *G) Advance() bool {
 	}
 	g.epoch.Store(e)
 	g.Salt = e
-	return true
 }
 
 // Release publishes what g knows, and its own events up to now, to the
@@ -326,10 +331,15 @@ func (g *G) Watch(node uint64) uint64 {
 // Salts reports whether the owner salts the key of a chain into the lock
 // whose graph nodes are node and class (see Watch).
 func (g *G) Salts(node, class uint64) bool {
-	n := int(g.nwatch.Load())
-	if n == 0 {
-		return false
+	if g.nwatch.Load() == 0 {
+		return false // the common case, inlined
 	}
+	return g.salts(node, class)
+}
+
+// salts is Salts for a G that watches some lock.
+func (g *G) salts(node, class uint64) bool {
+	n := int(g.nwatch.Load())
 	if g.all.Load() {
 		return true
 	}
