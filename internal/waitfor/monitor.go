@@ -136,6 +136,11 @@ type suspect struct {
 var (
 	settings atomic.Pointer[Settings]
 	running  atomic.Bool
+	// rewake is set by each wake, before it looks at running, and
+	// cleared by tick before it looks at the waits: a wait registered
+	// while a look that could not see it was ending makes tick start
+	// another (see tick).
+	rewake atomic.Bool
 	// timer runs tick, once armed (see arm); timerMu guards it.
 	timerMu sync.Mutex
 	timer   *time.Timer
@@ -181,6 +186,7 @@ func Configure(s Settings) {
 // wake starts the monitor if it is not running. It is called when a wait
 // is registered, so the monitor runs while any wait may be.
 func wake() {
+	rewake.Store(true) // before running is read: see tick
 	if running.Load() {
 		return
 	}
@@ -202,6 +208,7 @@ func wake() {
 // tick is one look at the waits; it schedules the next while a report may
 // still come of them.
 func tick() {
+	rewake.Store(false) // the look below sees the waits registered so far
 	pending := false
 	if s := settings.Load(); s != nil && s.Report != nil {
 		pending = scan(s)
@@ -212,8 +219,12 @@ func tick() {
 		return
 	}
 	running.Store(false)
-	if pending && Len() > 0 {
-		wake() // the settings changed meanwhile
+	// After the store: a wake that found running still set stored
+	// rewake first, and is seen here; one that comes later finds running
+	// clear and starts the monitor itself. Without this, a wait
+	// registered while this look was ending was never looked at.
+	if (pending || rewake.Swap(false)) && Len() > 0 {
+		wake() // the settings changed meanwhile, or a wait came
 	}
 }
 
