@@ -208,9 +208,6 @@ func (g *G) Epoch() uint64 {
 	return g.epoch.Load()
 }
 
-// Known returns what g knows of the other goroutines.
-func (g *G) Known() *Clock { return g.known }
-
 // KnownAt returns what g knew, at least, when it took the hold now at
 // position i of its stack. An edge from that hold happened after what
 // this knows, not after what g learnt while holding it: a goroutine that
