@@ -1,6 +1,7 @@
 package lockordertest_test
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"runtime"
@@ -31,21 +32,24 @@ var (
 // exitScenarios are test binaries' bodies: each starts goroutines that
 // outlive it, as real tests' goroutines do, then returns.
 var exitScenarios = map[string]func(){
-	// A goroutine takes the locks in the other order after the tests
-	// returned: VerifyTestMain waits for it.
+	// A goroutine is still waiting for a lock, to take the locks in the
+	// other order, when the tests return: VerifyTestMain waits for it.
 	"straggler": func() {
 		a, b := lockorder.NewMutex("sA"), lockorder.NewMutex("sB")
 		a.Lock()
 		b.Lock()
 		b.Unlock()
 		a.Unlock()
+		held := make(chan struct{})
 		go func() {
-			time.Sleep(300 * time.Millisecond)
-			b.Lock()
 			a.Lock()
+			close(held)
+			time.Sleep(300 * time.Millisecond)
 			a.Unlock()
-			b.Unlock()
 		}()
+		<-held
+		go straggle(a, b)
+		waitBlockedIn("lockordertest_test.straggle")
 	},
 	// An Unlock lost on an early return, and a goroutine that then waits
 	// for the lock.
@@ -160,6 +164,40 @@ var exitScenarios = map[string]func(){
 		}()
 		<-done
 	},
+	// A goroutine that sleeps past the end of the tests, then writes and
+	// panics (as t.Log does after its test ended): with sync, os.Exit cuts
+	// it off; VerifyTestMain, with no syncwatch wait to judge, must not
+	// keep the program alive for it.
+	"sleeper": func() {
+		go func() {
+			time.Sleep(1500 * time.Millisecond)
+			fmt.Println("LATE")
+			panic("a straggler outlived the tests")
+		}()
+	},
+}
+
+// straggle takes b, then a, which another goroutine holds.
+func straggle(a, b *lockorder.Mutex) {
+	b.Lock()
+	a.Lock()
+	a.Unlock()
+	b.Unlock()
+}
+
+// waitBlockedIn returns once a goroutine whose stack holds fn is blocked
+// (neither running nor runnable).
+func waitBlockedIn(fn string) {
+	buf := make([]byte, 1<<20)
+	for {
+		n := runtime.Stack(buf, true)
+		for g := range strings.SplitSeq(string(buf[:n]), "\n\n") {
+			if strings.Contains(g, fn+"(") && !strings.Contains(g, "[running]") && !strings.Contains(g, "[runnable]") {
+				return
+			}
+		}
+		runtime.Gosched()
+	}
 }
 
 func TestVerifyTestMainAtExit(t *testing.T) {
@@ -192,6 +230,7 @@ func TestVerifyTestMainAtExit(t *testing.T) {
 	}
 	for scenario, want := range map[string]outcome{
 		"straggler":   {true, []string{"lock-order-cycle", "sB -> sA -> sB"}},
+		"sleeper":     {false, nil},
 		"lost-unlock": {true, []string{"blocked-at-exit", "which has exited", "held-by-exited-goroutine: lockordertest_test.init.func2.1 (exit_test.go:", "the stack above is where it took the lock", "lockordertest_test.init.func2"}},
 		// No goroutine waits for the lock left held: shown, not failing,
 		// with the place and the test that took it, without a flag.
@@ -209,6 +248,9 @@ func TestVerifyTestMainAtExit(t *testing.T) {
 			out, err := cmd.CombinedOutput()
 			if (err != nil) != want.fail {
 				t.Fatalf("exit error %v, want failure %v:\n%s", err, want.fail, out)
+			}
+			if strings.Contains(string(out), "LATE") {
+				t.Errorf("the check kept the program alive for a goroutine it had nothing to judge of:\n%s", out)
 			}
 			for _, w := range want.out {
 				if !strings.Contains(string(out), w) {

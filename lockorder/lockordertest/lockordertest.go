@@ -20,8 +20,11 @@
 //
 // Most concurrency bugs bite in goroutines that outlive the test function,
 // so VerifyNone and VerifyTestMain first wait, at most two seconds (see
-// [MaxWait]), until every goroutine still running has finished or blocked
-// and every syncwatch wait has lasted a second. Then they also fail on
+// [MaxWait]), until no goroutine is running or runnable and every
+// syncwatch wait has lasted a second. (A goroutine asleep in time.Sleep or
+// blocked elsewhere is not waited for: with sync, os.Exit would cut it
+// off, and the check keeps no program alive longer than that needs.)
+// Then they also fail on
 // what is stuck: every goroutine blocked for a second or more in a
 // syncwatch wait that only another goroutine could end (blocked-at-exit,
 // with why), and every lock still held by a goroutine that has exited
@@ -130,9 +133,10 @@ func IncludeExpected() Option {
 }
 
 // MaxWait sets how long VerifyNone and VerifyTestMain wait for goroutines
-// that are still running to finish or block before they check (default
-// 2s). Zero checks at once; a goroutine is still reported as blocked only
-// once its wait has lasted a second. A negative duration panics.
+// that are still running to finish, block or sleep, and for syncwatch
+// waits to last a second, before they check (default 2s). Zero checks at
+// once; a goroutine is still reported as blocked only once its wait has
+// lasted a second. A negative duration panics.
 func MaxWait(d time.Duration) Option {
 	if d < 0 {
 		panic("lockordertest: negative MaxWait")

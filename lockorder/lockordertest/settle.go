@@ -14,13 +14,20 @@ import (
 // taken for stuck.
 const blockedFloor = time.Second
 
-// settle waits, at most max, until every goroutine but the caller has
-// finished or is blocked, and every syncwatch wait has lasted blockedFloor
-// (so that one still blocked then is stuck, not passing through).
+// settle waits, at most max, until no goroutine but the caller is running
+// or runnable, and every syncwatch wait that could be reported as blocked
+// has lasted blockedFloor (so that one still blocked then is stuck, not
+// passing through).
+//
+// A goroutine asleep (time.Sleep) or blocked outside syncwatch does not
+// hold it up: with sync, os.Exit would cut it off, so the check does not
+// keep the program alive for it. (Waiting for it would slow every package
+// whose goroutines outlive its tests, and let a straggler's t.Log after
+// its test ended panic a suite that passes with sync.)
 func settle(max time.Duration) {
 	self := goid.ID()
 	deadline := time.Now().Add(max)
-	for pause := 10 * time.Millisecond; ; pause = min(2*pause, 100*time.Millisecond) {
+	for pause := time.Millisecond; ; pause = min(2*pause, 100*time.Millisecond) {
 		if quiet(self) && waitsOld() {
 			return
 		}
@@ -31,18 +38,25 @@ func settle(max time.Duration) {
 	}
 }
 
-// waitsOld reports whether every registered wait has lasted blockedFloor.
+// reportable says whether w can be reported as blocked at exit (as in
+// lockorder.ReportBlockedExcept): a wait that ends by itself, an idle
+// Cond wait and a watch are not.
+func reportable(w *waitfor.Wait) bool {
+	return !w.Bounded && w.Kind != waitfor.KindCond && w.Kind != waitfor.KindWatch
+}
+
+// waitsOld reports whether every reportable wait has lasted blockedFloor.
 func waitsOld() bool {
 	for _, w := range waitfor.All() {
-		if w.Age() < blockedFloor {
+		if reportable(w) && w.Age() < blockedFloor {
 			return false
 		}
 	}
 	return true
 }
 
-// quiet reports whether every goroutine but self is blocked: none is
-// running, runnable or sleeping. (One in a system call, such as
+// quiet reports whether every goroutine but self is blocked or asleep:
+// none is running or runnable. (One in a system call, such as
 // os/signal's, counts as blocked.)
 func quiet(self int64) bool {
 	for id, state := range waitfor.Fresh().States() {
@@ -53,7 +67,7 @@ func quiet(self int64) bool {
 			state = state[:i] // "syscall, locked to thread"
 		}
 		switch state {
-		case "running", "runnable", "sleep", "":
+		case "running", "runnable", "":
 			return false
 		}
 	}
