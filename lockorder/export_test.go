@@ -93,3 +93,11 @@ func WithDeadlockGrace(d time.Duration) Option {
 // own maps (as when a goroutine's window of the table is full) while off
 // is set.
 func SetGoStartedOff(off bool) { goStartedOff.Store(off) }
+
+// WaitGroupProgress returns the progress the monitor sees of wg (W3).
+func WaitGroupProgress(wg *WaitGroup) uint64 {
+	if l := wg.l.Load(); l != nil {
+		return l.Moves()
+	}
+	return 0
+}

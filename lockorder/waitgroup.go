@@ -66,6 +66,11 @@ func (wg *WaitGroup) Add(delta int) {
 	}
 	wg.wg.Add(delta)
 	wg.n.Add(int64(delta))
+	if delta < 0 {
+		if l := wg.l.Load(); l != nil {
+			l.Progress() // a Wait on a counter that moves is not stuck (W3)
+		}
+	}
 }
 
 // released publishes, in ModeCheck, the calling goroutine's clock to wg's

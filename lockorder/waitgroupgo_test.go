@@ -171,3 +171,22 @@ func TestWaitGroupGoWorkerWitnessesAnInitialisationWrite(t *testing.T) {
 	w.run(func() { db.y.RLock(); db.y.RUnlock() })
 	assert.Len(t, only(lockorder.KindCycle), 1, "a goroutine there before the write shows y shared")
 }
+
+// Each task counted done is progress the monitor sees (W3), so a Wait on
+// a group whose tasks keep finishing is no long-wait however long it
+// lasts; Adds are not progress.
+func TestWaitGroupDonesAreProgress(t *testing.T) {
+	fresh(t)
+	var wg lockorder.WaitGroup
+	release := make(chan struct{})
+	for range 3 {
+		wg.Go(func() { <-release })
+	}
+	wg.Add(2)
+	before := lockorder.WaitGroupProgress(&wg)
+	close(release)
+	wg.Done()
+	wg.Add(-1)
+	wg.Wait()
+	assert.Equal(t, before+5, lockorder.WaitGroupProgress(&wg))
+}

@@ -472,11 +472,12 @@ func allSeen(ws []*Wait, bit uint32) bool {
 }
 
 // stuckFor returns how long w has waited without progress at mono reading
-// now: for a lock whose holder is tracked, since the monitor last saw the
-// lock change hands (a waiter in a queue that moves is contended, not
-// stuck); for any other wait, since it began. Called by the monitor only.
+// now (W3): for a lock whose holder is tracked, since the monitor last saw
+// the lock change hands (a waiter in a queue that moves is contended, not
+// stuck); for a WaitGroup, since it last saw a task counted done; for any
+// other wait, since it began. Called by the monitor only.
 func (w *Wait) stuckFor(now int64) time.Duration {
-	if !w.IsLock() || !w.HolderKnown {
+	if w.Lock == nil || !(w.IsLock() && w.HolderKnown || w.Kind == KindWaitGroup) {
 		return time.Duration(now - w.start)
 	}
 	m := w.Lock.Moves()
