@@ -229,9 +229,10 @@ func WithDeadlockAction(a DeadlockAction) Option {
 // WithLongWait sets how long a wait in a syncwatch primitive may last
 // without progress before it is reported as a long-wait, with the holder
 // and what it is doing. A wait for a lock that changes hands meanwhile (a
-// queue of writers that moves) counts from the last hand-off: contention
-// is not reported. The default is 5s in ModeCheck and none in ModeTrace (where
-// WithWaitThreshold's spans trace slow waits). Zero turns the reports off;
+// queue of writers that moves) counts from the last hand-off, and a
+// WaitGroup.Wait from the last task counted done: contention and busy
+// workers are not reported. The default is 5s in ModeCheck and none in
+// ModeTrace (where WithWaitThreshold's spans trace slow waits). Zero turns the reports off;
 // a negative duration panics.
 func WithLongWait(d time.Duration) Option {
 	if d < 0 {
