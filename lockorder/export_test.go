@@ -101,3 +101,14 @@ func WaitGroupProgress(wg *WaitGroup) uint64 {
 	}
 	return 0
 }
+
+// SlowWaitsFollowed counts the waits followed under long-wait records.
+func SlowWaitsFollowed() int {
+	slowWaits.mu.Lock()
+	defer slowWaits.mu.Unlock()
+	n := 0
+	for _, ws := range slowWaits.m {
+		n += len(ws)
+	}
+	return n
+}

@@ -134,9 +134,15 @@ func deliver(c *config, v Violation) {
 }
 
 // Violations returns every distinct violation recorded since the program
-// started or [Reset] was last called, oldest first.
+// started or [Reset] was last called, oldest first. A long-wait whose
+// waits have all ended since it was reported is returned marked Expected,
+// with how long they lasted: the waiter was slow, not stuck.
 func Violations() []Violation {
-	out := append(records.All(), expected.All()...)
+	out := records.All()
+	for i := range out {
+		markEnded(&out[i])
+	}
+	out = append(out, expected.All()...)
 	slices.SortFunc(out, func(a, b Violation) int { return cmp.Compare(a.ID, b.ID) })
 	return out
 }
@@ -149,4 +155,5 @@ func Reset() {
 	resetEngine()
 	records.Reset()
 	expected.Reset()
+	forgetSlowWaits()
 }

@@ -168,7 +168,8 @@ type Violation struct {
 	// missing.
 	Detail string
 	// Expected marks a runtime condition the program is built to handle,
-	// such as a rejected stale gradient, rather than a bug.
+	// such as a rejected stale gradient, rather than a bug; in the records
+	// [Violations] returns, also a long-wait whose wait has since ended.
 	// lockordertest.VerifyNone ignores expected violations unless asked.
 	Expected bool
 	// Err is the typed error with the facts, when the reporter has one

@@ -121,6 +121,7 @@ func reportFinding(f waitfor.Finding) {
 		w := f.Waits[0]
 		v = waitViolation(KindLongWait, f, longWaitWhat(w.Age(), waitfor.Describe(w)))
 		v.Detail += suspicion(f)
+		noteSlowWait(v.Key, w)
 	case waitfor.HeldByExited:
 		w := f.Waits[0]
 		v = waitViolation(KindHeldByExited, f, exitedHolderWhat(waitfor.Describe(w), f.Holder))

@@ -84,7 +84,8 @@ type Wait struct {
 	// broken when the wait gives up.
 	Bounded bool
 
-	start int64 // mono reading when the wait began
+	start int64        // mono reading when the wait began
+	end   atomic.Int64 // mono reading when End was called, 0 before
 	// seen records which reports the monitor has made of this wait.
 	seen atomic.Uint32
 	// quiet is when the monitor last saw the lock waited for change
@@ -109,6 +110,16 @@ func (w *Wait) Since() time.Time { return time.Now().Add(-mono.Since(w.start)) }
 
 // Age returns how long the wait has lasted.
 func (w *Wait) Age() time.Duration { return mono.Since(w.start) }
+
+// Ended reports whether End was called for w, and if so how long the
+// wait lasted in all.
+func (w *Wait) Ended() (time.Duration, bool) {
+	end := w.end.Load()
+	if end == 0 {
+		return 0, false
+	}
+	return time.Duration(end - w.start), true
+}
 
 // Holder returns the goroutine holding the lock waited for, for writing,
 // or 0 if unknown or not a lock wait.
@@ -173,6 +184,7 @@ func BeginAt(w *Wait, start int64) *Wait {
 // End removes w, which must have been registered by Begin, if it is still
 // its goroutine's current wait.
 func End(w *Wait) {
+	w.end.Store(max(mono.Now(), w.start+1))
 	s := shardOf(w.Goroutine)
 	s.mu.Lock()
 	if s.m[w.Goroutine] == w {

@@ -164,6 +164,30 @@ var exitScenarios = map[string]func(){
 		}()
 		<-done
 	},
+	// A holder slow to unlock: a long-wait while the tests run, but the
+	// wait ended before they did. Shown, not failing.
+	"slow": func() {
+		reported := make(chan struct{}, 1)
+		lockorder.Configure(lockorder.WithLongWait(50*time.Millisecond), lockorder.WithHandler(func(v lockorder.Violation) {
+			if v.Kind == lockorder.KindLongWait {
+				select {
+				case reported <- struct{}{}:
+				default:
+				}
+			}
+		}))
+		mu := lockorder.NewMutex("slowly-released")
+		mu.Lock()
+		done := make(chan struct{})
+		go func() {
+			mu.Lock()
+			mu.Unlock()
+			close(done)
+		}()
+		<-reported
+		mu.Unlock()
+		<-done
+	},
 	// A goroutine that sleeps past the end of the tests, then writes and
 	// panics (as t.Log does after its test ended): with sync, os.Exit cuts
 	// it off; VerifyTestMain, with no syncwatch wait to judge, must not
@@ -231,6 +255,7 @@ func TestVerifyTestMainAtExit(t *testing.T) {
 	for scenario, want := range map[string]outcome{
 		"straggler":   {true, []string{"lock-order-cycle", "sB -> sA -> sB"}},
 		"sleeper":     {false, nil},
+		"slow":        {false, []string{"lockordertest: not failing: ", "long-wait: goroutine", "slowly-released", "The wait has since ended, after "}},
 		"lost-unlock": {true, []string{"blocked-at-exit", "which has exited", "held-by-exited-goroutine: lockordertest_test.init.func2.1 (exit_test.go:", "the stack above is where it took the lock", "lockordertest_test.init.func2"}},
 		// No goroutine waits for the lock left held: shown, not failing,
 		// with the place and the test that took it, without a flag.

@@ -117,7 +117,7 @@ func RunAndVerify(m TestingM, opts ...Option) int {
 		fmt.Fprintln(os.Stderr, err)
 		code = 1
 	}
-	if s := abandoned(); s != "" {
+	if s := notFailing(); s != "" {
 		fmt.Fprint(os.Stderr, s)
 	}
 	recordFindings(opts)
