@@ -93,8 +93,8 @@ func selfWait(gid int64, l *class.Lock, kind, what string) {
 
 // blockOn registers gid's wait for the primitive l, of kind kind, whose
 // end needs the goroutines blockers lists.
-func blockOn(gs *held.G, gid int64, l *class.Lock, kind string, blockers func([]int64) []int64) *waitfor.Wait {
-	w := &waitfor.Wait{Goroutine: gid, Kind: kind, Object: l.Name(), ObjectID: l.ID, Blockers: blockers}
+func blockOn(gs *held.G, gid int64, l *class.Lock, kind string, blockers func([]int64) []int64, count *atomic.Int64) *waitfor.Wait {
+	w := &waitfor.Wait{Goroutine: gid, Kind: kind, Object: l.Name(), ObjectID: l.ID, Blockers: blockers, Count: count}
 	if gs != nil {
 		w.Holds = holdsOf(gs, 1)
 	}

@@ -230,8 +230,8 @@ func WithDeadlockAction(a DeadlockAction) Option {
 // without progress before it is reported as a long-wait, with the holder
 // and what it is doing. A wait for a lock that changes hands meanwhile (a
 // queue of writers that moves) counts from the last hand-off, and a
-// WaitGroup.Wait from the last task counted done: contention and busy
-// workers are not reported. The default is 5s in ModeCheck and none in
+// WaitGroup.Wait from the last time fewer tasks were left: contention and
+// tasks that keep finishing are not reported. The default is 5s in ModeCheck and none in
 // ModeTrace (where WithWaitThreshold's spans trace slow waits). Zero turns the reports off;
 // a negative duration panics.
 func WithLongWait(d time.Duration) Option {

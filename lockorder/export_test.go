@@ -94,12 +94,15 @@ func WithDeadlockGrace(d time.Duration) Option {
 // is set.
 func SetGoStartedOff(off bool) { goStartedOff.Store(off) }
 
-// WaitGroupProgress returns the progress the monitor sees of wg (W3).
-func WaitGroupProgress(wg *WaitGroup) uint64 {
-	if l := wg.l.Load(); l != nil {
-		return l.Moves()
+// WaitCountsGroup reports whether some goroutine is registered as
+// waiting for wg with wg's counter as its progress (W3).
+func WaitCountsGroup(wg *WaitGroup) bool {
+	for _, w := range waitfor.All() {
+		if w.Kind == waitfor.KindWaitGroup && w.Count == &wg.n {
+			return true
+		}
 	}
-	return 0
+	return false
 }
 
 // SlowWaitsFollowed counts the waits followed under long-wait records.
@@ -107,8 +110,8 @@ func SlowWaitsFollowed() int {
 	slowWaits.mu.Lock()
 	defer slowWaits.mu.Unlock()
 	n := 0
-	for _, ws := range slowWaits.m {
-		n += len(ws)
+	for _, t := range slowWaits.m {
+		n += int(t.Followed())
 	}
 	return n
 }

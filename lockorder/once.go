@@ -105,7 +105,7 @@ func (o *Once) doSlow(f func()) {
 		enterBlocking(gs, l)
 	}
 	if !o.m.TryLock() {
-		wt := blockOn(gs, gid, l, waitfor.KindOnce, o.blockers)
+		wt := blockOn(gs, gid, l, waitfor.KindOnce, o.blockers, nil)
 		o.m.Lock()
 		waitfor.End(wt)
 	}

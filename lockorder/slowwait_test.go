@@ -82,3 +82,31 @@ func TestALongWaitStaysWhileOneOfItsWaitsGoesOn(t *testing.T) {
 	require.Len(t, vs, 1)
 	assert.True(t, vs[0].Expected, "both waits ended: %s", vs[0])
 }
+
+// Many waiters at one line on one slow holder: every wait is followed,
+// and the record is shown as ended once all have ended.
+func TestManyLongWaitsUnderOneRecord(t *testing.T) {
+	longWaits(t)
+	mu := lockorder.NewMutex("slow-holder-many")
+	mu.Lock()
+	const n = 40
+	done := make(chan struct{}, n)
+	for range n {
+		go func() {
+			mu.Lock() // one line, one lock, one holder: one record
+			mu.Unlock()
+			done <- struct{}{}
+		}()
+	}
+	require.Eventually(t, func() bool { return lockorder.SlowWaitsFollowed() == n }, 30*time.Second, 5*time.Millisecond)
+	vs := only(lockorder.KindLongWait)
+	require.Len(t, vs, 1, "one record")
+	assert.False(t, vs[0].Expected)
+	mu.Unlock()
+	for range n {
+		<-done
+	}
+	vs = only(lockorder.KindLongWait)
+	require.Len(t, vs, 1)
+	assert.True(t, vs[0].Expected, "all %d waits ended: %s", n, vs[0])
+}

@@ -11,67 +11,46 @@ import (
 )
 
 // A long-wait is a guess (RULES.md W6): the waits it was reported for are
-// kept, and once every one of them has ended the record says so and is
-// marked Expected (slow, not stuck), so that lockordertest shows it
-// without failing. A record whose waits are not all known stays as it is.
-const (
-	maxSlowKeys  = 1024 // long-wait records followed
-	maxSlowWaits = 16   // waits followed per record
-)
+// followed, and once every one of them has ended the record says so and
+// is marked Expected (slow, not stuck), so that lockordertest shows it
+// without failing. A record past maxSlowKeys is not followed and stays as
+// it is.
+const maxSlowKeys = 1024
 
-// slowWaits maps a long-wait record's Key to the waits reported under it;
-// a nil entry stands for waits that could not be kept (never ended).
+// slowWaits maps a long-wait record's Key to the tally of the waits
+// reported under it.
 var slowWaits struct {
 	mu sync.Mutex
-	m  map[string][]*waitfor.Wait
+	m  map[string]*waitfor.Tally
 }
 
 // noteSlowWait records that w was reported as a long-wait under key.
 func noteSlowWait(key string, w *waitfor.Wait) {
 	slowWaits.mu.Lock()
-	defer slowWaits.mu.Unlock()
-	ws, ok := slowWaits.m[key]
-	if !ok && len(slowWaits.m) >= maxSlowKeys {
-		return // not followed: the record stays failing
-	}
-	if slowWaits.m == nil {
-		slowWaits.m = make(map[string][]*waitfor.Wait)
-	}
-	if len(ws) >= maxSlowWaits {
-		kept := ws[:0]
-		for _, x := range ws {
-			if _, over := x.Ended(); x == nil || !over {
-				kept = append(kept, x)
-			}
+	t := slowWaits.m[key]
+	if t == nil && len(slowWaits.m) < maxSlowKeys {
+		if slowWaits.m == nil {
+			slowWaits.m = make(map[string]*waitfor.Tally)
 		}
-		ws = kept
+		t = new(waitfor.Tally)
+		slowWaits.m[key] = t
 	}
-	if len(ws) >= maxSlowWaits {
-		ws[len(ws)-1] = nil // one too many: never ended
-	} else {
-		ws = append(ws, w)
+	slowWaits.mu.Unlock()
+	if t != nil {
+		t.Follow(w)
 	}
-	slowWaits.m[key] = ws
 }
 
 // slowWaitEnded returns how long the longest wait reported under key
 // lasted, and whether every one of them has ended.
 func slowWaitEnded(key string) (time.Duration, bool) {
 	slowWaits.mu.Lock()
-	defer slowWaits.mu.Unlock()
-	ws := slowWaits.m[key]
-	var longest time.Duration
-	for _, w := range ws {
-		if w == nil {
-			return 0, false
-		}
-		d, over := w.Ended()
-		if !over {
-			return 0, false
-		}
-		longest = max(longest, d)
+	t := slowWaits.m[key]
+	slowWaits.mu.Unlock()
+	if t == nil {
+		return 0, false
 	}
-	return longest, len(ws) > 0
+	return t.Ended()
 }
 
 // forgetSlowWaits drops every followed wait (Reset).

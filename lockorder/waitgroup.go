@@ -66,11 +66,6 @@ func (wg *WaitGroup) Add(delta int) {
 	}
 	wg.wg.Add(delta)
 	wg.n.Add(int64(delta))
-	if delta < 0 {
-		if l := wg.l.Load(); l != nil {
-			l.Progress() // a Wait on a counter that moves is not stuck (W3)
-		}
-	}
 }
 
 // released publishes, in ModeCheck, the calling goroutine's clock to wg's
@@ -112,7 +107,7 @@ func (wg *WaitGroup) Wait() {
 		wg.wg.Wait()
 		return
 	}
-	wt := blockOn(gs, gid, l, waitfor.KindWaitGroup, wg.weakBlockers())
+	wt := blockOn(gs, gid, l, waitfor.KindWaitGroup, wg.weakBlockers(), &wg.n)
 	defer waitfor.End(wt)
 	wg.wg.Wait()
 }

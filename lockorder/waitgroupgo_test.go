@@ -172,21 +172,21 @@ func TestWaitGroupGoWorkerWitnessesAnInitialisationWrite(t *testing.T) {
 	assert.Len(t, only(lockorder.KindCycle), 1, "a goroutine there before the write shows y shared")
 }
 
-// Each task counted done is progress the monitor sees (W3), so a Wait on
-// a group whose tasks keep finishing is no long-wait however long it
-// lasts; Adds are not progress.
-func TestWaitGroupDonesAreProgress(t *testing.T) {
+// A Wait counts the group's tasks as its progress (W3): its long-wait
+// clock restarts each time fewer are left than the monitor last saw
+// (internal/waitfor: TestAWaitGroupWaitCountsFromItsLastLow).
+func TestWaitGroupWaitCountsItsTasks(t *testing.T) {
 	fresh(t)
 	var wg lockorder.WaitGroup
 	release := make(chan struct{})
-	for range 3 {
-		wg.Go(func() { <-release })
-	}
-	wg.Add(2)
-	before := lockorder.WaitGroupProgress(&wg)
+	wg.Go(func() { <-release })
+	done := make(chan struct{})
+	go func() {
+		wg.Wait()
+		close(done)
+	}()
+	require.Eventually(t, func() bool { return lockorder.WaitCountsGroup(&wg) }, 10*time.Second, time.Millisecond)
 	close(release)
-	wg.Done()
-	wg.Add(-1)
-	wg.Wait()
-	assert.Equal(t, before+5, lockorder.WaitGroupProgress(&wg))
+	<-done
+	assert.False(t, lockorder.WaitCountsGroup(&wg), "the wait is over")
 }

@@ -224,14 +224,9 @@ func (l *Lock) SetHolder(gid int64) {
 }
 
 // Moves counts the changes of l's recorded holder (SetHolder and
-// ClearHolder calls that changed it), and the progress of a primitive
-// that has no holder (Progress): a lock whose waiters wait while Moves
-// grows is contended, not stuck.
+// ClearHolder calls that changed it): a lock whose waiters wait while
+// Moves grows is contended, not stuck.
 func (l *Lock) Moves() uint64 { return l.moves.Load() }
-
-// Progress records that l's primitive moved on without a change of
-// holder (a WaitGroup counted a task done).
-func (l *Lock) Progress() { l.moves.Add(1) }
 
 // Holder returns the goroutine recorded as holding l for writing, or 0.
 // The value is the last writer to acquire l; it is meaningful while l is

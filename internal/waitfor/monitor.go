@@ -474,10 +474,21 @@ func allSeen(ws []*Wait, bit uint32) bool {
 // stuckFor returns how long w has waited without progress at mono reading
 // now (W3): for a lock whose holder is tracked, since the monitor last saw
 // the lock change hands (a waiter in a queue that moves is contended, not
-// stuck); for a WaitGroup, since it last saw a task counted done; for any
-// other wait, since it began. Called by the monitor only.
+// stuck); for a wait with a Count (a WaitGroup), since it last saw the
+// count at a new low; for any other wait, since it began. Called by the
+// monitor only.
 func (w *Wait) stuckFor(now int64) time.Duration {
-	if w.Lock == nil || !(w.IsLock() && w.HolderKnown || w.Kind == KindWaitGroup) {
+	if w.Count != nil {
+		c := uint64(max(w.Count.Load(), 0))
+		switch {
+		case w.quiet == 0:
+			w.quiet, w.moves = w.start, c
+		case c < w.moves:
+			w.quiet, w.moves = now, c
+		}
+		return time.Duration(now - w.quiet)
+	}
+	if !w.IsLock() || !w.HolderKnown {
 		return time.Duration(now - w.start)
 	}
 	m := w.Lock.Moves()

@@ -1,6 +1,7 @@
 package waitfor
 
 import (
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -8,24 +9,22 @@ import (
 	"github.com/syncwatch/syncwatch/internal/kind"
 )
 
-// W3: a wait counts from the last progress the monitor saw. A WaitGroup
-// whose tasks are being counted done is moving, however long its Wait
-// lasts; one whose counter stopped is stuck from the last Done. A wait
-// that shows no progress (a Once) counts from its start.
-func TestAWaitCountsFromTheLastProgress(t *testing.T) {
-	ms := func(n int64) int64 { return n * int64(time.Millisecond) }
+func ms(n int64) int64 { return n * int64(time.Millisecond) }
+
+// W3: a wait counts from the last progress the monitor saw. A lock that
+// changes hands is contended, not stuck; a wait that shows no progress (a
+// Once, a lock whose holder is not tracked) counts from its start.
+func TestALockWaitCountsFromTheLastHandOff(t *testing.T) {
 	for _, c := range []struct {
-		name     string
-		kind     string
-		lk       kind.Kind
-		holder   bool
-		progress func(*class.Lock)
-		moving   bool
+		name   string
+		kind   string
+		lk     kind.Kind
+		holder bool
+		moving bool
 	}{
-		{"waitgroup", KindWaitGroup, kind.WaitGroup, false, (*class.Lock).Progress, true},
-		{"lock", KindLock, kind.Mutex, true, func(l *class.Lock) { l.SetHolder(7) }, true},
-		{"untracked lock", KindLock, kind.Mutex, false, func(l *class.Lock) { l.SetHolder(7) }, false},
-		{"once", KindOnce, kind.Once, false, (*class.Lock).Progress, false},
+		{"lock", KindLock, kind.Mutex, true, true},
+		{"untracked lock", KindLock, kind.Mutex, false, false},
+		{"once", KindOnce, kind.Once, false, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			l := class.New(nil, c.lk, 1)
@@ -33,22 +32,116 @@ func TestAWaitCountsFromTheLastProgress(t *testing.T) {
 			if got := w.stuckFor(ms(1100)); got != 100*time.Millisecond {
 				t.Fatalf("before any progress: stuck for %v, want 100ms", got)
 			}
-			c.progress(l)
+			l.SetHolder(7)
 			want := 500 * time.Millisecond
 			if c.moving {
 				want = 0 // the monitor saw it move at 1500
 			}
 			if got := w.stuckFor(ms(1500)); got != want {
-				t.Errorf("at the look after progress: stuck for %v, want %v", got, want)
-			}
-			if c.moving {
-				want = 300 * time.Millisecond
-			} else {
-				want = 800 * time.Millisecond
-			}
-			if got := w.stuckFor(ms(1800)); got != want {
-				t.Errorf("with no progress since: stuck for %v, want %v", got, want)
+				t.Errorf("at the look after a hand-off: stuck for %v, want %v", got, want)
 			}
 		})
+	}
+}
+
+// W3: a WaitGroup wait counts from the last time the monitor saw its
+// counter at a new low. A group whose tasks keep finishing is moving; one
+// that churns (Add(1), Done) above a task that never ends is stuck from
+// its lowest count.
+func TestAWaitGroupWaitCountsFromItsLastLow(t *testing.T) {
+	var n atomic.Int64
+	n.Store(5)
+	w := &Wait{Kind: KindWaitGroup, Count: &n, start: ms(1000)}
+	look := func(at int64, want time.Duration) {
+		t.Helper()
+		if got := w.stuckFor(ms(at)); got != want {
+			t.Errorf("at %dms with %d left: stuck for %v, want %v", at, n.Load(), got, want)
+		}
+	}
+	look(1100, 100*time.Millisecond)
+	n.Add(-1) // a task done: progress
+	look(1200, 0)
+	n.Add(-3)
+	look(1300, 0)
+	for at := int64(1400); at <= 1800; at += 100 {
+		n.Add(1) // churn above the last low
+		look(at, time.Duration(at-1300)*time.Millisecond)
+		n.Add(-1)
+	}
+	n.Add(-1) // the last task
+	look(1900, 0)
+}
+
+// A Tally counts a wait once, whether it ended before or after it was
+// followed, and a wait another Tally follows not at all.
+func TestTallyFollowsWaitsUntilTheyEnd(t *testing.T) {
+	var a, b Tally
+	if _, over := a.Ended(); over {
+		t.Fatal("a tally that followed nothing has no ended waits")
+	}
+	w1 := &Wait{Goroutine: 1, start: ms(1000)}
+	w2 := &Wait{Goroutine: 2, start: ms(1000)}
+	a.Follow(w1)
+	a.Follow(w1) // twice: once
+	b.Follow(w1) // another tally's: not followed
+	End(w2)
+	a.Follow(w2) // ended already
+	if _, over := a.Ended(); over {
+		t.Fatal("w1 is still under way")
+	}
+	End(w1)
+	d, over := a.Ended()
+	if !over || d <= 0 {
+		t.Fatalf("both ended: got %v, %v", d, over)
+	}
+	if a.Followed() != 2 {
+		t.Errorf("followed %d waits, want 2", a.Followed())
+	}
+	if _, over := b.Ended(); over {
+		t.Error("b followed nothing")
+	}
+}
+
+// Stuck follows a wait's chain to the goroutines that could end it: a
+// holder asleep or running can, one blocked on a channel or exited
+// cannot; a wait whose blockers are unknown is stuck only when nothing
+// else is awake.
+func TestStuckFollowsTheChainToAnAwakeGoroutine(t *testing.T) {
+	routine := func(id, state string) string {
+		return "goroutine " + id + " [" + state + "]:\nmain.f()\n\t/x/main.go:10 +0x1d\ncreated by main.main in goroutine 1\n\t/x/main.go:20 +0x25"
+	}
+	l := class.New(nil, kind.Mutex, 1)
+	l.SetHolder(9)
+	waiter := &Wait{Goroutine: 10, Kind: KindLock, Lock: l, HolderKnown: true}
+	unknown := &Wait{Goroutine: 11, Kind: KindWaitGroup, Blockers: func([]int64) []int64 { return nil }}
+	g := &Graph{waits: map[int64]*Wait{10: waiter, 11: unknown}}
+	for _, c := range []struct {
+		holder, other       string
+		stuck, unknownStuck bool
+	}{
+		{"chan receive", "chan receive", true, true},
+		{"sleep", "chan receive", false, false},
+		{"running", "select", false, false},
+		{"syscall", "select", false, false},
+		{"chan receive", "sleep", true, false},
+	} {
+		dump := routine("9", c.holder) + "\n\n" + routine("10", "sync.Mutex.Lock") + "\n\n" +
+			routine("11", "sync.WaitGroup.Wait") + "\n\n" + routine("12", c.other)
+		d := parseDump([]byte(dump))
+		if got := g.Stuck(waiter, d); got != c.stuck {
+			t.Errorf("holder %s: stuck %v, want %v", c.holder, got, c.stuck)
+		}
+		if got := g.Stuck(unknown, d); got != c.unknownStuck {
+			t.Errorf("holder %s, other %s: a wait with unknown blockers stuck %v, want %v", c.holder, c.other, got, c.unknownStuck)
+		}
+	}
+	// The holder has exited: nothing can end the wait.
+	d := parseDump([]byte(routine("10", "sync.Mutex.Lock")))
+	if !g.Stuck(waiter, d) {
+		t.Error("a wait for an exited holder is stuck")
+	}
+	// A bounded wait ends by itself.
+	if g.Stuck(&Wait{Goroutine: 10, Kind: KindLock, Lock: l, HolderKnown: true, Bounded: true}, d) {
+		t.Error("a bounded wait is not stuck")
 	}
 }

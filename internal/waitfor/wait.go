@@ -79,6 +79,10 @@ type Wait struct {
 	// running goroutines, a Once's runner, a barrier's missing ranks). Nil
 	// when any goroutine could end the wait (a Cond, a watch).
 	Blockers func(dst []int64) []int64
+	// Count, if set, is what is left to do before the wait ends (a
+	// WaitGroup's counter): each time it falls to a new low the wait made
+	// progress (W3).
+	Count *atomic.Int64
 	// Bounded marks a wait that ends by itself (a timeout or a context
 	// that can be cancelled): a cycle through it is not a deadlock, it is
 	// broken when the wait gives up.
@@ -86,11 +90,14 @@ type Wait struct {
 
 	start int64        // mono reading when the wait began
 	end   atomic.Int64 // mono reading when End was called, 0 before
+	// tally follows the wait until it ends (Tally.Follow), or is nil.
+	tally atomic.Pointer[Tally]
 	// seen records which reports the monitor has made of this wait.
 	seen atomic.Uint32
 	// quiet is when the monitor last saw the lock waited for change
-	// hands (the wait's start before that), and moves the lock's Moves
-	// then; only the monitor touches them, under candMu.
+	// hands, or Count fall to a new low (the wait's start before that),
+	// and moves the lock's Moves, or that low, then; only the monitor
+	// touches them, under candMu.
 	quiet int64
 	moves uint64
 	// ask is when the monitor next asks the runtime whether the wait is
@@ -185,6 +192,9 @@ func BeginAt(w *Wait, start int64) *Wait {
 // its goroutine's current wait.
 func End(w *Wait) {
 	w.end.Store(max(mono.Now(), w.start+1))
+	if t := w.tally.Swap(nil); t != nil {
+		t.done(w)
+	}
 	s := shardOf(w.Goroutine)
 	s.mu.Lock()
 	if s.m[w.Goroutine] == w {

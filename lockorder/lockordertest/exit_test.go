@@ -188,6 +188,35 @@ var exitScenarios = map[string]func(){
 		mu.Unlock()
 		<-done
 	},
+	// A holder asleep under its lock (a backoff) while a goroutine queues
+	// for the lock as the tests end: slow, not stuck, and the check does
+	// not wait for it.
+	"sleepy-holder": func() {
+		mu := lockorder.NewMutex("sleepy-holder")
+		held := make(chan struct{})
+		go func() {
+			mu.Lock()
+			close(held)
+			time.Sleep(1500 * time.Millisecond)
+			fmt.Println("LATE")
+			mu.Unlock()
+		}()
+		<-held
+		go waitFor(mu)
+		waitBlockedIn("lockordertest_test.waitFor")
+	},
+	// A Close waiting in WaitGroup.Wait for a worker asleep when the tests
+	// end: with sync, os.Exit cuts both off.
+	"sleeper-behind-wait": func() {
+		var wg lockorder.WaitGroup
+		wg.Go(func() {
+			time.Sleep(1500 * time.Millisecond)
+			fmt.Println("LATE")
+			panic("a straggler outlived the tests")
+		})
+		go wg.Wait()
+		waitBlockedIn("lockorder.(*WaitGroup).Wait")
+	},
 	// A goroutine that sleeps past the end of the tests, then writes and
 	// panics (as t.Log does after its test ended): with sync, os.Exit cuts
 	// it off; VerifyTestMain, with no syncwatch wait to judge, must not
@@ -199,6 +228,12 @@ var exitScenarios = map[string]func(){
 			panic("a straggler outlived the tests")
 		}()
 	},
+}
+
+// waitFor takes mu and lets it go.
+func waitFor(mu *lockorder.Mutex) {
+	mu.Lock()
+	mu.Unlock()
 }
 
 // straggle takes b, then a, which another goroutine holds.
@@ -253,10 +288,12 @@ func TestVerifyTestMainAtExit(t *testing.T) {
 		out  []string
 	}
 	for scenario, want := range map[string]outcome{
-		"straggler":   {true, []string{"lock-order-cycle", "sB -> sA -> sB"}},
-		"sleeper":     {false, nil},
-		"slow":        {false, []string{"lockordertest: not failing: ", "long-wait: goroutine", "slowly-released", "The wait has since ended, after "}},
-		"lost-unlock": {true, []string{"blocked-at-exit", "which has exited", "held-by-exited-goroutine: lockordertest_test.init.func2.1 (exit_test.go:", "the stack above is where it took the lock", "lockordertest_test.init.func2"}},
+		"straggler":           {true, []string{"lock-order-cycle", "sB -> sA -> sB"}},
+		"sleeper":             {false, nil},
+		"sleepy-holder":       {false, nil},
+		"sleeper-behind-wait": {false, nil},
+		"slow":                {false, []string{"lockordertest: not failing: ", "long-wait: goroutine", "slowly-released", "The wait has since ended, after "}},
+		"lost-unlock":         {true, []string{"blocked-at-exit", "which has exited", "held-by-exited-goroutine: lockordertest_test.init.func2.1 (exit_test.go:", "the stack above is where it took the lock", "lockordertest_test.init.func2"}},
 		// No goroutine waits for the lock left held: shown, not failing,
 		// with the place and the test that took it, without a flag.
 		"left-rlock":             {false, []string{"not failing", "held-by-exited-goroutine: lockordertest_test.init.func4.1 (exit_test.go:", "still held for reading by goroutine", "no goroutine waits for it", "the stack above is where the lock was first taken", "lockordertest_test.init.func4.1"}},
@@ -269,7 +306,10 @@ func TestVerifyTestMainAtExit(t *testing.T) {
 	} {
 		t.Run(scenario, func(t *testing.T) {
 			cmd := exec.Command(os.Args[0], "-test.run=^TestVerifyTestMainAtExit$")
-			cmd.Env = append(os.Environ(), "LOCKORDERTEST_EXIT="+scenario)
+			// Under -race the runtime sleeps a second before exiting
+			// (GORACE's atexit_sleep_ms), with sync too: not here, where
+			// what keeps a program alive after its tests is the point.
+			cmd.Env = append(os.Environ(), "LOCKORDERTEST_EXIT="+scenario, "GORACE=atexit_sleep_ms=0")
 			out, err := cmd.CombinedOutput()
 			if (err != nil) != want.fail {
 				t.Fatalf("exit error %v, want failure %v:\n%s", err, want.fail, out)

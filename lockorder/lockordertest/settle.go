@@ -17,7 +17,9 @@ const blockedFloor = time.Second
 // settle waits, at most max, until no goroutine but the caller is running
 // or runnable, and every syncwatch wait that could be reported as blocked
 // has lasted blockedFloor (so that one still blocked then is stuck, not
-// passing through).
+// passing through). A wait that a goroutine still awake can end (a holder
+// asleep under its lock, a worker in time.Sleep) cannot be reported, and
+// is not waited for.
 //
 // A goroutine asleep (time.Sleep) or blocked outside syncwatch does not
 // hold it up: with sync, os.Exit would cut it off, so the check does not
@@ -28,7 +30,11 @@ func settle(max time.Duration) {
 	self := goid.ID()
 	deadline := time.Now().Add(max)
 	for pause := time.Millisecond; ; pause = min(2*pause, 100*time.Millisecond) {
-		if quiet(self) && waitsOld() {
+		// The dump first: a goroutine it shows blocked in a syncwatch
+		// wait registered that wait before, so g has it.
+		d := waitfor.Fresh()
+		g := waitfor.Snapshot()
+		if quiet(d, self) && waitsOld(g, d) {
 			return
 		}
 		if !time.Now().Before(deadline) {
@@ -40,26 +46,27 @@ func settle(max time.Duration) {
 
 // reportable says whether w can be reported as blocked at exit (as in
 // lockorder.ReportBlockedExcept): a wait that ends by itself, an idle
-// Cond wait and a watch are not.
-func reportable(w *waitfor.Wait) bool {
-	return !w.Bounded && w.Kind != waitfor.KindCond && w.Kind != waitfor.KindWatch
+// Cond wait, a watch and a wait that a goroutine still awake can end are
+// not.
+func reportable(w *waitfor.Wait, g *waitfor.Graph, d *waitfor.Dump) bool {
+	return !w.Bounded && w.Kind != waitfor.KindCond && w.Kind != waitfor.KindWatch && d.Alive(w.Goroutine) && g.Stuck(w, d)
 }
 
 // waitsOld reports whether every reportable wait has lasted blockedFloor.
-func waitsOld() bool {
-	for _, w := range waitfor.All() {
-		if reportable(w) && w.Age() < blockedFloor {
+func waitsOld(g *waitfor.Graph, d *waitfor.Dump) bool {
+	for _, w := range g.Waits() {
+		if w.Age() < blockedFloor && reportable(w, g, d) {
 			return false
 		}
 	}
 	return true
 }
 
-// quiet reports whether every goroutine but self is blocked or asleep:
-// none is running or runnable. (One in a system call, such as
+// quiet reports whether every goroutine of d but self is blocked or
+// asleep: none is running or runnable. (One in a system call, such as
 // os/signal's, counts as blocked.)
-func quiet(self int64) bool {
-	for id, state := range waitfor.Fresh().States() {
+func quiet(d *waitfor.Dump, self int64) bool {
+	for id, state := range d.States() {
 		if id == self {
 			continue
 		}
