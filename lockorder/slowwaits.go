@@ -71,6 +71,6 @@ func markEnded(v *Violation) {
 		return
 	}
 	v.Expected = true
-	v.Waited = max(v.Waited, d)
-	v.Detail += fmt.Sprintf("\nThe wait has since ended, after %v: slow, not stuck.", d.Round(time.Millisecond))
+	v.Waited = max(v.Waited, d) // d is 0 if every wait ended before it was followed
+	v.Detail += fmt.Sprintf("\nThe wait has since ended, after %v or more: slow, not stuck.", v.Waited.Round(time.Millisecond))
 }

@@ -79,8 +79,8 @@ func TestTallyFollowsWaitsUntilTheyEnd(t *testing.T) {
 	if _, over := a.Ended(); over {
 		t.Fatal("a tally that followed nothing has no ended waits")
 	}
-	w1 := &Wait{Goroutine: 1, start: ms(1000)}
-	w2 := &Wait{Goroutine: 2, start: ms(1000)}
+	w1 := &Wait{Goroutine: 1, start: ms(-1000)} // a second old
+	w2 := &Wait{Goroutine: 2, start: ms(-1000)}
 	a.Follow(w1)
 	a.Follow(w1) // twice: once
 	b.Follow(w1) // another tally's: not followed
@@ -91,8 +91,8 @@ func TestTallyFollowsWaitsUntilTheyEnd(t *testing.T) {
 	}
 	End(w1)
 	d, over := a.Ended()
-	if !over || d <= 0 {
-		t.Fatalf("both ended: got %v, %v", d, over)
+	if !over || d < time.Second {
+		t.Fatalf("both ended, the longest after a second or more: got %v, %v", d, over)
 	}
 	if a.Followed() != 2 {
 		t.Errorf("followed %d waits, want 2", a.Followed())

@@ -14,23 +14,26 @@ type Tally struct {
 	longest  atomic.Int64 // nanoseconds
 }
 
-// Follow adds w to t. Following a wait that has ended already counts it
-// as ended; following one another Tally follows does nothing.
+// ended marks, in Wait.tally, a wait that End was called for.
+var ended Tally
+
+// Follow adds w to t. A wait that has ended already counts as ended (for
+// how long is not known: its report says how long it had lasted then);
+// one another Tally follows is not added.
 func (t *Tally) Follow(w *Wait) {
-	t.pending.Add(1)
-	if !w.tally.CompareAndSwap(nil, t) {
-		t.pending.Add(-1)
+	t.pending.Add(1) // before w can be seen followed: never "all ended" early
+	if w.tally.CompareAndSwap(nil, t) {
+		t.followed.Add(1)
 		return
 	}
-	t.followed.Add(1)
-	if _, over := w.Ended(); over && w.tally.CompareAndSwap(t, nil) {
-		t.done(w) // it ended before End could see t
+	if w.tally.Load() == &ended {
+		t.followed.Add(1)
 	}
+	t.pending.Add(-1)
 }
 
-// done counts w, which has ended, as ended.
-func (t *Tally) done(w *Wait) {
-	d, _ := w.Ended()
+// done counts a wait of t that ended after d as ended.
+func (t *Tally) done(d time.Duration) {
 	for {
 		old := t.longest.Load()
 		if int64(d) <= old || t.longest.CompareAndSwap(old, int64(d)) {
@@ -40,8 +43,8 @@ func (t *Tally) done(w *Wait) {
 	t.pending.Add(-1)
 }
 
-// Ended returns how long the longest wait t followed lasted, and whether
-// t followed any and all have ended.
+// Ended returns how long the longest wait t followed lasted (0 if none
+// was seen to end), and whether t followed any and all have ended.
 func (t *Tally) Ended() (time.Duration, bool) {
 	if t.pending.Load() != 0 || t.followed.Load() == 0 {
 		return 0, false

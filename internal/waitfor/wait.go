@@ -88,9 +88,9 @@ type Wait struct {
 	// broken when the wait gives up.
 	Bounded bool
 
-	start int64        // mono reading when the wait began
-	end   atomic.Int64 // mono reading when End was called, 0 before
-	// tally follows the wait until it ends (Tally.Follow), or is nil.
+	start int64 // mono reading when the wait began
+	// tally follows the wait until it ends (Tally.Follow): nil, the
+	// Tally, or ended once End was called.
 	tally atomic.Pointer[Tally]
 	// seen records which reports the monitor has made of this wait.
 	seen atomic.Uint32
@@ -117,16 +117,6 @@ func (w *Wait) Since() time.Time { return time.Now().Add(-mono.Since(w.start)) }
 
 // Age returns how long the wait has lasted.
 func (w *Wait) Age() time.Duration { return mono.Since(w.start) }
-
-// Ended reports whether End was called for w, and if so how long the
-// wait lasted in all.
-func (w *Wait) Ended() (time.Duration, bool) {
-	end := w.end.Load()
-	if end == 0 {
-		return 0, false
-	}
-	return time.Duration(end - w.start), true
-}
 
 // Holder returns the goroutine holding the lock waited for, for writing,
 // or 0 if unknown or not a lock wait.
@@ -191,9 +181,8 @@ func BeginAt(w *Wait, start int64) *Wait {
 // End removes w, which must have been registered by Begin, if it is still
 // its goroutine's current wait.
 func End(w *Wait) {
-	w.end.Store(max(mono.Now(), w.start+1))
-	if t := w.tally.Swap(nil); t != nil {
-		t.done(w)
+	if t := w.tally.Swap(&ended); t != nil && t != &ended {
+		t.done(mono.Since(w.start)) // the clock is read for followed waits only
 	}
 	s := shardOf(w.Goroutine)
 	s.mu.Lock()
