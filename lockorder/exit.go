@@ -18,11 +18,10 @@ import (
 // reports every goroutine that has been blocked for at least minAge in a
 // syncwatch wait that only another goroutine could end (a Lock or RLock, a
 // Once.Do, a WaitGroup.Wait; not a Cond.Wait, whose goroutine may be idle
-// by design, nor a wait bounded by a timeout or a context), and that no
-// goroutine still awake can end (following the chain of waits, it reaches
-// no goroutine running, asleep or in a system call: a holder asleep under
-// its lock is slow, not stuck), as a blocked-at-exit violation that says
-// why;
+// by design, nor a wait bounded by a timeout or a context), and that one
+// of the goroutines it needs cannot end (following the chain of waits: one
+// has exited or is blocked; a holder asleep under its lock is slow, not
+// stuck), as a blocked-at-exit violation that says why;
 // and every lock still held by a goroutine that has exited (and still
 // reachable: a lock that became garbage harms no one), as a
 // held-by-exited-goroutine violation, which says where the lock was
@@ -56,6 +55,7 @@ func ReportBlockedExcept(minAge time.Duration, leaks bool, ignore func(Violation
 	states := gls.States()
 	d := waitfor.Fresh() // after both: what is not in it has exited
 	n := 0
+	stuck := g.Stuckness(d)
 	publish := func(v Violation) {
 		if (ignore == nil || !ignore(v)) && publishCounted(v) {
 			n++
@@ -75,7 +75,7 @@ func ReportBlockedExcept(minAge time.Duration, leaks bool, ignore func(Violation
 		if d.Exited(w.Goroutine) || leaked[w.Goroutine] {
 			continue // it has gone since the snapshot, or is reported above
 		}
-		if !g.Stuck(w, d) {
+		if !stuck(w) {
 			continue // a goroutine still awake can end it: a guess, not a verdict
 		}
 		v := waitViolation(KindBlockedAtExit, waitfor.Finding{Waits: []*waitfor.Wait{w}, Graph: g, Dump: d},

@@ -95,6 +95,7 @@ var blockedStates = map[string]bool{
 	"sync.WaitGroup.Wait":     true,
 	"synctest.Run":            true,
 	"synctest.Wait":           true,
+	"coroutine":               true, // an iter.Pull iterator parked until resumed
 }
 
 // StateBlocked reports whether a goroutine in state (as RoutineState or a

@@ -122,26 +122,60 @@ func TestStuckFollowsTheChainToAnAwakeGoroutine(t *testing.T) {
 		{"chan receive", "chan receive", true, true},
 		{"sleep", "chan receive", false, false},
 		{"running", "select", false, false},
-		{"syscall", "select", false, false},
+		{"syscall", "select", false, true}, // a holder in a system call can act; for unknown blockers it counts as blocked
 		{"chan receive", "sleep", true, false},
 	} {
 		dump := routine("9", c.holder) + "\n\n" + routine("10", "sync.Mutex.Lock") + "\n\n" +
 			routine("11", "sync.WaitGroup.Wait") + "\n\n" + routine("12", c.other)
 		d := parseDump([]byte(dump))
-		if got := g.Stuck(waiter, d); got != c.stuck {
+		if got := g.Stuckness(d)(waiter); got != c.stuck {
 			t.Errorf("holder %s: stuck %v, want %v", c.holder, got, c.stuck)
 		}
-		if got := g.Stuck(unknown, d); got != c.unknownStuck {
+		if got := g.Stuckness(d)(unknown); got != c.unknownStuck {
 			t.Errorf("holder %s, other %s: a wait with unknown blockers stuck %v, want %v", c.holder, c.other, got, c.unknownStuck)
 		}
 	}
 	// The holder has exited: nothing can end the wait.
 	d := parseDump([]byte(routine("10", "sync.Mutex.Lock")))
-	if !g.Stuck(waiter, d) {
+	if !g.Stuckness(d)(waiter) {
 		t.Error("a wait for an exited holder is stuck")
 	}
 	// A bounded wait ends by itself.
-	if g.Stuck(&Wait{Goroutine: 10, Kind: KindLock, Lock: l, HolderKnown: true, Bounded: true}, d) {
+	if g.Stuckness(d)(&Wait{Goroutine: 10, Kind: KindLock, Lock: l, HolderKnown: true, Bounded: true}) {
 		t.Error("a bounded wait is not stuck")
+	}
+}
+
+// A wait needs every goroutine it names to act: one blocked for good is
+// enough to make it stuck, however many others are awake. A goroutine in
+// a system call (os/signal's) or syncwatch's own does not count as awake
+// for a wait whose blockers are unknown; a goroutine parked in an
+// iter.Pull coroutine is blocked.
+func TestStuckNeedsEveryBlocker(t *testing.T) {
+	routine := func(id, state, fn string) string {
+		return "goroutine " + id + " [" + state + "]:\n" + fn + "()\n\t/x/main.go:10 +0x1d\ncreated by main.main in goroutine 1\n\t/x/main.go:20 +0x25"
+	}
+	group := &Wait{Goroutine: 10, Kind: KindWaitGroup, Blockers: func([]int64) []int64 { return []int64{8, 9} }}
+	unknown := &Wait{Goroutine: 11, Kind: KindWaitGroup, Blockers: func([]int64) []int64 { return nil }}
+	g := &Graph{waits: map[int64]*Wait{10: group, 11: unknown}}
+	d := parseDump([]byte(routine("8", "sleep", "main.sleeper") + "\n\n" + routine("9", "chan receive", "main.never") + "\n\n" +
+		routine("10", "sync.WaitGroup.Wait", "main.close") + "\n\n" + routine("11", "sync.WaitGroup.Wait", "main.gate") + "\n\n" +
+		routine("12", "syscall", "os/signal.signal_recv") + "\n\n" +
+		routine("13", "syscall", "github.com/syncwatch/syncwatch/internal/gls.startMembarrier.func1.1")))
+	stuck := g.Stuckness(d)
+	if !stuck(group) {
+		t.Error("a group with one task blocked for good is stuck, whatever the others do")
+	}
+	d = parseDump([]byte(routine("8", "sleep", "main.sleeper") + "\n\n" + routine("9", "coroutine", "main.pulled") + "\n\n" +
+		routine("10", "sync.WaitGroup.Wait", "main.close") + "\n\n" + routine("11", "sync.WaitGroup.Wait", "main.gate") + "\n\n" +
+		routine("12", "syscall", "os/signal.signal_recv")))
+	if !g.Stuckness(d)(group) {
+		t.Error("a task parked in a coroutine is blocked")
+	}
+	d = parseDump([]byte(routine("8", "chan receive", "main.a") + "\n\n" + routine("11", "sync.WaitGroup.Wait", "main.gate") + "\n\n" +
+		routine("12", "syscall", "os/signal.signal_recv") + "\n\n" +
+		routine("13", "syscall", "github.com/syncwatch/syncwatch/internal/gls.startMembarrier.func1.1")))
+	if !g.Stuckness(d)(unknown) {
+		t.Error("goroutines in system calls kept a wait with unknown blockers from being stuck")
 	}
 }

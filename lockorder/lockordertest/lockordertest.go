@@ -28,10 +28,9 @@
 // os.Exit would cut it off, and the check keeps no program alive longer
 // than that needs.) Then they also fail on what is stuck: every goroutine
 // blocked for a second or more in a syncwatch wait that only another
-// goroutine could end, and that no goroutine still awake could end
-// (following the chain of waits, none is running, asleep or in a system
-// call: a holder asleep under its lock is slow, not stuck)
-// (blocked-at-exit, with why); and every lock still held by a goroutine
+// goroutine could end, when one of the goroutines it needs cannot act
+// (following the chain of waits: one has exited or is blocked; a holder
+// asleep under its lock is slow, not stuck) (blocked-at-exit, with why); and every lock still held by a goroutine
 // that has exited that another goroutine waits for
 // (held-by-exited-goroutine; one that no goroutine waits for is recorded
 // as expected, and VerifyTestMain shows it without failing).

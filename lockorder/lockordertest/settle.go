@@ -48,14 +48,15 @@ func settle(max time.Duration) {
 // lockorder.ReportBlockedExcept): a wait that ends by itself, an idle
 // Cond wait, a watch and a wait that a goroutine still awake can end are
 // not.
-func reportable(w *waitfor.Wait, g *waitfor.Graph, d *waitfor.Dump) bool {
-	return !w.Bounded && w.Kind != waitfor.KindCond && w.Kind != waitfor.KindWatch && d.Alive(w.Goroutine) && g.Stuck(w, d)
+func reportable(w *waitfor.Wait, stuck func(*waitfor.Wait) bool, d *waitfor.Dump) bool {
+	return !w.Bounded && w.Kind != waitfor.KindCond && w.Kind != waitfor.KindWatch && d.Alive(w.Goroutine) && stuck(w)
 }
 
 // waitsOld reports whether every reportable wait has lasted blockedFloor.
 func waitsOld(g *waitfor.Graph, d *waitfor.Dump) bool {
+	stuck := g.Stuckness(d)
 	for _, w := range g.Waits() {
-		if w.Age() < blockedFloor && reportable(w, g, d) {
+		if w.Age() < blockedFloor && reportable(w, stuck, d) {
 			return false
 		}
 	}
