@@ -96,7 +96,11 @@ func selfWait(gid int64, l *class.Lock, kind, what string) {
 func blockOn(gs *held.G, gid int64, l *class.Lock, kind string, blockers func([]int64) []int64, count *atomic.Int64) *waitfor.Wait {
 	w := &waitfor.Wait{Goroutine: gid, Kind: kind, Object: l.Name(), ObjectID: l.ID, Blockers: blockers, Count: count}
 	if gs != nil {
-		w.Holds = holdsOf(gs, 1)
+		skip := 0 // the entry for l itself, if the wait pushed one
+		if n := gs.Len(); n > 0 && gs.Entries()[n-1].Lock == l {
+			skip = 1
+		}
+		w.Holds = holdsOf(gs, skip)
 	}
 	return waitfor.Begin(w)
 }

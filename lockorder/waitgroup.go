@@ -93,15 +93,24 @@ func (wg *WaitGroup) Wait() {
 	}
 	var gs *held.G
 	if Mode(w&modeMask) == ModeCheck {
+		// Only a group some Go'd function has held can be in an order
+		// cycle: until then a Wait adds no edge (R22).
+		ordered := l.Class.Held()
 		if wg.n.Load() == 0 {
-			orderOnly(w, l)
+			if ordered {
+				orderOnly(w, l)
+			}
 			wg.wg.Wait()
 			acquireNow(&wg.clock)
 			return
 		}
 		gs = current(w)
-		enterBlocking(gs, l)
-		defer leaveAcquiring(gs, l, &wg.clock) // the Dones that ended the wait happened before (R21)
+		if ordered {
+			enterBlocking(gs, l)
+			defer leaveAcquiring(gs, l, &wg.clock) // the Dones that ended the wait happened before (R21)
+		} else {
+			defer wg.waited(gs, l)
+		}
 	}
 	if wg.n.Load() == 0 {
 		wg.wg.Wait()
@@ -110,6 +119,17 @@ func (wg *WaitGroup) Wait() {
 	wt := blockOn(gs, gid, l, waitfor.KindWaitGroup, wg.weakBlockers(), &wg.n)
 	defer waitfor.End(wt)
 	wg.wg.Wait()
+}
+
+// waited ends, in ModeCheck, a Wait on a group no Go'd function had held
+// when it began (R22): if one has since, a task Go'd during the wait may
+// have been waited for, and the edges the wait would have added are added
+// now. gs knows what the Dones that ended the wait published (R21).
+func (wg *WaitGroup) waited(gs *held.G, l *class.Lock) {
+	if l.Class.Held() {
+		enterBlocking(gs, l)
+	}
+	leaveAcquiring(gs, l, &wg.clock)
 }
 
 // Go calls f in a new goroutine and adds that task to the WaitGroup: Add(1)
@@ -121,7 +141,10 @@ func (wg *WaitGroup) Go(f func()) {
 	wg.Add(1)
 	var inherit *hb.Clock
 	if Mode(modeWord.Load()&modeMask) == ModeCheck {
-		wg.lock() // made here, the group is named after the caller's code
+		// Made here, the group is named after the caller's code; its
+		// class can be held from now on, before any Wait sees the task
+		// (R22).
+		wg.lock().Class.MarkHeld()
 		inherit = forkClock()
 	}
 	if inherit == nil {

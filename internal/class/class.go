@@ -33,7 +33,22 @@ type Class struct {
 	writes atomic.Uint32
 	seq    atomic.Uint64 // instances numbered so far, for names
 	reg    registration  // a named class's place in the registry
+	// held is set once a lock of a kind whose holds are not taken by
+	// locking (a WaitGroup, held by its Go'd functions) is first held.
+	held atomic.Bool
 }
+
+// MarkHeld records that a lock of the class is held for the first time,
+// for a kind whose holds do not come from locking it (a WaitGroup.Go).
+func (c *Class) MarkHeld() {
+	if !c.held.Load() {
+		c.held.Store(true)
+	}
+}
+
+// Held reports whether MarkHeld was called: until then, no order edge can
+// start at a lock of such a class (RULES.md R22).
+func (c *Class) Held() bool { return c.held.Load() }
 
 // The bits of Class.writes.
 const (
