@@ -156,12 +156,13 @@ func rotate(s []string, first int) []string {
 }
 
 // perCode keys v, a report of kind about lock l made at stack st, by what
-// l is in the code and st: the same misuse of the same field in many
-// objects is one report, counting the locks it was seen on. What l is in
-// the code is its class's name; for a zero-value lock, nothing, as in a
-// cycle's key: its site, the function that first locked that instance,
-// differs between instances of one field, and st, which names the code
-// that used it, stands for it. A lock with neither is only itself.
+// l is in the code and the line of st that took it: the same misuse of
+// the same field in many objects, reached from any test or caller, is one
+// report, counting the occurrences it was seen in. What l is in the code
+// is its class's name; for a zero-value lock, nothing, as in a cycle's
+// key: its site, the function that first locked that instance, differs
+// between instances of one field, and the line that used it stands for
+// it. A lock with neither is only itself.
 func (v Violation) perCode(kind Kind, l *class.Lock, st stack.ID) Violation {
 	code := fmt.Sprintf("class %d", l.Class.ID)
 	if b := l.Label(); b.Class.Named {
@@ -169,7 +170,9 @@ func (v Violation) perCode(kind Kind, l *class.Lock, st stack.ID) Violation {
 	} else if b.Site != nil {
 		code = "-"
 	}
-	v.Key = fmt.Sprintf("%s:%s:%d", kind, code, st)
+	// The line that took the lock, not the whole stack: one report
+	// whatever test or caller reached it, its occurrences counted.
+	v.Key = fmt.Sprintf("%s:%s:%s", kind, code, stack.Top(st))
 	v.instance = fmt.Sprintf("%s:%d:%d", kind, l.ID, st)
 	v.Instances = 1
 	return v

@@ -356,10 +356,22 @@ func waitViolation(kind Kind, f waitfor.Finding, what string) Violation {
 	}
 	v.Message = waitMessage(w.Goroutine, what)
 	v.Detail = waitDetail(w.Goroutine, f.Graph.Explain(w, f.Dump), holdNames(w)) + exitedReaders(w)
+	// One report per place in the code, whatever lock instance, holder
+	// or test: a fresh group per request that many goroutines wait on
+	// long is one finding, its occurrences counted.
 	top := ""
 	if len(v.Stack) > 0 {
 		top = v.Stack[0].String()
 	}
-	v.Key = fmt.Sprintf("%s:%s/%d:%d:%s", kind, w.Kind, w.ObjectID, v.Holder, top)
+	code := w.Object
+	if w.Lock != nil {
+		code = "-" // a zero-value lock: its place is the line below
+		if b := w.Lock.Label(); b.Class.Named {
+			code = b.ClassName()
+		}
+	}
+	v.Key = fmt.Sprintf("%s:%s:%s:%s", kind, w.Kind, code, top)
+	v.instance = fmt.Sprintf("%d:%d", w.Goroutine, w.ObjectID)
+	v.Instances = 1
 	return v
 }
