@@ -27,6 +27,11 @@ import (
 // caller's.
 const maxSiteFrames = 8
 
+// siteFramesFirst is how many frames callerSite looks at first: initLock,
+// the method's own (up to four: Lock, lockSlow, lock for a Mutex), and
+// the program's that called it.
+const siteFramesFirst = 6
+
 // pkgPath is lockorder's import path. Frames of functions in it, but not
 // in its test files, are lockorder's own.
 var pkgPath = reflect.TypeFor[Mutex]().PkgPath()
@@ -45,11 +50,18 @@ type siteKey struct {
 // callerSite returns the site of the code that called into lockorder, or
 // nil if none is found within maxSiteFrames frames.
 func callerSite() *class.Site {
+	// Unwinding costs by the frame: the place is almost always within
+	// the first few, so look there before unwinding all maxSiteFrames.
 	var pcs [maxSiteFrames]uintptr
-	n := runtime.Callers(2, pcs[:]) // from callerSite's caller
-	for _, pc := range pcs[:n] {
-		if s := siteOf(pc); s != nil {
-			return s
+	for _, depth := range [...]int{siteFramesFirst, maxSiteFrames} {
+		n := runtime.Callers(2, pcs[:depth]) // from callerSite's caller
+		for _, pc := range pcs[:n] {
+			if s := siteOf(pc); s != nil {
+				return s
+			}
+		}
+		if n < depth {
+			break
 		}
 	}
 	return nil

@@ -46,6 +46,8 @@ type WaitGroup struct {
 	// running has the goroutines started by Go, not yet returned, that
 	// found no record in goStarted (see started.go).
 	running map[int64]struct{}
+	// unheld are the Waits made before any Go, kept for the first (R22).
+	unheld []unheldWait
 }
 
 func (wg *WaitGroup) lock() *class.Lock {
@@ -94,11 +96,14 @@ func (wg *WaitGroup) Wait() {
 	var gs *held.G
 	if Mode(w&modeMask) == ModeCheck {
 		// Only a group some Go'd function has held can be in an order
-		// cycle: until then a Wait adds no edge (R22).
+		// cycle: until then a Wait's edges are kept for the first Go
+		// (R22).
 		ordered := l.Class.Held()
 		if wg.n.Load() == 0 {
 			if ordered {
 				orderOnly(w, l)
+			} else if gs := ownState(w, gid); gs != nil && gs.Tag() == w && gs.Len() > 0 && !wg.keepUnheld(gs, l) {
+				orderOnly(w, l) // a Go made it held meanwhile
 			}
 			wg.wg.Wait()
 			acquireNow(&wg.clock)
@@ -122,11 +127,12 @@ func (wg *WaitGroup) Wait() {
 }
 
 // waited ends, in ModeCheck, a Wait on a group no Go'd function had held
-// when it began (R22): if one has since, a task Go'd during the wait may
-// have been waited for, and the edges the wait would have added are added
-// now. gs knows what the Dones that ended the wait published (R21).
+// when it began (R22): its edges are kept for the group's first Go, or,
+// if one has come meanwhile (a task Go'd during the wait may have been
+// waited for), added now, if the goroutine is still in check mode. gs
+// knows what the Dones that ended the wait published (R21).
 func (wg *WaitGroup) waited(gs *held.G, l *class.Lock) {
-	if l.Class.Held() {
+	if w := modeWord.Load(); Mode(w&modeMask) == ModeCheck && gs.Tag() == w && gs.Len() > 0 && !wg.keepUnheld(gs, l) {
 		enterBlocking(gs, l)
 	}
 	leaveAcquiring(gs, l, &wg.clock)
@@ -144,7 +150,9 @@ func (wg *WaitGroup) Go(f func()) {
 		// Made here, the group is named after the caller's code; its
 		// class can be held from now on, before any Wait sees the task
 		// (R22).
-		wg.lock().Class.MarkHeld()
+		if l := wg.lock(); !l.Class.Held() {
+			wg.holdable(l)
+		}
 		inherit = forkClock()
 	}
 	if inherit == nil {
