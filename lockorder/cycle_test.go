@@ -314,4 +314,5 @@ func TestScenarioNamesPathsWhenOneGoroutineTookBoth(t *testing.T) {
 	s := vs[0].String()
 	assert.Contains(t, s, "path 1 (goroutine ")
 	assert.Contains(t, s, "path 2 (goroutine ")
+	assert.Contains(t, s, "took every order of the cycle, one after the other", "the scenario says one goroutine cannot deadlock with itself")
 }

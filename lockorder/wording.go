@@ -360,6 +360,14 @@ func scenario(cycle []Edge) string {
 		}
 	}
 	var b strings.Builder
+	if len(seen) == 1 {
+		fmt.Fprintf(&b, "    (goroutine %d took every order of the cycle, one after the other, as a test\n"+
+			"    running each path in turn does: it cannot deadlock with itself. Goroutines\n"+
+			"    running these paths at the same time would:)\n\n", cycle[0].Goroutine)
+	} else if len(seen) < n {
+		b.WriteString("    (a goroutine took more than one order of the cycle, one after the other;\n" +
+			"    one goroutine per path at the same time would deadlock:)\n\n")
+	}
 	row := func(cells func(i int) string) {
 		var line strings.Builder
 		line.WriteString("    ")
