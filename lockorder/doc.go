@@ -51,9 +51,9 @@
 //
 // The figures are from bench/README.md, measured against sync and
 // go-deadlock in one run. In ModeCheck an uncontended Lock/Unlock, a
-// nested pair or an RLock/RUnlock costs about 16, 50 and 15 ns, with no
-// allocation: 2 to 2.5 times sync's where sync's costs 21 ns, 3.5 to 5.6
-// times where it costs 4.4 ns. go-deadlock costs 25 to 45 times more
+// nested pair or an RLock/RUnlock costs 2 to 2.5 times sync's where
+// sync's costs 21 ns, and 3.5 to 5.6 times where it costs 4.4 ns, with no
+// allocation. go-deadlock costs 25 to 45 times more
 // than check mode. In
 // ModeTrace and ModeOff an uncontended Lock or Unlock is inlined into its
 // caller: in ModeTrace it costs within 10% of sync's. With -tags
