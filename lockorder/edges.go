@@ -23,23 +23,49 @@ import (
 // chain. The edges from read holds wait on gs (see holdReadEdges); the
 // others are added at once, and the chain is cached when none waits.
 func recordEdges(gs *held.G, e held.Entry, st stack.ID) {
-	now := time.Now()
-	clockOf(gs)
 	writtenHolds(gs)
+	obs, writers, waiting := observe(gs, e, st, time.Now())
+	eng.mu.Lock()
+	found := addObserved(e.Lock, obs, nil)
+	if !waiting {
+		cache(gs, e.Chain, e.Lock)
+	}
+	vs := make([]Violation, 0, len(found))
+	for _, c := range found {
+		vs = append(vs, cycleViolation(c, gs.ID(), st))
+	}
+	if !e.Read && e.Lock.Class.Gated() {
+		vs = append(vs, narrowWriters(e.Lock.Class, writers)...)
+	}
+	eng.mu.Unlock()
+	for _, v := range vs {
+		publish(v)
+	}
+}
+
+// observed is an edge an acquisition adds: from a hold of from into the
+// lock acquired, as o saw it.
+type observed struct {
+	from *class.Lock
+	o    graph.Observation
+}
+
+// observe returns the edges an acquisition by gs of e's lock, at stack st
+// at time now, adds from gs's holds (R1), with what held each back when
+// it was seen (gates, R6 to R9 and R18; the sighting, R21); the writers'
+// gate they were taken under; and whether edges from read holds wait on
+// gs instead (R12: those are not returned). It publishes nothing: the
+// caller has called writtenHolds, which may.
+func observe(gs *held.G, e held.Entry, st stack.ID, now time.Time) ([]observed, graph.Gate, bool) {
+	clockOf(gs)
 	ents := gs.Entries()
 	writers := gate(ents, e.Lock)
 	waiting := holdReadEdges(gs, e, writers, st, now)
-	var found []graph.Cycle
-	eng.mu.Lock()
 	readers := readGate(gs, e.Lock)
+	obs := make([]observed, 0, len(ents))
 	for i := range ents {
 		h := &ents[i]
 		if h.Lock == e.Lock || (waiting && handedOver(h)) {
-			continue
-		}
-		same := h.Lock.Class == e.Lock.Class
-		from, to := node(h.Lock, same), node(e.Lock, same)
-		if from == to {
 			continue
 		}
 		o := graph.Observation{
@@ -56,24 +82,25 @@ func recordEdges(gs *held.G, e held.Entry, st stack.ID) {
 		if !h.Lock.Kind.Exclusive() || h.Read && !readers.Has(o.FromLock) {
 			o.FromLock = 0 // a hold that is not exclusive, or a read hold R-RW does not count
 		}
-		if _, _, c := eng.graph.Add(from, to, o, canBlock); c != nil {
+		obs = append(obs, observed{h.Lock, o})
+	}
+	return obs, writers, waiting
+}
+
+// addObserved adds the edges obs into lock to to the graph, appending the
+// cycles they close to found. Called with eng.mu held.
+func addObserved(to *class.Lock, obs []observed, found []graph.Cycle) []graph.Cycle {
+	for _, ob := range obs {
+		same := ob.from.Class == to.Class
+		f, t := node(ob.from, same), node(to, same)
+		if f == t {
+			continue
+		}
+		if _, _, c := eng.graph.Add(f, t, ob.o, canBlock); c != nil {
 			found = append(found, c)
 		}
 	}
-	if !waiting {
-		cache(gs, e.Chain, e.Lock)
-	}
-	vs := make([]Violation, 0, len(found))
-	for _, c := range found {
-		vs = append(vs, cycleViolation(c, gs.ID(), st))
-	}
-	if !e.Read && e.Lock.Class.Gated() {
-		vs = append(vs, narrowWriters(e.Lock.Class, writers)...)
-	}
-	eng.mu.Unlock()
-	for _, v := range vs {
-		publish(v)
-	}
+	return found
 }
 
 // Edges from read holds wait on their goroutine (held.Wait), their chain

@@ -3,59 +3,85 @@
 package lockorder
 
 import (
+	"slices"
 	"time"
 
 	"github.com/syncwatch/syncwatch/internal/class"
-	"github.com/syncwatch/syncwatch/internal/graph"
 	"github.com/syncwatch/syncwatch/internal/held"
 	"github.com/syncwatch/syncwatch/internal/stack"
 )
 
 // A Wait on a group no Go'd function has held adds no edge at once (R22):
-// what it would have added is kept on the group, and added when the
-// group's first Go makes it holdable, so that a Go that nothing syncwatch
-// sees orders after the Wait (a channel, a race) still closes the cycle.
-// A group that is never Go'd drops what it kept with itself.
+// the edges it would add, as the acquisition path sees them (gates, the
+// R21 sighting), are kept on the group and added when its first Go makes
+// it holdable, so that a Go that nothing syncwatch sees orders after the
+// Wait (a channel) still closes the cycle. A group that is never Go'd
+// drops what it kept with itself.
 
-// maxUnheldWaits bounds the Waits a group keeps: past it, a Wait at a
-// place and under holds not kept yet is dropped (a cycle it would have
-// closed is missed, never made up).
+// maxUnheldWaits bounds the Waits a group keeps (one per goroutine, place
+// and holds: a newer one replaces the older); past it, a Wait adds its
+// edges at once.
 const maxUnheldWaits = 16
 
-// unheldWait is what a Wait on a group not held yet would have added:
-// edges from each of holds into the group, taken at stack st.
+// unheldWait is what a Wait on a group not held yet would have added.
 type unheldWait struct {
 	gid   int64
-	holds []unheldHold
 	st    stack.ID
-	at    time.Time
+	obs   []observed
 	epoch uint32 // readEpoch when kept: a Reset since forgets it
 }
 
-type unheldHold struct {
-	l    *class.Lock
-	read bool
+// same reports whether u and v are one goroutine's Waits at one place
+// under the same holds.
+func (u unheldWait) same(v unheldWait) bool {
+	return u.gid == v.gid && u.st == v.st &&
+		slices.EqualFunc(u.obs, v.obs, func(a, b observed) bool { return a.from == b.from && a.o.FromRead == b.o.FromRead })
 }
 
-// keepUnheld keeps, on wg, the edges a Wait by gs would add into l, and
-// reports true; it reports false if a Go'd function holds l's class now,
-// so that the caller adds them itself.
-func (wg *WaitGroup) keepUnheld(gs *held.G, l *class.Lock) bool {
-	var holds []unheldHold
-	for _, e := range gs.Entries() {
-		if e.Lock != l && gs.Valid(&e) {
-			holds = append(holds, unheldHold{e.Lock, e.Read})
-		}
+// enter is enterBlocking for a Wait by gs on wg, whose identity is l:
+// the Wait's entry is pushed, and the edges of a new chain are added at
+// once if a Go'd function has held the group, kept for its first Go if
+// not.
+func (wg *WaitGroup) enter(gs *held.G, l *class.Lock) {
+	if _, fresh := (acquisition{gs: gs, l: l, f: acqUsed}).begin(notCopied{}); !fresh {
+		return
 	}
+	st := stack.Capture()
+	// As newChain does, with the entry off the stack.
+	e := *gs.Top()
+	gs.PopUnnoted()
+	if gs.Inits {
+		nestedUnderInit(gs)
+	}
+	writtenHolds(gs) // it may publish: not under wg.mu
+	if !wg.keep(gs, e, st) {
+		recordEdges(gs, e, st)
+	}
+	gs.Push(e)
+}
+
+// keep keeps the edges of e, gs's acquisition at stack st, on wg and
+// reports true, unless a Go'd function has held the group or wg keeps as
+// many Waits as it may: then the caller adds them.
+func (wg *WaitGroup) keep(gs *held.G, e held.Entry, st stack.ID) bool {
 	wg.mu.Lock()
 	defer wg.mu.Unlock()
-	if l.Class.Held() {
+	if e.Lock.Class.Held() {
 		return false
 	}
-	if len(holds) == 0 || len(wg.unheld) >= maxUnheldWaits {
+	obs, _, _ := observe(gs, e, st, time.Now())
+	if len(obs) == 0 {
 		return true
 	}
-	wg.unheld = append(wg.unheld, unheldWait{gid: gs.ID(), holds: holds, st: stack.Capture(), at: time.Now(), epoch: readEpoch.Load()})
+	u := unheldWait{gid: gs.ID(), st: st, obs: obs, epoch: readEpoch.Load()}
+	if i := slices.IndexFunc(wg.unheld, u.same); i >= 0 {
+		wg.unheld[i] = u // the newer sighting: ordered before less
+		return true
+	}
+	if len(wg.unheld) >= maxUnheldWaits {
+		return false
+	}
+	wg.unheld = append(wg.unheld, u)
 	return true
 }
 
@@ -73,22 +99,12 @@ func (wg *WaitGroup) holdable(l *class.Lock) {
 	var vs []Violation
 	eng.mu.Lock()
 	epoch := readEpoch.Load()
-	for _, w := range kept {
-		if w.epoch != epoch {
+	for _, u := range kept {
+		if u.epoch != epoch {
 			continue // kept before a Reset
 		}
-		for _, h := range w.holds {
-			same := h.l.Class == l.Class
-			from, to := node(h.l, same), node(l, same)
-			if from == to {
-				continue
-			}
-			// Nothing that held the edge back when it was seen is known
-			// now (gates, clocks): it is added as held back by nothing.
-			o := graph.Observation{FromRead: h.read, Goroutine: w.gid, Stack: uint32(w.st), Time: w.at}
-			if _, _, c := eng.graph.Add(from, to, o, canBlock); c != nil {
-				vs = append(vs, cycleViolation(c, w.gid, w.st))
-			}
+		for _, c := range addObserved(l, u.obs, nil) {
+			vs = append(vs, cycleViolation(c, u.gid, u.st))
 		}
 	}
 	eng.mu.Unlock()

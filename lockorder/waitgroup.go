@@ -97,25 +97,19 @@ func (wg *WaitGroup) Wait() {
 	if Mode(w&modeMask) == ModeCheck {
 		// Only a group some Go'd function has held can be in an order
 		// cycle: until then a Wait's edges are kept for the first Go
-		// (R22).
-		ordered := l.Class.Held()
+		// (R22: wg.enter).
 		if wg.n.Load() == 0 {
-			if ordered {
-				orderOnly(w, l)
-			} else if gs := ownState(w, gid); gs != nil && gs.Tag() == w && gs.Len() > 0 && !wg.keepUnheld(gs, l) {
-				orderOnly(w, l) // a Go made it held meanwhile
+			if gs := ownState(w, gid); gs != nil && gs.Tag() == w && gs.Len() > 0 {
+				wg.enter(gs, l) // the same call, a little earlier, would have waited
+				leaveBlocking(gs, l)
 			}
 			wg.wg.Wait()
 			acquireNow(&wg.clock)
 			return
 		}
 		gs = current(w)
-		if ordered {
-			enterBlocking(gs, l)
-			defer leaveAcquiring(gs, l, &wg.clock) // the Dones that ended the wait happened before (R21)
-		} else {
-			defer wg.waited(gs, l)
-		}
+		wg.enter(gs, l)
+		defer leaveAcquiring(gs, l, &wg.clock) // the Dones that ended the wait happened before (R21)
 	}
 	if wg.n.Load() == 0 {
 		wg.wg.Wait()
@@ -124,18 +118,6 @@ func (wg *WaitGroup) Wait() {
 	wt := blockOn(gs, gid, l, waitfor.KindWaitGroup, wg.weakBlockers(), &wg.n)
 	defer waitfor.End(wt)
 	wg.wg.Wait()
-}
-
-// waited ends, in ModeCheck, a Wait on a group no Go'd function had held
-// when it began (R22): its edges are kept for the group's first Go, or,
-// if one has come meanwhile (a task Go'd during the wait may have been
-// waited for), added now, if the goroutine is still in check mode. gs
-// knows what the Dones that ended the wait published (R21).
-func (wg *WaitGroup) waited(gs *held.G, l *class.Lock) {
-	if w := modeWord.Load(); Mode(w&modeMask) == ModeCheck && gs.Tag() == w && gs.Len() > 0 && !wg.keepUnheld(gs, l) {
-		enterBlocking(gs, l)
-	}
-	leaveAcquiring(gs, l, &wg.clock)
 }
 
 // Go calls f in a new goroutine and adds that task to the WaitGroup: Add(1)
