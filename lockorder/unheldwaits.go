@@ -75,7 +75,17 @@ func (wg *WaitGroup) keep(gs *held.G, e held.Entry, st stack.ID) bool {
 	}
 	u := unheldWait{gid: gs.ID(), st: st, obs: obs, epoch: readEpoch.Load()}
 	if i := slices.IndexFunc(wg.unheld, u.same); i >= 0 {
-		wg.unheld[i] = u // the newer sighting: ordered before less
+		// The newer sighting (ordered before less), held back only by
+		// what held back both.
+		old := wg.unheld[i].obs
+		for j := range u.obs {
+			o, p := &u.obs[j].o, old[j].o
+			o.Gate, o.RGate = o.Gate.Intersect(p.Gate), o.RGate.Intersect(p.RGate)
+			if p.FromLock == 0 {
+				o.FromLock = 0
+			}
+		}
+		wg.unheld[i] = u
 		return true
 	}
 	if len(wg.unheld) >= maxUnheldWaits {
@@ -87,17 +97,18 @@ func (wg *WaitGroup) keep(gs *held.G, e held.Entry, st stack.ID) bool {
 
 // holdable marks l's class held, for wg's first Go in ModeCheck, and adds
 // the edges of the Waits wg kept, reporting the cycles they close.
+//
+// eng.mu is taken first, so that no edge of a Go'd function, which may
+// start as soon as the class is marked, enters the graph before the kept
+// ones. (Nothing takes eng.mu under wg.mu.)
 func (wg *WaitGroup) holdable(l *class.Lock) {
+	eng.mu.Lock()
 	wg.mu.Lock()
 	l.Class.MarkHeld()
 	kept := wg.unheld
 	wg.unheld = nil
 	wg.mu.Unlock()
-	if len(kept) == 0 {
-		return
-	}
 	var vs []Violation
-	eng.mu.Lock()
 	epoch := readEpoch.Load()
 	for _, u := range kept {
 		if u.epoch != epoch {

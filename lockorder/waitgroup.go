@@ -54,7 +54,13 @@ func (wg *WaitGroup) lock() *class.Lock {
 	if l := wg.l.Load(); l != nil {
 		return l
 	}
-	return initLock(&wg.l, kind.WaitGroup, unsafe.Pointer(wg))
+	l := initLock(&wg.l, kind.WaitGroup, unsafe.Pointer(wg))
+	// A Wait is a write, and a group's read holds (its Go'd functions')
+	// never wait: its class is written, with no writers' gate, from the
+	// start (R4, R7), and a Wait on a fresh group under a lock makes no
+	// node (R22).
+	l.Class.MarkWritten(false)
+	return l
 }
 
 // Add adds delta, which may be negative, to the counter. As with sync, a
