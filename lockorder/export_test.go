@@ -98,7 +98,7 @@ func SetGoStartedOff(off bool) { goStartedOff.Store(off) }
 // waiting for wg with wg's counter as its progress (W3).
 func WaitCountsGroup(wg *WaitGroup) bool {
 	for _, w := range waitfor.All() {
-		if w.Kind == waitfor.KindWaitGroup && w.Count == &wg.n {
+		if w.Kind == waitfor.KindWaitGroup && w.Count.Value() == &wg.n {
 			return true
 		}
 	}

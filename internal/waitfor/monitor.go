@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"weak"
 
 	"github.com/syncwatch/syncwatch/internal/bubble"
 	"github.com/syncwatch/syncwatch/internal/leak"
@@ -478,8 +479,11 @@ func allSeen(ws []*Wait, bit uint32) bool {
 // count at a new low; for any other wait, since it began. Called by the
 // monitor only.
 func (w *Wait) stuckFor(now int64) time.Duration {
-	if w.Count != nil {
-		c := uint64(max(w.Count.Load(), 0))
+	if w.Count != (weak.Pointer[atomic.Int64]{}) {
+		c := w.moves // collected (its waiter leaked): no new low
+		if p := w.Count.Value(); p != nil {
+			c = uint64(max(p.Load(), 0))
+		}
 		switch {
 		case w.quiet == 0:
 			w.quiet, w.moves = w.start, c

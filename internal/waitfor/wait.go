@@ -20,6 +20,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"weak"
 
 	"github.com/syncwatch/syncwatch/internal/class"
 	"github.com/syncwatch/syncwatch/internal/mono"
@@ -81,8 +82,10 @@ type Wait struct {
 	Blockers func(dst []int64) []int64
 	// Count, if set, is what is left to do before the wait ends (a
 	// WaitGroup's counter): each time it falls to a new low the wait made
-	// progress (W3).
-	Count *atomic.Int64
+	// progress (W3). It is weak: the table of waits, a global, must not
+	// keep the waited-for object reachable, or the runtime could not prove
+	// its waiter leaked.
+	Count weak.Pointer[atomic.Int64]
 	// Bounded marks a wait that ends by itself (a timeout or a context
 	// that can be cancelled): a cycle through it is not a deadlock, it is
 	// broken when the wait gives up.
