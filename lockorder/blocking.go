@@ -5,7 +5,6 @@ package lockorder
 import (
 	"sync/atomic"
 	"time"
-	"weak"
 
 	"github.com/syncwatch/syncwatch/internal/class"
 	"github.com/syncwatch/syncwatch/internal/goid"
@@ -94,11 +93,8 @@ func selfWait(gid int64, l *class.Lock, kind, what string) {
 
 // blockOn registers gid's wait for the primitive l, of kind kind, whose
 // end needs the goroutines blockers lists.
-func blockOn(gs *held.G, gid int64, l *class.Lock, kind string, blockers func([]int64) []int64, count *atomic.Int64) *waitfor.Wait {
-	w := &waitfor.Wait{Goroutine: gid, Kind: kind, Object: l.Name(), ObjectID: l.ID, Blockers: blockers}
-	if count != nil {
-		w.Count = weak.Make(count)
-	}
+func blockOn(gs *held.G, gid int64, l *class.Lock, kind string, blockers func([]int64) []int64, count func() (int64, bool)) *waitfor.Wait {
+	w := &waitfor.Wait{Goroutine: gid, Kind: kind, Object: l.Name(), ObjectID: l.ID, Blockers: blockers, Count: count}
 	if gs != nil {
 		skip := 0 // the entry for l itself, if the wait pushed one
 		if n := gs.Len(); n > 0 && gs.Entries()[n-1].Lock == l {

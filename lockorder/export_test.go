@@ -97,9 +97,15 @@ func SetGoStartedOff(off bool) { goStartedOff.Store(off) }
 // WaitCountsGroup reports whether some goroutine is registered as
 // waiting for wg with wg's counter as its progress (W3).
 func WaitCountsGroup(wg *WaitGroup) bool {
+	l := wg.l.Load()
+	if l == nil {
+		return false
+	}
 	for _, w := range waitfor.All() {
-		if w.Kind == waitfor.KindWaitGroup && w.Count.Value() == &wg.n {
-			return true
+		if w.Kind == waitfor.KindWaitGroup && w.ObjectID == l.ID && w.Count != nil {
+			if n, ok := w.Count(); ok && n == wg.n.Load() {
+				return true
+			}
 		}
 	}
 	return false

@@ -121,7 +121,8 @@ func (wg *WaitGroup) Wait() {
 		wg.wg.Wait()
 		return
 	}
-	wt := blockOn(gs, gid, l, waitfor.KindWaitGroup, wg.weakBlockers(), &wg.n)
+	blockers, count := wg.weakly()
+	wt := blockOn(gs, gid, l, waitfor.KindWaitGroup, blockers, count)
 	defer waitfor.End(wt)
 	wg.wg.Wait()
 }
@@ -228,17 +229,24 @@ func (wg *WaitGroup) isRunning(gid int64) bool {
 
 // blockers lists the goroutines started by Go that have not returned, for
 // the wait-for graph.
-// weakBlockers is blockers through a weak pointer: a wait in the wait-for
-// graph must not keep wg reachable, or the runtime could never find its
-// waiters leaked (see ReportBlocked).
-func (wg *WaitGroup) weakBlockers() func([]int64) []int64 {
+// weakly returns blockers, and wg's counter (W3), through one weak
+// pointer: a wait in the wait-for graph must not keep wg reachable, or
+// the runtime could never find its waiters leaked (see ReportBlocked).
+func (wg *WaitGroup) weakly() (blockers func([]int64) []int64, count func() (int64, bool)) {
 	p := weak.Make(wg)
-	return func(dst []int64) []int64 {
+	blockers = func(dst []int64) []int64 {
 		if wg := p.Value(); wg != nil {
 			return wg.blockers(dst)
 		}
 		return dst
 	}
+	count = func() (int64, bool) {
+		if wg := p.Value(); wg != nil {
+			return wg.n.Load(), true
+		}
+		return 0, false
+	}
+	return blockers, count
 }
 
 func (wg *WaitGroup) blockers(dst []int64) []int64 {

@@ -7,7 +7,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"weak"
 
 	"github.com/syncwatch/syncwatch/internal/bubble"
 	"github.com/syncwatch/syncwatch/internal/leak"
@@ -479,10 +478,10 @@ func allSeen(ws []*Wait, bit uint32) bool {
 // count at a new low; for any other wait, since it began. Called by the
 // monitor only.
 func (w *Wait) stuckFor(now int64) time.Duration {
-	if w.Count != (weak.Pointer[atomic.Int64]{}) {
-		c := w.moves // collected (its waiter leaked): no new low
-		if p := w.Count.Value(); p != nil {
-			c = uint64(max(p.Load(), 0))
+	if w.Count != nil {
+		c := w.moves // gone (its waiter leaked): no new low
+		if n, ok := w.Count(); ok {
+			c = uint64(max(n, 0))
 		}
 		switch {
 		case w.quiet == 0:

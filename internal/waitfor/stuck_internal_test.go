@@ -4,7 +4,6 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
-	"weak"
 
 	"github.com/syncwatch/syncwatch/internal/class"
 	"github.com/syncwatch/syncwatch/internal/kind"
@@ -52,7 +51,7 @@ func TestALockWaitCountsFromTheLastHandOff(t *testing.T) {
 func TestAWaitGroupWaitCountsFromItsLastLow(t *testing.T) {
 	var n atomic.Int64
 	n.Store(5)
-	w := &Wait{Kind: KindWaitGroup, Count: weak.Make(&n), start: ms(1000)}
+	w := &Wait{Kind: KindWaitGroup, Count: func() (int64, bool) { return n.Load(), true }, start: ms(1000)}
 	look := func(at int64, want time.Duration) {
 		t.Helper()
 		if got := w.stuckFor(ms(at)); got != want {

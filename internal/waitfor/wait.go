@@ -20,7 +20,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"weak"
 
 	"github.com/syncwatch/syncwatch/internal/class"
 	"github.com/syncwatch/syncwatch/internal/mono"
@@ -80,12 +79,12 @@ type Wait struct {
 	// running goroutines, a Once's runner, a barrier's missing ranks). Nil
 	// when any goroutine could end the wait (a Cond, a watch).
 	Blockers func(dst []int64) []int64
-	// Count, if set, is what is left to do before the wait ends (a
-	// WaitGroup's counter): each time it falls to a new low the wait made
-	// progress (W3). It is weak: the table of waits, a global, must not
-	// keep the waited-for object reachable, or the runtime could not prove
-	// its waiter leaked.
-	Count weak.Pointer[atomic.Int64]
+	// Count, if set, returns what is left to do before the wait ends (a
+	// WaitGroup's counter), or false if that is gone: each time it falls
+	// to a new low the wait made progress (W3). Like Blockers, it must not
+	// keep the waited-for object reachable (the table of waits is a
+	// global), or the runtime could not prove its waiter leaked.
+	Count func() (int64, bool)
 	// Bounded marks a wait that ends by itself (a timeout or a context
 	// that can be cancelled): a cycle through it is not a deadlock, it is
 	// broken when the wait gives up.
