@@ -106,15 +106,18 @@ func TestTallyFollowsWaitsUntilTheyEnd(t *testing.T) {
 // holder asleep or running can, one blocked on a channel or exited
 // cannot; a wait whose blockers are unknown is stuck only when nothing
 // else is awake.
+//
+// The goroutine ids are far from the test's own, which Stuckness treats as
+// the checker.
 func TestStuckFollowsTheChainToAnAwakeGoroutine(t *testing.T) {
 	routine := func(id, state string) string {
 		return "goroutine " + id + " [" + state + "]:\nmain.f()\n\t/x/main.go:10 +0x1d\ncreated by main.main in goroutine 1\n\t/x/main.go:20 +0x25"
 	}
 	l := class.New(nil, kind.Mutex, 1)
-	l.SetHolder(9)
-	waiter := &Wait{Goroutine: 10, Kind: KindLock, Lock: l, HolderKnown: true}
-	unknown := &Wait{Goroutine: 11, Kind: KindWaitGroup, Blockers: func([]int64) []int64 { return nil }}
-	g := &Graph{waits: map[int64]*Wait{10: waiter, 11: unknown}}
+	l.SetHolder(1000009)
+	waiter := &Wait{Goroutine: 1000010, Kind: KindLock, Lock: l, HolderKnown: true}
+	unknown := &Wait{Goroutine: 1000011, Kind: KindWaitGroup, Blockers: func([]int64) []int64 { return nil }}
+	g := &Graph{waits: map[int64]*Wait{1000010: waiter, 1000011: unknown}}
 	for _, c := range []struct {
 		holder, other       string
 		stuck, unknownStuck bool
@@ -125,8 +128,8 @@ func TestStuckFollowsTheChainToAnAwakeGoroutine(t *testing.T) {
 		{"syscall", "select", false, true}, // a holder in a system call can act; for unknown blockers it counts as blocked
 		{"chan receive", "sleep", true, false},
 	} {
-		dump := routine("9", c.holder) + "\n\n" + routine("10", "sync.Mutex.Lock") + "\n\n" +
-			routine("11", "sync.WaitGroup.Wait") + "\n\n" + routine("12", c.other)
+		dump := routine("1000009", c.holder) + "\n\n" + routine("1000010", "sync.Mutex.Lock") + "\n\n" +
+			routine("1000011", "sync.WaitGroup.Wait") + "\n\n" + routine("1000012", c.other)
 		d := parseDump([]byte(dump))
 		if got := g.Stuckness(d)(waiter); got != c.stuck {
 			t.Errorf("holder %s: stuck %v, want %v", c.holder, got, c.stuck)
@@ -136,12 +139,12 @@ func TestStuckFollowsTheChainToAnAwakeGoroutine(t *testing.T) {
 		}
 	}
 	// The holder has exited: nothing can end the wait.
-	d := parseDump([]byte(routine("10", "sync.Mutex.Lock")))
+	d := parseDump([]byte(routine("1000010", "sync.Mutex.Lock")))
 	if !g.Stuckness(d)(waiter) {
 		t.Error("a wait for an exited holder is stuck")
 	}
 	// A bounded wait ends by itself.
-	if g.Stuckness(d)(&Wait{Goroutine: 10, Kind: KindLock, Lock: l, HolderKnown: true, Bounded: true}) {
+	if g.Stuckness(d)(&Wait{Goroutine: 1000010, Kind: KindLock, Lock: l, HolderKnown: true, Bounded: true}) {
 		t.Error("a bounded wait is not stuck")
 	}
 }
@@ -155,26 +158,26 @@ func TestStuckNeedsEveryBlocker(t *testing.T) {
 	routine := func(id, state, fn string) string {
 		return "goroutine " + id + " [" + state + "]:\n" + fn + "()\n\t/x/main.go:10 +0x1d\ncreated by main.main in goroutine 1\n\t/x/main.go:20 +0x25"
 	}
-	group := &Wait{Goroutine: 10, Kind: KindWaitGroup, Blockers: func([]int64) []int64 { return []int64{8, 9} }}
-	unknown := &Wait{Goroutine: 11, Kind: KindWaitGroup, Blockers: func([]int64) []int64 { return nil }}
-	g := &Graph{waits: map[int64]*Wait{10: group, 11: unknown}}
-	d := parseDump([]byte(routine("8", "sleep", "main.sleeper") + "\n\n" + routine("9", "chan receive", "main.never") + "\n\n" +
-		routine("10", "sync.WaitGroup.Wait", "main.close") + "\n\n" + routine("11", "sync.WaitGroup.Wait", "main.gate") + "\n\n" +
-		routine("12", "syscall", "os/signal.signal_recv") + "\n\n" +
-		routine("13", "syscall", "github.com/syncwatch/syncwatch/internal/gls.startMembarrier.func1.1")))
+	group := &Wait{Goroutine: 1000010, Kind: KindWaitGroup, Blockers: func([]int64) []int64 { return []int64{1000008, 1000009} }}
+	unknown := &Wait{Goroutine: 1000011, Kind: KindWaitGroup, Blockers: func([]int64) []int64 { return nil }}
+	g := &Graph{waits: map[int64]*Wait{1000010: group, 1000011: unknown}}
+	d := parseDump([]byte(routine("1000008", "sleep", "main.sleeper") + "\n\n" + routine("1000009", "chan receive", "main.never") + "\n\n" +
+		routine("1000010", "sync.WaitGroup.Wait", "main.close") + "\n\n" + routine("1000011", "sync.WaitGroup.Wait", "main.gate") + "\n\n" +
+		routine("1000012", "syscall", "os/signal.signal_recv") + "\n\n" +
+		routine("1000013", "syscall", "github.com/syncwatch/syncwatch/internal/gls.startMembarrier.func1.1")))
 	stuck := g.Stuckness(d)
 	if !stuck(group) {
 		t.Error("a group with one task blocked for good is stuck, whatever the others do")
 	}
-	d = parseDump([]byte(routine("8", "sleep", "main.sleeper") + "\n\n" + routine("9", "coroutine", "main.pulled") + "\n\n" +
-		routine("10", "sync.WaitGroup.Wait", "main.close") + "\n\n" + routine("11", "sync.WaitGroup.Wait", "main.gate") + "\n\n" +
-		routine("12", "syscall", "os/signal.signal_recv")))
+	d = parseDump([]byte(routine("1000008", "sleep", "main.sleeper") + "\n\n" + routine("1000009", "coroutine", "main.pulled") + "\n\n" +
+		routine("1000010", "sync.WaitGroup.Wait", "main.close") + "\n\n" + routine("1000011", "sync.WaitGroup.Wait", "main.gate") + "\n\n" +
+		routine("1000012", "syscall", "os/signal.signal_recv")))
 	if !g.Stuckness(d)(group) {
 		t.Error("a task parked in a coroutine is blocked")
 	}
-	d = parseDump([]byte(routine("8", "chan receive", "main.a") + "\n\n" + routine("11", "sync.WaitGroup.Wait", "main.gate") + "\n\n" +
-		routine("12", "syscall", "os/signal.signal_recv") + "\n\n" +
-		routine("13", "syscall", "github.com/syncwatch/syncwatch/internal/gls.startMembarrier.func1.1")))
+	d = parseDump([]byte(routine("1000008", "chan receive", "main.a") + "\n\n" + routine("1000011", "sync.WaitGroup.Wait", "main.gate") + "\n\n" +
+		routine("1000012", "syscall", "os/signal.signal_recv") + "\n\n" +
+		routine("1000013", "syscall", "github.com/syncwatch/syncwatch/internal/gls.startMembarrier.func1.1")))
 	if !g.Stuckness(d)(unknown) {
 		t.Error("goroutines in system calls kept a wait with unknown blockers from being stuck")
 	}
