@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/syncwatch/syncwatch/internal/chain"
 	"github.com/syncwatch/syncwatch/internal/class"
 	"github.com/syncwatch/syncwatch/internal/graph"
 	"github.com/syncwatch/syncwatch/internal/held"
@@ -20,19 +21,31 @@ import (
 
 // recordEdges adds an edge from every lock gs holds to e's lock, taken at
 // stack st, and reports the cycles they close. It runs once per new lock
-// chain. The edges from read holds wait on gs (see holdReadEdges); the
-// others are added at once, and the chain is cached when none waits.
+// chain. The edges from read holds wait on gs (see holdReadEdges), and so
+// do those from write holds another goroutine may release (see
+// holdWriteEdges); the others are added at once, and the chain is cached
+// when none waits.
 func recordEdges(gs *held.G, e held.Entry, st stack.ID) {
 	writtenHolds(gs)
-	obs, writers, waiting := observe(gs, e, st, time.Now())
+	obs, proving, writers, waiting := observe(gs, e, st, time.Now())
+	var now, older [][]held.Edge
+	if len(proving) > 0 {
+		var kept bool
+		if older, kept = holdWriteEdges(gs, e, proving); !kept {
+			now, proving = [][]held.Edge{proving}, nil
+		}
+	}
 	eng.mu.Lock()
 	found := addObserved(e.Lock, obs, nil)
-	if !waiting {
+	if !waiting && len(proving) == 0 {
 		cache(gs, e.Chain, e.Lock)
 	}
 	vs := make([]Violation, 0, len(found))
 	for _, c := range found {
 		vs = append(vs, cycleViolation(c, gs.ID(), st))
+	}
+	for _, es := range append(now, older...) {
+		vs = addWaited(gs, es, vs)
 	}
 	if !e.Read && e.Lock.Class.Gated() {
 		vs = append(vs, narrowWriters(e.Lock.Class, writers)...)
@@ -52,17 +65,29 @@ type observed struct {
 
 // observe returns the edges an acquisition by gs of e's lock, at stack st
 // at time now, adds from gs's holds (R1), with what held each back when
-// it was seen (gates, R6 to R9 and R18; the sighting, R21); the writers'
-// gate they were taken under; and whether edges from read holds wait on
-// gs instead (R12: those are not returned). It publishes nothing: the
-// caller has called writtenHolds, which may.
-func observe(gs *held.G, e held.Entry, st stack.ID, now time.Time) ([]observed, graph.Gate, bool) {
+// it was seen (gates, R6 to R9 and R18; the sighting, R21): those to add
+// now, and apart those from write holds another goroutine may release,
+// which must wait for their proof (R23); the writers' gate they were
+// taken under; and whether edges from read holds wait on gs instead (R12:
+// those are not returned). It publishes nothing: the caller has called
+// writtenHolds, which may.
+func observe(gs *held.G, e held.Entry, st stack.ID, now time.Time) (obs []observed, proving []held.Edge, writers graph.Gate, waiting bool) {
 	clockOf(gs)
 	ents := gs.Entries()
-	writers := gate(ents, e.Lock)
-	waiting := holdReadEdges(gs, e, writers, st, now)
+	writers = gate(ents, e.Lock)
+	waiting = holdReadEdges(gs, e, writers, st, now)
 	readers := readGate(gs, e.Lock)
-	obs := make([]observed, 0, len(ents))
+	n := 0
+	for i := range ents {
+		if h := &ents[i]; !h.Read && h.Lock.Kind.WritesHandOff() {
+			n++
+		}
+	}
+	obs = make([]observed, 0, len(ents)-n)
+	if n > 0 {
+		proving = make([]held.Edge, 0, n)
+	}
+	epoch := readEpoch.Load()
 	for i := range ents {
 		h := &ents[i]
 		if h.Lock == e.Lock || (waiting && handedOver(h)) {
@@ -82,9 +107,13 @@ func observe(gs *held.G, e held.Entry, st stack.ID, now time.Time) ([]observed, 
 		if !h.Lock.Kind.Exclusive() || h.Read && !readers.Has(o.FromLock) {
 			o.FromLock = 0 // a hold that is not exclusive, or a read hold R-RW does not count
 		}
-		obs = append(obs, observed{h.Lock, o})
+		if !h.Read && h.Lock.Kind.WritesHandOff() {
+			proving = append(proving, held.Edge{From: h.Lock, To: e.Lock, Obs: o, Moves: h.Lock.Moves(), Epoch: epoch})
+			continue
+		}
+		obs = append(obs, observed{from: h.Lock, o: o})
 	}
-	return obs, writers, waiting
+	return obs, proving, writers, waiting
 }
 
 // addObserved adds the edges obs into lock to to the graph, appending the
@@ -195,11 +224,90 @@ func provedReads(gs *held.G, l *class.Lock) {
 		}
 		if w.Complete {
 			for _, k := range w.Keys() {
-				chains.Add(k, clockOf(gs).Serial) // salted when it waited: see readWaitKey
+				if !gs.WaitsOnKey(k) && !gs.DroppedKey(k) { // no edge from a write hold waits (R23)
+					chains.Add(k, clockOf(gs).Serial) // salted when it waited: see readWaitKey
+				}
 			}
 		}
 	}
 	eng.mu.Unlock()
+	for _, v := range vs {
+		publish(v)
+	}
+}
+
+// Edges from write holds of a kind another goroutine may release (a
+// Mutex's, an RWMutex's write holds) wait on their goroutine, their chain
+// uncached, until it releases the hold itself: see RULES.md R23.
+
+// holdWriteEdges makes the edges es, from gs's write holds into e's
+// lock, wait on gs, and marks their holds so that their release looks
+// for them. It reports false, holding nothing, if there are more than
+// held.MaxProvingAt: the caller adds them at once. It returns the oldest
+// edges waiting on gs if they would be more than held.MaxProving, for the
+// caller to add at once (addWaited). Both are added as they were seen, as
+// though proved: a limit of R23.
+func holdWriteEdges(gs *held.G, e held.Entry, es []held.Edge) ([][]held.Edge, bool) {
+	key := readWaitKey(gs, e.Chain, e.Lock)
+	for i := range es {
+		es[i].Key = key
+	}
+	out, ok := gs.HoldEdges(es, es[0].Epoch)
+	if !ok {
+		return nil, false
+	}
+	ents := gs.Entries()
+	for i := range ents {
+		if h := &ents[i]; !h.Read && h.Lock.Kind.WritesHandOff() && h.Lock != e.Lock {
+			gs.MarkProving(i)
+		}
+	}
+	return out, true
+}
+
+// addWaited adds es, edges from write holds that waited on gs, appending
+// the reports of the cycles they close to vs. Called with eng.mu held.
+func addWaited(gs *held.G, es []held.Edge, vs []Violation) []Violation {
+	epoch := readEpoch.Load()
+	for _, e := range es {
+		if e.Epoch != epoch {
+			continue // seen before a Reset
+		}
+		same := e.From.Class == e.To.Class
+		from, to := node(e.From, same), node(e.To, same)
+		if from == to {
+			continue
+		}
+		if _, _, c := eng.graph.Add(from, to, e.Obs, canBlock); c != nil {
+			vs = append(vs, cycleViolation(c, gs.ID(), stack.ID(e.Obs.Stack)))
+		}
+	}
+	return vs
+}
+
+// provedWrites adds the edges from write holds that gs's release of a
+// hold of its own proved (held.Proving.Released), and reports the cycles
+// they close. It caches the chains none of whose edges waits any more. It
+// publishes with no lock held: the caller has released the lock.
+func provedWrites(gs *held.G) {
+	es := gs.TakeProved()
+	if len(es) == 0 {
+		return
+	}
+	me := clockOf(gs).Serial
+	eng.mu.Lock()
+	vs := addWaited(gs, es, nil)
+	var keys []chain.Key
+	for _, e := range es {
+		if k := e.Key; !slices.Contains(keys, k) {
+			keys = append(keys, k)
+			if e.Epoch == readEpoch.Load() && !gs.WaitsOnKey(k) && !gs.WaitsForKey(k) && !gs.DroppedKey(k) {
+				chains.Add(k, me) // salted when it waited: see readWaitKey
+			}
+		}
+	}
+	eng.mu.Unlock()
+	gs.DoneProved() // before a handler runs, which may release locks of its own
 	for _, v := range vs {
 		publish(v)
 	}

@@ -59,6 +59,16 @@ func WaitingReadEdges() int {
 	return gs.WaitingEdges()
 }
 
+// ProvingEdges returns the number of order edges from write holds that
+// wait on the calling goroutine for its own Unlock (R23).
+func ProvingEdges() int {
+	gs := gls.Find(goid.ID())
+	if gs == nil {
+		return 0
+	}
+	return gs.ProvingEdges()
+}
+
 // MaxWaitingReadEdges bounds WaitingReadEdges.
 const MaxWaitingReadEdges = held.MaxWaiting
 

@@ -13,26 +13,63 @@ import (
 	"github.com/syncwatch/syncwatch/lockorder"
 )
 
+// underGroup runs f in a function Go'd on a new group whose Wait was seen
+// holding first for writing: what f takes while the group's read hold
+// is held closes the cycle first -> group -> what f takes at that
+// acquisition. A group's hold is never another goroutine's to release,
+// so its edges are added at once; those from a Mutex's hold wait for the
+// Unlock (RULES.md R23), and a cycle they close is reported there.
+func underGroup(first sync.Locker, f func()) {
+	var g lockorder.WaitGroup
+	run(func() { first.Lock(); g.Wait(); first.Unlock() }) // first -> g
+	g.Go(f)
+	g.Wait()
+}
+
 func TestHandlerThatPanicsLeavesStateConsistent(t *testing.T) {
 	fresh(t)
 	lockorder.Configure(lockorder.WithHandler(func(v lockorder.Violation) { panic(v.Kind) }))
 	a, b := lockorder.NewMutex("panicA"), lockorder.NewMutex("panicB")
-	run(func() { lockAB(a, b) })
 	var recovered any
-	run(func() {
+	underGroup(a, func() {
 		defer func() { recovered = recover() }()
-		b.Lock()
-		defer b.Unlock()
 		a.Lock() // the cycle is reported before a is taken: the panic leaves a free
 		t.Error("Lock returned after the handler panicked")
 	})
 	assert.Equal(t, lockorder.KindCycle, recovered)
 	require.True(t, a.TryLock(), "a must not be left locked")
 	a.Unlock()
-	require.True(t, b.TryLock(), "b was released by the deferred Unlock")
-	b.Unlock()
 	// The goroutine's held stack is clean: a fresh sequence records fine.
 	run(func() { lockAB(a, b) })
+	assert.Len(t, lockorder.Violations(), 1)
+}
+
+// A cycle closed by an edge from a Mutex's hold is reported at that
+// hold's Unlock (R23), once the Mutex is unlocked: a handler that panics
+// there leaves it free, and the goroutine's state clean.
+func TestHandlerThatPanicsAtAnUnlockLeavesStateConsistent(t *testing.T) {
+	fresh(t)
+	lockorder.Configure(lockorder.WithHandler(func(v lockorder.Violation) { panic(v.Kind) }))
+	a, b, c := lockorder.NewMutex("panicUA"), lockorder.NewMutex("panicUB"), lockorder.NewMutex("panicUC")
+	run(func() { lockAB(a, b) })
+	var recovered any
+	var held []lockorder.LockRef
+	run(func() {
+		func() {
+			defer func() { recovered = recover() }()
+			b.Lock()
+			a.Lock() // b -> a waits for b's Unlock
+			a.Unlock()
+			b.Unlock() // reports the cycle, b unlocked
+			t.Error("Unlock returned after the handler panicked")
+		}()
+		held = lockorder.HeldLocks()
+	})
+	assert.Equal(t, lockorder.KindCycle, recovered)
+	assert.Empty(t, held)
+	require.True(t, b.TryLock(), "b must not be left locked")
+	b.Unlock()
+	run(func() { lockAB(b, c) })
 	assert.Len(t, lockorder.Violations(), 1)
 }
 
@@ -124,7 +161,7 @@ func TestHandlerSeesTheRecordedID(t *testing.T) {
 // the very RWMutex being read-locked.
 func TestHandlerRunsWithoutTheReadLockBeingTaken(t *testing.T) {
 	fresh(t)
-	m, rw := lockorder.NewMutex("hrM"), lockorder.NewRWMutex("hrRW")
+	rw := lockorder.NewRWMutex("hrRW")
 	var wrote bool
 	lockorder.Configure(lockorder.WithHandler(func(v lockorder.Violation) {
 		if v.Kind == lockorder.KindCycle {
@@ -135,15 +172,14 @@ func TestHandlerRunsWithoutTheReadLockBeingTaken(t *testing.T) {
 	}))
 	rw.RLock() // rw in use: its write below is no initialisation write
 	rw.RUnlock()
-	run(func() { lockAB(rw, m) }) // rw (write) then m
 	done := make(chan struct{})
-	go func() { // m then rw (read): closes the cycle
+	go func() {
 		defer close(done)
-		m.Lock()
-		rw.RLock()
-		assert.False(t, rw.TryLock(), "RLock returned without the read lock")
-		rw.RUnlock()
-		m.Unlock()
+		underGroup(rw, func() { // rw (write) then the group; the group then rw (read) closes the cycle
+			rw.RLock()
+			assert.False(t, rw.TryLock(), "RLock returned without the read lock")
+			rw.RUnlock()
+		})
 	}()
 	select {
 	case <-done:
@@ -163,7 +199,7 @@ func TestHandlerRunsWithoutTheReadLockBeingTaken(t *testing.T) {
 func TestHandlerRunsWithoutAPendingRead(t *testing.T) {
 	for _, panics := range []bool{false, true} {
 		fresh(t)
-		m, rw := lockorder.NewMutex("hpM"), lockorder.NewRWMutex("hpRW")
+		rw := lockorder.NewRWMutex("hpRW")
 		inHandler := make(chan struct{}, 1)
 		lockorder.Configure(lockorder.WithHandler(func(v lockorder.Violation) {
 			if v.Kind != lockorder.KindCycle {
@@ -176,7 +212,8 @@ func TestHandlerRunsWithoutAPendingRead(t *testing.T) {
 			rw.Lock()
 			rw.Unlock()
 		}))
-		run(func() { lockAB(rw, m) }) // rw (write) then m
+		var g lockorder.WaitGroup
+		run(func() { rw.Lock(); g.Wait(); rw.Unlock() }) // rw (write) then g (see underGroup)
 		held, release, writerDone := make(chan struct{}), make(chan struct{}), make(chan struct{})
 		go func() {
 			defer close(writerDone)
@@ -187,14 +224,12 @@ func TestHandlerRunsWithoutAPendingRead(t *testing.T) {
 		}()
 		<-held
 		done := make(chan struct{})
-		go func() { // m then rw (read) while the writer holds rw: closes the cycle
+		g.Go(func() { // g then rw (read) while the writer holds rw: closes the cycle
 			defer close(done)
 			defer func() { recover() }()
-			m.Lock()
-			defer m.Unlock()
 			rw.RLock()
 			rw.RUnlock()
-		}()
+		})
 		<-inHandler
 		close(release)
 		select {
@@ -203,8 +238,7 @@ func TestHandlerRunsWithoutAPendingRead(t *testing.T) {
 			t.Fatalf("panics=%v: hung: the handler's rw.Lock waited for the reporting goroutine's pending read", panics)
 		}
 		<-writerDone
-		require.True(t, m.TryLock())
-		m.Unlock()
+		g.Wait()
 		// No reader is left counted: rw can be write-locked now, and soon.
 		got := make(chan struct{})
 		go func() {

@@ -223,14 +223,24 @@ func (m *Mutex) unlockSlow() {
 		if gs := gls.Home(goid.ID()); gs != nil && gs.Len() != 0 && gs.Tag() == w &&
 			gs.Top().Note == 0 && popIfTop(gs, l) {
 			gs.Rest()
-		} else if !releaseOwn(w, l, false) {
+		} else if ok, proved := releaseOwn(w, l, false); !ok {
 			if shared := m.unlockOther(l); shared != nil {
 				unlockSync(&m.mu)
 				initShared(shared)
 				return
 			}
+		} else if proved != nil {
+			m.unlockSync()
+			finishRelease(proved)
+			return
 		}
 	}
+	m.unlockSync()
+}
+
+// unlockSync unlocks m's sync.Mutex, ringing a LockContext that may wait
+// for it.
+func (m *Mutex) unlockSync() {
 	if ctxwait.Waiting() {
 		unlockSync(&m.mu) // a LockContext may wait for m: see ctxwait.go
 		return

@@ -89,7 +89,8 @@ func TestReadEdgeOfOwnHoldIsReportedAtTheRUnlock(t *testing.T) {
 }
 
 // TestReadEdgeOfOwnHoldClosesALaterCycle: the proved edge is in the graph:
-// y->x taken afterwards closes the cycle at once.
+// y->x taken afterwards closes the cycle once y's hold is proved its
+// taker's own, at y's Unlock (R23).
 func TestReadEdgeOfOwnHoldClosesALaterCycle(t *testing.T) {
 	fresh(t)
 	x, y := lockorder.NewRWMutex("ore2-X"), lockorder.NewMutex("ore2-Y")
@@ -98,15 +99,17 @@ func TestReadEdgeOfOwnHoldClosesALaterCycle(t *testing.T) {
 	run(func() {
 		y.Lock()
 		x.Lock()
-		assert.Len(t, only(lockorder.KindCycle), 1, "reported at the closing acquisition")
 		x.Unlock()
+		assert.Empty(t, only(lockorder.KindCycle), "y->x waits for y's Unlock")
 		y.Unlock()
+		assert.Len(t, only(lockorder.KindCycle), 1, "reported at y's Unlock")
 	})
 }
 
 // TestReadEdgeWithWriteEdgeInOneChain: under w (write) and x (read), y is
-// taken. w->y counts at once; x(read)->y once x proves G's own; the chain
-// is cached only then, so a handed-off x never leaves it cached unproved.
+// taken. w->y counts once w's Unlock proves the hold G's own (R23);
+// x(read)->y once x's RUnlock does (R12); the chain is cached only when
+// both are in, so a handed-off x or w never leaves it cached unproved.
 func TestReadEdgeWithWriteEdgeInOneChain(t *testing.T) {
 	fresh(t)
 	w, x, y := lockorder.NewMutex("mix-W"), lockorder.NewRWMutex("mix-X"), lockorder.NewMutex("mix-Y")
@@ -118,12 +121,13 @@ func TestReadEdgeWithWriteEdgeInOneChain(t *testing.T) {
 		x.RLock()
 		chains = lockorder.Chains()
 		lockUnderRead(y)
-		assert.Len(t, only(lockorder.KindCycle), 1, "w->y closes its cycle at once")
-		assert.Equal(t, chains, lockorder.Chains(), "the chain waits for x(read)->y")
+		assert.Empty(t, only(lockorder.KindCycle), "both edges wait")
 		x.RUnlock()
+		assert.Len(t, only(lockorder.KindCycle), 1, "x(read)->y closes its cycle at the RUnlock")
+		assert.Equal(t, chains, lockorder.Chains(), "the chain waits for w->y")
 		w.Unlock()
 	})
-	assert.Len(t, only(lockorder.KindCycle), 2, "x(read)->y closes its cycle at the RUnlock")
+	assert.Len(t, only(lockorder.KindCycle), 2, "w->y closes its cycle at w's Unlock")
 	assert.Greater(t, lockorder.Chains(), chains, "every edge of the chain is in: it is cached")
 }
 

@@ -36,14 +36,16 @@ func popIfTopRead(gs *held.G, l *class.Lock) bool {
 // releaseOwn pops l from the calling goroutine's stack, and rests the
 // goroutine's state if it holds nothing more (held.G.Rest). It reports
 // false if the goroutine does not hold l: the release is on behalf of
-// another goroutine, or a bad unlock.
-func releaseOwn(w uint32, l *class.Lock, read bool) bool {
+// another goroutine, or a bad unlock. If the release proved edges from
+// the hold (R23), it returns the goroutine's state too, not rested: the
+// caller passes it to provedWrites once l is unlocked, then rests it.
+func releaseOwn(w uint32, l *class.Lock, read bool) (bool, *held.G) {
 	gs := gls.Find(goid.ID())
 	if gs == nil {
-		return false
+		return false, nil
 	}
 	if gs.Tag() != w || gs.Len() == 0 {
-		return false
+		return false, nil
 	}
 	var ok bool
 	switch {
@@ -54,8 +56,11 @@ func releaseOwn(w uint32, l *class.Lock, read bool) bool {
 	default:
 		ok = popIfTop(gs, l) || releaseDeep(gs, l, false)
 	}
+	if gs.HasProved() {
+		return ok, gs
+	}
 	gs.Rest()
-	return ok
+	return ok, nil
 }
 
 func releaseDeep(gs *held.G, l *class.Lock, read bool) bool {
@@ -67,10 +72,24 @@ func releaseDeep(gs *held.G, l *class.Lock, read bool) bool {
 			}
 			valid := gs.Valid(h)
 			gs.Remove(i)
+			if valid && !read && gs.HasProving() {
+				// The goroutine's own release of its hold: the edges
+				// that waited on it are proved (R23).
+				gs.Released(l, readEpoch.Load())
+			}
 			return valid
 		}
 	}
 	return false
+}
+
+// finishRelease adds the edges a release proved (see releaseOwn), once
+// the lock is unlocked, and rests gs.
+func finishRelease(gs *held.G) {
+	if gs != nil {
+		provedWrites(gs)
+		gs.Rest()
+	}
 }
 
 // heldBy reports whether gs holds l validly, for writing unless readOK.

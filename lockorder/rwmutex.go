@@ -230,9 +230,11 @@ func (m *RWMutex) TryRLock() bool {
 // ModeCheck, if m is not locked for writing on entry.
 func (m *RWMutex) Unlock() {
 	var shared *class.Lock
+	var proved *held.G
 	if w := modeWord.Load(); Mode(w&modeMask) == ModeCheck {
 		l := m.lock()
-		if !releaseOwn(w, l, false) {
+		var ok bool
+		if ok, proved = releaseOwn(w, l, false); !ok {
 			shared = m.unlockOther(l)
 		}
 		// Readers are not tracked by holder: forget the writer so that a
@@ -245,6 +247,7 @@ func (m *RWMutex) Unlock() {
 	if shared != nil {
 		initShared(shared)
 	}
+	finishRelease(proved)
 }
 
 // unlockOther handles an Unlock by a goroutine that does not hold m; see
@@ -324,7 +327,7 @@ func (m *RWMutex) runlockChecked(r int64) {
 		}
 		gs = gls.Home(goid.ID())
 		if gs == nil || gs.Len() == 0 || gs.Tag() != w || gs.Top().Note != 0 || !popIfTopRead(gs, l) {
-			if !releaseOwn(w, l, true) {
+			if ok, _ := releaseOwn(w, l, true); !ok {
 				// Read-held by others; one of their holds ends here.
 				if l.BumpReadGen() == 1 {
 					loose = loosened(l)

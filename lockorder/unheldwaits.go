@@ -69,7 +69,10 @@ func (wg *WaitGroup) keep(gs *held.G, e held.Entry, st stack.ID) bool {
 	if e.Lock.Class.Held() {
 		return false
 	}
-	obs, _, _ := observe(gs, e, st, time.Now())
+	obs, proving, _, _ := observe(gs, e, st, time.Now())
+	for _, p := range proving {
+		obs = append(obs, observed{from: p.From, o: p.Obs}) // added at the first Go, as they stand (RULES.md R22, R23)
+	}
 	if len(obs) == 0 {
 		return true
 	}

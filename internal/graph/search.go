@@ -258,6 +258,11 @@ func (g *Graph) searchStates(e *Edge, canBlock func(*Edge) bool, bound int, x *e
 	} else if !split && start.Len() == 0 {
 		c, n := g.searchPlain(e, canBlock, bound)
 		return c, true, n
+	} else if c, m := g.searchPlain(e, canBlock, bound); c == nil && m < g.maxSearch() {
+		// No path back at all, gates aside: no cycle with an empty gate
+		// either. A search over nodes costs O(V+E); one over gate states
+		// can cost far more in a graph dense with gates.
+		return nil, true, m
 	}
 	parent := make(map[state]step, 16)
 	queue := make([]state, 0, 16)

@@ -85,6 +85,7 @@ func ReachableDeadHolds(states []*G, exited func(id int64) bool) []DeadHold {
 	}
 	for _, s := range slots {
 		setExitedLock(s.g, s.i, nil)
+		forgetExitedEdges(s.g)
 	}
 	runtime.GC()
 	var out []DeadHold
@@ -96,6 +97,13 @@ func ReachableDeadHolds(states []*G, exited func(id int64) bool) []DeadHold {
 	}
 	return out
 }
+
+// forgetExitedEdges drops the order edges waiting on g, whose goroutine
+// has exited: no release of its can prove them now, and they must not
+// keep its locks reachable.
+//
+//go:norace
+func forgetExitedEdges(g *G) { g.Proving, g.Waits = Proving{}, Waits{} }
 
 // setExitedLock sets the lock of entry i of g, whose goroutine has
 // exited: see entriesOfExited.

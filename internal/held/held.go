@@ -52,9 +52,17 @@ var DropNote func(note uint64)
 // common release, which pops a plain entry, need not test Init.
 const InitNote = ^uint64(0)
 
+// ProveNote is the Note MarkProving gives an entry that has none: edges
+// from the hold wait for its release (docs/RULES.md R23), which must take
+// the way that looks at the entry. Like InitNote it is no token.
+const ProveNote = InitNote - 1
+
+// token reports whether n is a token registered elsewhere.
+func token(n uint64) bool { return n != 0 && n != InitNote && n != ProveNote }
+
 func dropNotes(es []Entry) {
 	for i := range es {
-		if n := es[i].Note; n != 0 && n != InitNote && DropNote != nil {
+		if n := es[i].Note; token(n) && DropNote != nil {
 			DropNote(n)
 		}
 	}
@@ -91,6 +99,10 @@ type G struct {
 	// Waits are order edges from read holds, held back until the
 	// goroutine proves the holds its own (R12).
 	Waits
+	// Proving are order edges from write holds that another goroutine
+	// may release, held back until the goroutine releases them itself
+	// (R23).
+	Proving
 	// passed are the Onces the goroutine has seen done; see PassOnce.
 	passed passedOnces
 	// forgetful: see Forgetful.
@@ -120,7 +132,7 @@ func (g *G) retag(tag uint32) {
 	dropNotes(g.stack)
 	clear(g.stack)
 	g.stack = g.stack[:0]
-	g.Proofs, g.Waits = Proofs{}, Waits{}
+	g.Proofs, g.Waits, g.Proving = Proofs{}, Waits{}, Proving{}
 	g.tag = tag
 }
 
@@ -232,6 +244,15 @@ func (g *G) MarkInit() {
 	t := g.Top()
 	t.Init, t.Note = true, InitNote
 	g.Inits = true
+}
+
+// MarkProving marks entry i, a write hold that edges wait on (R23), so
+// that its release takes the way that looks at the entry: it gets
+// ProveNote if it has no Note.
+func (g *G) MarkProving(i int) {
+	if e := &g.stack[i]; e.Note == 0 {
+		e.Note = ProveNote
+	}
 }
 
 // grow makes room for one more entry.

@@ -240,6 +240,12 @@ func (ws *Waits) Settle(l *class.Lock, epoch uint32) []Wait {
 	return proved
 }
 
+// WaitsForKey reports whether a Wait stands for chain key: the chain must
+// not be cached yet.
+func (ws *Waits) WaitsForKey(key chain.Key) bool {
+	return slices.ContainsFunc(ws.waits, func(w Wait) bool { return w.hasKey(key) })
+}
+
 // HasWaits reports whether any edge waits: one load, for the release
 // path.
 func (ws *Waits) HasWaits() bool { return len(ws.waits) > 0 }

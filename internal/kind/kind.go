@@ -28,19 +28,22 @@ func All() []Kind { return []Kind{Mutex, RWMutex, Once, WaitGroup, Cond} }
 
 // The capability bits of a kind.
 const (
-	lock       = 1 << iota // a lock: Lock and Unlock, a constructor New<Kind>
-	exclusive              // a write hold has one holder
-	readable               // can be held for reading
-	handsOff               // a read hold may be released by another goroutine
-	initWrites             // a lock of its own class may have an initialisation write
-	counts                 // a hold is a place in a count
+	lock          = 1 << iota // a lock: Lock and Unlock, a constructor New<Kind>
+	exclusive                 // a write hold has one holder
+	readable                  // can be held for reading
+	handsOff                  // a read hold may be released by another goroutine
+	initWrites                // a lock of its own class may have an initialisation write
+	counts                    // a hold is a place in a count
+	writesHandOff             // a write hold may be released by another goroutine
 )
 
 // caps holds the capabilities of each kind.
 var caps = [numKinds]uint8{
-	Mutex: lock | exclusive,
-	// An RUnlock may release a read hold another goroutine took.
-	RWMutex: lock | exclusive | readable | handsOff | initWrites,
+	// An Unlock may release a hold another goroutine took.
+	Mutex: lock | exclusive | writesHandOff,
+	// An RUnlock may release a read hold another goroutine took, and an
+	// Unlock a write hold.
+	RWMutex: lock | exclusive | readable | handsOff | initWrites | writesHandOff,
 	// Do's function runs with the Once held for writing, by one goroutine.
 	Once: exclusive,
 	// A function started by Go holds the group for reading, and releases
@@ -91,6 +94,11 @@ func (k Kind) Readable() bool { return k.has(readable) }
 // that did not take it. Edges from such holds wait for proof that the
 // hold is their goroutine's own (R12, R13).
 func (k Kind) HandsOff() bool { return k.has(handsOff) }
+
+// WritesHandOff reports whether a write hold may be released by a
+// goroutine that did not take it. Edges from such holds wait until the
+// goroutine that took the hold releases it itself (R23).
+func (k Kind) WritesHandOff() bool { return k.has(writesHandOff) }
 
 // InitWrites reports whether a lock of the kind, in a class of its own,
 // is eligible for initialisation writes (R11): only a class that can be

@@ -28,10 +28,10 @@ func TestStringIsTheTypeName(t *testing.T) {
 
 // What each primitive guarantees, as the rules ask it.
 func TestCapabilities(t *testing.T) {
-	type caps struct{ lock, exclusive, readable, handsOff, initWrites, counts bool }
+	type caps struct{ lock, exclusive, readable, handsOff, initWrites, counts, writesHandOff bool }
 	want := map[kind.Kind]caps{
-		kind.Mutex:     {lock: true, exclusive: true},
-		kind.RWMutex:   {lock: true, exclusive: true, readable: true, handsOff: true, initWrites: true},
+		kind.Mutex:     {lock: true, exclusive: true, writesHandOff: true},
+		kind.RWMutex:   {lock: true, exclusive: true, readable: true, handsOff: true, initWrites: true, writesHandOff: true},
 		kind.Once:      {exclusive: true},
 		kind.WaitGroup: {readable: true, counts: true},
 		kind.Cond:      {},
@@ -39,7 +39,7 @@ func TestCapabilities(t *testing.T) {
 		200:            {},
 	}
 	for k, w := range want {
-		got := caps{k.Lock(), k.Exclusive(), k.Readable(), k.HandsOff(), k.InitWrites(), k.Counts()}
+		got := caps{k.Lock(), k.Exclusive(), k.Readable(), k.HandsOff(), k.InitWrites(), k.Counts(), k.WritesHandOff()}
 		assert.Equal(t, w, got, "%v", k)
 	}
 }
@@ -52,5 +52,6 @@ func TestCapabilitiesAgree(t *testing.T) {
 		assert.False(t, k.Exclusive() && k.Counts(), "%v", k)
 		assert.False(t, k.HandsOff() && !k.Readable(), "%v", k)
 		assert.False(t, k.InitWrites() && !k.Readable(), "%v", k)
+		assert.False(t, k.WritesHandOff() && !k.Lock(), "%v", k) // only Unlock releases for another
 	}
 }

@@ -1,0 +1,130 @@
+package held_test
+
+import (
+	"testing"
+
+	"github.com/syncwatch/syncwatch/internal/chain"
+	"github.com/syncwatch/syncwatch/internal/class"
+	"github.com/syncwatch/syncwatch/internal/held"
+	"github.com/syncwatch/syncwatch/internal/kind"
+)
+
+// edgesOf returns the edges of one acquisition of to, chain key, from
+// each of froms as they stand now.
+func edgesOf(key chain.Key, to *class.Lock, froms ...*class.Lock) []held.Edge {
+	es := make([]held.Edge, len(froms))
+	for i, f := range froms {
+		es[i] = held.Edge{Key: key, From: f, To: to, Moves: f.Moves()}
+	}
+	return es
+}
+
+func heldBy(id int64, ls ...*class.Lock) {
+	for _, l := range ls {
+		l.SetHolder(id)
+	}
+}
+
+// An edge is proved by its own hold's release; the others wait on.
+func TestProvingReleasedProvesItsHoldsEdges(t *testing.T) {
+	var p held.Proving
+	a, b, c := class.New(nil, kind.Mutex, 1), class.New(nil, kind.Mutex, 2), class.New(nil, kind.Mutex, 3)
+	heldBy(7, a, b)
+	if _, ok := p.HoldEdges(edgesOf(10, c, a, b), 0); !ok {
+		t.Fatal("HoldEdges refused two edges")
+	}
+	if !p.ProvingKey(10, 0) || !p.WaitsOnKey(10) || p.ProvingEdges() != 2 {
+		t.Fatal("the acquisition's edges should wait")
+	}
+	p.Released(a, 0)
+	got := p.TakeProved()
+	if len(got) != 1 || got[0].From != a || got[0].To != c {
+		t.Fatalf("proved %v, want a -> c", got)
+	}
+	p.DoneProved()
+	if p.HasProved() {
+		t.Fatal("DoneProved forgets them")
+	}
+	if !p.WaitsOnKey(10) || p.ProvingEdges() != 1 {
+		t.Fatal("b -> c should still wait")
+	}
+	p.Released(b, 0)
+	if got := p.TakeProved(); len(got) != 1 || got[0].From != b {
+		t.Fatalf("proved %v, want b -> c", got)
+	}
+	if p.HasProving() || p.WaitsOnKey(10) || p.DroppedKey(10) {
+		t.Fatal("nothing should wait, nor be dropped")
+	}
+}
+
+// A hold released by another goroutine moves its lock's count of holder
+// changes: the edges seen under it, and every edge of their acquisitions,
+// are dropped, and the chain is remembered as dropped.
+func TestProvingDropsTheEdgesOfAHandedOffHold(t *testing.T) {
+	var p held.Proving
+	a, b, c := class.New(nil, kind.Mutex, 1), class.New(nil, kind.Mutex, 2), class.New(nil, kind.Mutex, 3)
+	heldBy(7, a, b)
+	p.HoldEdges(edgesOf(10, c, a, b), 0)
+	a.ClearHolder() // another goroutine unlocked a
+	if p.ProvingKey(10, 0) {
+		t.Fatal("an acquisition with an edge that no longer stands must be recorded again")
+	}
+	a.SetHolder(7) // the goroutine takes a again: a hold of its own, not the one the edge was seen under
+	p.Released(a, 0)
+	if got := p.TakeProved(); len(got) != 0 {
+		t.Fatalf("proved %v under a hold handed off", got)
+	}
+	if p.WaitsOnKey(10) || !p.DroppedKey(10) {
+		t.Fatal("the whole acquisition should be dropped, and remembered")
+	}
+	p.HoldEdges(edgesOf(10, c, a, b), 0)
+	if p.DroppedKey(10) {
+		t.Fatal("seen anew, the chain is no longer dropped")
+	}
+}
+
+// Edges of another epoch (before a Reset) are dropped, never proved.
+func TestProvingForgetsAnotherEpoch(t *testing.T) {
+	var p held.Proving
+	a, c := class.New(nil, kind.Mutex, 1), class.New(nil, kind.Mutex, 3)
+	heldBy(7, a)
+	p.HoldEdges(edgesOf(10, c, a), 0)
+	if p.ProvingKey(10, 1) {
+		t.Fatal("another epoch's edges stand for nothing")
+	}
+	p.Released(a, 1)
+	if got := p.TakeProved(); len(got) != 0 || p.HasProving() {
+		t.Fatalf("proved %v of another epoch", got)
+	}
+}
+
+// The bounds: an acquisition with too many edges is refused; past the
+// total, the oldest acquisitions' edges come back to be added at once.
+func TestProvingBounds(t *testing.T) {
+	var p held.Proving
+	to := class.New(nil, kind.Mutex, 1)
+	many := make([]*class.Lock, held.MaxProvingAt+1)
+	for i := range many {
+		many[i] = class.New(nil, kind.Mutex, uintptr(i+2))
+	}
+	heldBy(7, many...)
+	if _, ok := p.HoldEdges(edgesOf(1, to, many...), 0); ok {
+		t.Fatal("an acquisition past MaxProvingAt must be refused")
+	}
+	if p.HasProving() {
+		t.Fatal("a refused acquisition keeps nothing")
+	}
+	n := held.MaxProving / held.MaxProvingAt
+	for k := range n {
+		if out, ok := p.HoldEdges(edgesOf(chain.Key(k+2), to, many[:held.MaxProvingAt]...), 0); !ok || len(out) != 0 {
+			t.Fatalf("acquisition %d: ok %v, %d out", k, ok, len(out))
+		}
+	}
+	out, ok := p.HoldEdges(edgesOf(99, to, many[0]), 0)
+	if !ok || len(out) != 1 || len(out[0]) != held.MaxProvingAt || out[0][0].Key != 2 {
+		t.Fatalf("the oldest acquisition should come out: ok %v, %d", ok, len(out))
+	}
+	if p.ProvingEdges() > held.MaxProving || p.WaitsOnKey(2) || !p.DroppedKey(2) {
+		t.Fatal("past the bound: the oldest out, remembered as dropped")
+	}
+}
