@@ -39,8 +39,8 @@ func (e *Edge) live() bool { return e.From.Moves() == e.Moves }
 type Proving struct {
 	acqs   []*acquired // oldest first
 	byKey  map[chain.Key]*acquired
-	n      int // the edges of acqs
-	proved []Edge     // see Released; reused
+	n      int    // the edges of acqs
+	proved []Edge // see Released; reused
 	// dropped are the chains of the latest acquisitions whose edges were
 	// dropped unproved, in a ring: not to be cached until seen anew.
 	dropped  [maxDropped]chain.Key
