@@ -12,8 +12,9 @@
 //
 // In [ModeCheck] lockorder records which locks each goroutine holds when
 // it takes another. Two code paths that take the same locks in opposite
-// orders are reported the first time both have run. They need not have
-// run at the same time, and nothing need have hung:
+// orders are reported the first time both have run, at the Unlock that
+// ends the second order's outer lock. They need not have run at the same
+// time, and nothing need have hung:
 //
 //	// submit                 // reduce
 //	workers.Lock()            aggregation.Lock()
@@ -120,6 +121,12 @@
 // goroutine is blocked, which a server never is. lockorder reports the
 // inconsistent order itself, the first time both orders run, with the
 // locks, goroutines and stacks involved.
+//
+// An order counts only under a hold the goroutine released itself: a
+// Mutex unlocked by another goroutine (handed off), or never unlocked,
+// orders nothing it took later. A run that deadlocks on its first try is
+// reported by the wait-for monitor instead, as a long-wait, then as a
+// deadlock once it is proved.
 //
 // How the engine works, and the map of its package-level state, are in
 // docs/ENGINE.md of the syncwatch repository.

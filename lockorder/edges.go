@@ -108,7 +108,7 @@ func observe(gs *held.G, e held.Entry, st stack.ID, now time.Time) (obs []observ
 			o.FromLock = 0 // a hold that is not exclusive, or a read hold R-RW does not count
 		}
 		if !h.Read && h.Lock.Kind.WritesHandOff() {
-			proving = append(proving, held.Edge{From: h.Lock, To: e.Lock, Obs: o, Moves: h.Lock.Moves(), Epoch: epoch})
+			proving = append(proving, held.NewEdge(h.Lock, e.Lock, o, epoch))
 			continue
 		}
 		obs = append(obs, observed{from: h.Lock, o: o})
@@ -273,8 +273,12 @@ func addWaited(gs *held.G, es []held.Edge, vs []Violation) []Violation {
 		if e.Epoch != epoch {
 			continue // seen before a Reset
 		}
-		same := e.From.Class == e.To.Class
-		from, to := node(e.From, same), node(e.To, same)
+		f, t := e.Locks()
+		if f == nil {
+			continue // a lock collected: its nodes went with it
+		}
+		same := f.Class == t.Class
+		from, to := node(f, same), node(t, same)
 		if from == to {
 			continue
 		}

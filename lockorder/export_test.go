@@ -69,6 +69,9 @@ func ProvingEdges() int {
 	return gs.ProvingEdges()
 }
 
+// MaxProvingEdges bounds ProvingEdges.
+const MaxProvingEdges = held.MaxProving
+
 // MaxWaitingReadEdges bounds WaitingReadEdges.
 const MaxWaitingReadEdges = held.MaxWaiting
 

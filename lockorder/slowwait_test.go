@@ -110,3 +110,33 @@ func TestManyLongWaitsUnderOneRecord(t *testing.T) {
 	require.Len(t, vs, 1)
 	assert.True(t, vs[0].Expected, "all %d waits ended: %s", n, vs[0])
 }
+
+// A request type with a WaitGroup of its own, many requests waited on at
+// one line (a write queue behind a busy writer): one record for the line,
+// whatever group each waits on, its occurrences counted.
+func TestLongWaitsOnFreshGroupsAtOneLineAreOneRecord(t *testing.T) {
+	longWaits(t)
+	type request struct{ wg lockorder.WaitGroup }
+	const n = 20
+	reqs := make([]*request, n)
+	release := make(chan struct{})
+	done := make(chan struct{}, n)
+	for i := range reqs {
+		r := &request{}
+		r.wg.Add(1)
+		go func() { <-release; r.wg.Done() }() // the writer, busy
+		reqs[i] = r
+		go func() {
+			r.wg.Wait() // one line
+			done <- struct{}{}
+		}()
+	}
+	require.Eventually(t, func() bool { return lockorder.SlowWaitsFollowed() == n }, 30*time.Second, 5*time.Millisecond)
+	vs := only(lockorder.KindLongWait)
+	require.Len(t, vs, 1, "one record for the line, not one per group")
+	assert.Equal(t, n, vs[0].Instances)
+	close(release)
+	for range n {
+		<-done
+	}
+}

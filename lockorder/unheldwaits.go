@@ -71,7 +71,9 @@ func (wg *WaitGroup) keep(gs *held.G, e held.Entry, st stack.ID) bool {
 	}
 	obs, proving, _, _ := observe(gs, e, st, time.Now())
 	for _, p := range proving {
-		obs = append(obs, observed{from: p.From, o: p.Obs}) // added at the first Go, as they stand (RULES.md R22, R23)
+		if f, _ := p.Locks(); f != nil {
+			obs = append(obs, observed{from: f, o: p.Obs}) // added at the first Go, as they stand (RULES.md R22, R23)
+		}
 	}
 	if len(obs) == 0 {
 		return true

@@ -364,6 +364,9 @@ func waitViolation(kind Kind, f waitfor.Finding, what string) Violation {
 		top = v.Stack[0].String()
 	}
 	code := w.Object
+	if w.Class != "" {
+		code = w.Class // a Once's or a WaitGroup's: not the instance
+	}
 	if w.Lock != nil {
 		code = "-" // a zero-value lock: its place is the line below
 		if b := w.Lock.Label(); b.Class.Named {

@@ -491,22 +491,36 @@ func Trim() {
 // are as many such states as goroutines (and at least staleFloor): its
 // cost is spread over them, and a program that hands off no locks never
 // pays it. trimMu is held.
+//
+// The same dump finds the states of exited goroutines that still hold a
+// lock of their own, kept for the report that it was left held, whose
+// order edges wait for a release that cannot come (held.G.Heavy): their
+// edges are dropped (held.G.ForgetEdges), so that they keep no locks and
+// no memory.
 func dropExited() {
-	var cs []candidate
+	var cs, heavy []candidate
 	for i := range table {
 		s := &table[i]
-		if o, g := s.owner.Load(), s.g.Load(); o > 0 && o&dropped == 0 && g != nil && g.Stale() {
-			cs = append(cs, candidate{s, o, g, true})
+		if o, g := s.owner.Load(), s.g.Load(); o > 0 && o&dropped == 0 && g != nil {
+			if g.Stale() {
+				cs = append(cs, candidate{s, o, g, true})
+			} else if g.Heavy() {
+				heavy = append(heavy, candidate{s, o, g, true})
+			}
 		}
 	}
 	slowMu.Lock()
 	for o, s := range overflow {
-		if g := s.g.Load(); g != nil && g.Stale() {
-			cs = append(cs, candidate{s, o, g, false})
+		if g := s.g.Load(); g != nil {
+			if g.Stale() {
+				cs = append(cs, candidate{s, o, g, false})
+			} else if g.Heavy() {
+				heavy = append(heavy, candidate{s, o, g, false})
+			}
 		}
 	}
 	slowMu.Unlock()
-	if len(cs) < max(staleFloor, runtime.NumGoroutine()) {
+	if len(cs)+len(heavy) < max(staleFloor, runtime.NumGoroutine()) {
 		return
 	}
 	// Candidates listed before the dump: a goroutine that exits after it
@@ -514,6 +528,11 @@ func dropExited() {
 	// after the listing is not a candidate.
 	live := liveGoroutines()
 	dumps.Add(1)
+	for _, c := range heavy {
+		if !live[c.o] && c.s.g.Load() == c.g {
+			c.g.ForgetEdges() // exited: written for good before the dump
+		}
+	}
 	slowMu.Lock()
 	defer slowMu.Unlock()
 	for _, c := range cs {

@@ -105,6 +105,21 @@ func ReachableDeadHolds(states []*G, exited func(id int64) bool) []DeadHold {
 //go:norace
 func forgetExitedEdges(g *G) { g.Proving, g.Waits = Proving{}, Waits{} }
 
+// ForgetEdges is forgetExitedEdges, for internal/gls once a goroutine
+// dump shows g's goroutine gone.
+func (g *G) ForgetEdges() { forgetExitedEdges(g) }
+
+// heavyEdges is how many edges from write holds waiting on a goroutine
+// make its state worth a look at its goroutine's exit (Heavy).
+const heavyEdges = 64
+
+// Heavy reports whether many order edges wait on g (R23): if its
+// goroutine has exited holding a lock, they wait for good. Any goroutine
+// may call it; it reads a count without synchronisation, a hint.
+//
+//go:norace
+func (g *G) Heavy() bool { return g.Proving.n >= heavyEdges }
+
 // setExitedLock sets the lock of entry i of g, whose goroutine has
 // exited: see entriesOfExited.
 //

@@ -2,6 +2,7 @@ package held
 
 import (
 	"slices"
+	"weak"
 
 	"github.com/syncwatch/syncwatch/internal/chain"
 	"github.com/syncwatch/syncwatch/internal/class"
@@ -14,43 +15,79 @@ import (
 // release was that goroutine's, and the edges seen under it are no order
 // the code keeps.
 
-// An Edge is one order edge from a write hold waiting for its proof.
+// An Edge is one order edge from a write hold waiting for its proof. It
+// holds its locks weakly: an edge waiting keeps no lock alive (a lock
+// collected meanwhile ends the edge).
 type Edge struct {
 	// Key is the chain of the acquisition that saw the edge, salted as
 	// the chain cache keys it: cached once none of its edges waits.
 	Key chain.Key
-	// From is the lock held, To the lock acquired; Obs is the sighting,
-	// as the graph is to get it.
-	From, To *class.Lock
-	Obs      graph.Observation
-	// Moves is From.Moves() when the edge was seen: the hold is the same
-	// while that is unchanged (a release by another goroutine changes it).
+	// Obs is the sighting, as the graph is to get it.
+	Obs graph.Observation
+	// Moves is the held lock's Moves() when the edge was seen: the hold is
+	// the same while that is unchanged (a release by another goroutine
+	// changes it).
 	Moves uint64
 	// Epoch is the caller's epoch when the edge was seen (see Wait).
-	Epoch uint32
+	Epoch    uint32
+	fromID   uint64
+	from, to weak.Pointer[class.Lock]
 }
 
+// NewEdge returns the edge from a write hold of from into to, seen at obs
+// in epoch, from's hold as it stands now.
+func NewEdge(from, to *class.Lock, obs graph.Observation, epoch uint32) Edge {
+	return Edge{Obs: obs, Moves: from.Moves(), Epoch: epoch, fromID: from.ID, from: weak.Make(from), to: weak.Make(to)}
+}
+
+// Locks returns the lock held and the lock acquired, nil if either has
+// been collected.
+func (e *Edge) Locks() (from, to *class.Lock) {
+	from, to = e.from.Value(), e.to.Value()
+	if from == nil || to == nil {
+		return nil, nil
+	}
+	return from, to
+}
+
+// FromID returns the ID of the lock held.
+func (e *Edge) FromID() uint64 { return e.fromID }
+
 // live reports whether e still rests on the hold it was seen under.
-func (e *Edge) live() bool { return e.From.Moves() == e.Moves }
+func (e *Edge) live() bool {
+	f := e.from.Value()
+	return f != nil && f.Moves() == e.Moves
+}
 
 // Proving are the edges from write holds waiting on one goroutine. A G
 // embeds them; only its owner touches them. The zero value has nothing
 // waiting.
+//
+// Each edge is looked at when its hold is released (Released, by the
+// lock: byFrom), when its acquisition is seen again (ProvingKey, by the
+// chain: byKey), or when it is the oldest past the bound: never all at
+// once.
 type Proving struct {
-	acqs   []*acquired // oldest first
+	queue  []*acquired // oldest first; ended ones are skipped and compacted away
+	ended  int         // ended acquisitions still in queue
 	byKey  map[chain.Key]*acquired
-	n      int    // the edges of acqs
-	proved []Edge // see Released; reused
-	// dropped are the chains of the latest acquisitions whose edges were
-	// dropped unproved, in a ring: not to be cached until seen anew.
+	byFrom map[uint64][]*acquired // by the ID of the lock held
+	n      int    // the edges waiting
+	proved []Edge // see Released and DoneProved
+	// dropped are the chains of the latest acquisitions one of whose
+	// edges was dropped unproved, in a ring: not to be cached until seen
+	// anew.
 	dropped  [maxDropped]chain.Key
 	nextDrop int
 }
 
-// acquired is the edges of one acquisition waiting: all of its chain key.
+// acquired is the edges of one acquisition that wait: all of its chain
+// key.
 type acquired struct {
 	key   chain.Key
+	epoch uint32
 	edges []Edge
+	over  bool // ended: every edge proved or dropped, or seen anew
 }
 
 // maxDropped bounds the chains Proving remembers dropping. A chain
@@ -61,65 +98,122 @@ const maxDropped = 8
 // MaxProving bounds the edges from write holds that wait on one
 // goroutine, and MaxProvingAt those of one acquisition. An acquisition
 // with more is not held back: its edges are added at once, as though the
-// holds were proved. Past MaxProving, the oldest acquisitions' edges are
-// added at once too (HoldEdges returns them). A deep nesting released in
-// order needs about n²/2 at its deepest; a goroutine that takes many
-// locks under a lock it never releases keeps its newest edges waiting.
+// holds were proved. Past MaxProving, the oldest acquisitions' edges
+// whose holds stand are added at once too (HoldEdges returns them). A
+// deep nesting released in order needs about n²/2 at its deepest.
 const (
-	MaxProving   = 4096
-	MaxProvingAt = 1024
+	MaxProving   = 512
+	MaxProvingAt = 128
 )
 
 // HoldEdges keeps es, the edges from write holds of one acquisition (all
-// with the same Key), after dropping the edges that no longer stand, the
-// edges of another epoch than epoch, and any waiting for the same Key (es
-// sees them anew). It reports false, keeping nothing, if es has more than
-// MaxProvingAt edges. To stay within MaxProving it takes out the oldest
-// acquisitions' edges and returns them, for the caller to add at once.
-// It keeps es itself: the caller must not change it.
+// with the same Key and Epoch), in place of any waiting for the same Key
+// (es sees them anew). It reports false, keeping nothing, if es has more
+// than MaxProvingAt edges. To stay within MaxProving it takes out the
+// oldest acquisitions and returns their edges that still stand, for the
+// caller to add at once. It keeps es itself: the caller must not change
+// it.
 func (p *Proving) HoldEdges(es []Edge, epoch uint32) (out [][]Edge, ok bool) {
 	if len(es) == 0 {
 		return nil, true
 	}
 	key := es[0].Key
-	p.sweep(epoch, key)
+	if a := p.byKey[key]; a != nil {
+		p.end(a)
+	}
 	p.undrop(key)
 	if len(es) > MaxProvingAt {
 		return nil, false
 	}
-	drop := 0
-	for p.n+len(es) > MaxProving {
-		a := p.acqs[drop]
-		delete(p.byKey, a.key)
-		out = append(out, a.edges)
-		p.n -= len(a.edges)
+	for len(p.queue) > 0 && p.n+len(es) > MaxProving {
+		a := p.queue[0]
+		p.queue[0] = nil
+		p.queue = p.queue[1:]
+		if a.over {
+			p.ended--
+			continue
+		}
+		var live []Edge
+		for _, e := range a.edges {
+			if e.Epoch == epoch && e.live() {
+				live = append(live, e)
+			}
+		}
+		if len(live) > 0 {
+			out = append(out, live)
+		}
 		p.remember(a.key) // so that a read edge's proof does not cache it
-		drop++
+		p.retire(a)
 	}
-	p.acqs = slices.Delete(p.acqs, 0, drop)
-	a := &acquired{key, es}
-	p.acqs = append(p.acqs, a)
+	a := &acquired{key: key, epoch: epoch, edges: es}
+	p.queue = append(p.queue, a)
 	if p.byKey == nil {
 		p.byKey = make(map[chain.Key]*acquired)
+		p.byFrom = make(map[uint64][]*acquired)
 	}
 	p.byKey[key] = a
+	for i, e := range es {
+		if i == 0 || !slices.ContainsFunc(es[:i], func(f Edge) bool { return f.fromID == e.fromID }) {
+			as := p.byFrom[e.fromID]
+			if len(as) >= 64 && len(as)%64 == 0 {
+				as = slices.DeleteFunc(as, func(a *acquired) bool { return a.over })
+			}
+			p.byFrom[e.fromID] = append(as, a)
+		}
+	}
 	p.n += len(es)
 	return out, true
+}
+
+// end ends a, which is in the queue: its edges no longer wait. Once
+// most of the queue has ended, the queue and byFrom are compacted.
+func (p *Proving) end(a *acquired) {
+	if a.over {
+		return
+	}
+	p.retire(a)
+	p.ended++
+	if p.ended > 32 && p.ended > len(p.queue)/2 {
+		p.compact()
+	}
+}
+
+// retire marks a ended and forgets its edges.
+func (p *Proving) retire(a *acquired) {
+	a.over = true
+	p.n -= len(a.edges)
+	a.edges = nil
+	if p.byKey[a.key] == a {
+		delete(p.byKey, a.key)
+	}
+}
+
+// compact drops the ended acquisitions from the queue and from byFrom,
+// and the locks byFrom has nothing left for.
+func (p *Proving) compact() {
+	over := func(a *acquired) bool { return a.over }
+	p.queue = slices.DeleteFunc(p.queue, over)
+	p.ended = 0
+	for l, as := range p.byFrom {
+		if as = slices.DeleteFunc(as, over); len(as) == 0 {
+			delete(p.byFrom, l)
+		} else {
+			p.byFrom[l] = as
+		}
+	}
 }
 
 // ProvingKey reports whether edges of chain key of the given epoch wait,
 // all standing: the acquisition need not be recorded again. One length
 // test when nothing waits.
 func (p *Proving) ProvingKey(key chain.Key, epoch uint32) bool {
-	if len(p.acqs) == 0 {
+	if p.n == 0 {
 		return false
 	}
 	a := p.byKey[key]
-	return a != nil && a.edges[0].Epoch == epoch && a.live()
-}
-
-// live reports whether every edge of a still stands.
-func (a *acquired) live() bool {
+	if a == nil || a.epoch != epoch {
+		return false
+	}
 	for i := range a.edges {
 		if !a.edges[i].live() {
 			return false
@@ -130,13 +224,11 @@ func (a *acquired) live() bool {
 
 // WaitsOnKey reports whether an edge of chain key waits: the chain must
 // not be cached yet.
-func (p *Proving) WaitsOnKey(key chain.Key) bool {
-	return p.byKey[key] != nil
-}
+func (p *Proving) WaitsOnKey(key chain.Key) bool { return p.byKey[key] != nil }
 
 // HasProving reports whether any edge waits: one load, for the release
 // path.
-func (p *Proving) HasProving() bool { return len(p.acqs) > 0 }
+func (p *Proving) HasProving() bool { return p.n > 0 }
 
 // ProvingEdges returns the number of edges waiting.
 func (p *Proving) ProvingEdges() int { return p.n }
@@ -144,33 +236,37 @@ func (p *Proving) ProvingEdges() int { return p.n }
 // Released is called when the goroutine itself releases a write hold of
 // l that was still its own, before anything else can take l. The edges
 // that waited on that hold are proved: TakeProved returns them. Edges of
-// l seen under an earlier hold, and edges of another epoch, are dropped,
-// with every edge of the acquisitions they belong to.
+// l seen under an earlier hold (l's count of holder changes moved since),
+// or of another epoch than epoch, are dropped, and their chains
+// remembered as dropped. It costs in the edges of l's acquisitions only.
 func (p *Proving) Released(l *class.Lock, epoch uint32) {
-	if len(p.acqs) == 0 {
+	as := p.byFrom[l.ID]
+	if len(as) == 0 {
 		return
 	}
-	p.sweep(epoch, 0)
-	kept := p.acqs[:0]
-	for _, a := range p.acqs {
+	delete(p.byFrom, l.ID)
+	for _, a := range as {
+		if a.over {
+			continue
+		}
 		left := a.edges[:0]
 		for _, e := range a.edges {
-			if e.From == l {
-				p.proved = append(p.proved, e)
-			} else {
+			switch {
+			case e.fromID != l.ID:
 				left = append(left, e)
+			case e.Epoch == epoch && e.live():
+				p.proved = append(p.proved, e)
+			default:
+				p.remember(a.key)
 			}
 		}
 		clear(a.edges[len(left):])
 		p.n -= len(a.edges) - len(left)
-		if a.edges = left; len(left) > 0 {
-			kept = append(kept, a)
-		} else {
-			delete(p.byKey, a.key)
+		if a.edges = left; len(left) == 0 {
+			a.edges = a.edges[:0:0]
+			p.end(a)
 		}
 	}
-	clear(p.acqs[len(kept):])
-	p.acqs = kept
 }
 
 // TakeProved returns the edges Released proved. The caller calls
@@ -188,35 +284,13 @@ func (p *Proving) DoneProved() {
 // returned yet.
 func (p *Proving) HasProved() bool { return len(p.proved) > 0 }
 
-// DroppedKey reports whether the edges of chain key were dropped unproved
+// DroppedKey reports whether an edge of chain key was dropped unproved
 // lately: the chain must not be cached.
 func (p *Proving) DroppedKey(key chain.Key) bool {
 	return key != 0 && slices.Contains(p.dropped[:], key)
 }
 
-// sweep drops the acquisitions with an edge that no longer stands or is
-// of another epoch than epoch, and the one of key (0: none), which is seen
-// anew.
-func (p *Proving) sweep(epoch uint32, key chain.Key) {
-	kept := p.acqs[:0]
-	for _, a := range p.acqs {
-		switch {
-		case a.key == key:
-			p.n -= len(a.edges)
-			delete(p.byKey, a.key)
-		case a.edges[0].Epoch != epoch || !a.live():
-			p.n -= len(a.edges)
-			delete(p.byKey, a.key)
-			p.remember(a.key)
-		default:
-			kept = append(kept, a)
-		}
-	}
-	clear(p.acqs[len(kept):])
-	p.acqs = kept
-}
-
-// remember records that the edges of chain key were dropped unproved.
+// remember records that an edge of chain key was dropped unproved.
 func (p *Proving) remember(key chain.Key) {
 	if !p.DroppedKey(key) {
 		p.dropped[p.nextDrop] = key
@@ -224,7 +298,7 @@ func (p *Proving) remember(key chain.Key) {
 	}
 }
 
-// undrop forgets that the edges of chain key were dropped: they are seen
+// undrop forgets that edges of chain key were dropped: they are seen
 // anew.
 func (p *Proving) undrop(key chain.Key) {
 	if i := slices.Index(p.dropped[:], key); i >= 0 {

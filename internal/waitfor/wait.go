@@ -65,6 +65,10 @@ type Wait struct {
 	// and ObjectID identifies it.
 	Object   string
 	ObjectID uint64
+	// Class names what every instance of the awaited object's kind made
+	// at one place or under one name shares (a Once's or a WaitGroup's
+	// class), or is empty: reports are keyed by it, one per place.
+	Class string
 	// Detail adds facts, e.g. "rank 3, generation 41".
 	Detail string
 	// Lock is the lock waited for, for lock waits.

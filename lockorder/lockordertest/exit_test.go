@@ -33,7 +33,9 @@ var (
 // outlive it, as real tests' goroutines do, then returns.
 var exitScenarios = map[string]func(){
 	// A goroutine is still waiting for a lock, to take the locks in the
-	// other order, when the tests return: VerifyTestMain waits for it.
+	// other order, when the tests return, behind a holder still at work:
+	// VerifyTestMain waits for them, and the order is reported at the
+	// straggler's Unlock of its outer lock (RULES.md R23).
 	"straggler": func() {
 		a, b := lockorder.NewMutex("sA"), lockorder.NewMutex("sB")
 		a.Lock()
@@ -44,7 +46,9 @@ var exitScenarios = map[string]func(){
 		go func() {
 			a.Lock()
 			close(held)
-			time.Sleep(300 * time.Millisecond)
+			for start := time.Now(); time.Since(start) < 300*time.Millisecond; {
+				// at work, running: the check waits for it
+			}
 			a.Unlock()
 		}()
 		<-held
