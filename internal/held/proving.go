@@ -72,8 +72,8 @@ type Proving struct {
 	ended  int         // ended acquisitions still in queue
 	byKey  map[chain.Key]*acquired
 	byFrom map[uint64][]*acquired // by the ID of the lock held
-	n      int    // the edges waiting
-	proved []Edge // see Released and DoneProved
+	n      int                    // the edges waiting
+	proved []Edge                 // see Released and DoneProved
 	// dropped are the chains of the latest acquisitions one of whose
 	// edges was dropped unproved, in a ring: not to be cached until seen
 	// anew.
