@@ -305,7 +305,8 @@ func provedWrites(gs *held.G) {
 	for _, e := range es {
 		if k := e.Key; !slices.Contains(keys, k) {
 			keys = append(keys, k)
-			if e.Epoch == readEpoch.Load() && !gs.WaitsOnKey(k) && !gs.WaitsForKey(k) && !gs.DroppedKey(k) {
+			lost := slices.ContainsFunc(es, func(f held.Edge) bool { return f.Key == k && f.Lost() })
+			if !lost && e.Epoch == readEpoch.Load() && !gs.WaitsOnKey(k) && !gs.WaitsForKey(k) && !gs.DroppedKey(k) {
 				chains.Add(k, me) // salted when it waited: see readWaitKey
 			}
 		}

@@ -32,7 +32,15 @@ type Edge struct {
 	Epoch    uint32
 	fromID   uint64
 	from, to weak.Pointer[class.Lock]
+	// lost is set on an edge Released proves whose acquisition had lost
+	// an edge, dropped unproved: its chain must not be cached.
+	lost bool
 }
+
+// Lost reports whether the acquisition the edge was proved for lost an
+// edge unproved: its chain must not be cached (it is recorded anew when
+// seen again).
+func (e *Edge) Lost() bool { return e.lost }
 
 // NewEdge returns the edge from a write hold of from into to, seen at obs
 // in epoch, from's hold as it stands now.
@@ -88,6 +96,7 @@ type acquired struct {
 	epoch uint32
 	edges []Edge
 	over  bool // ended: every edge proved or dropped, or seen anew
+	lost  bool // an edge was dropped unproved: seen again, it is recorded anew
 }
 
 // maxDropped bounds the chains Proving remembers dropping. A chain
@@ -142,7 +151,10 @@ func (p *Proving) HoldEdges(es []Edge, epoch uint32) (out [][]Edge, ok bool) {
 		if len(live) > 0 {
 			out = append(out, live)
 		}
-		p.remember(a.key) // so that a read edge's proof does not cache it
+		if a.lost || len(live) < len(a.edges) {
+			p.remember(a.key) // so that a read edge's proof does not cache it
+		}
+		p.unindex(a)
 		p.retire(a)
 	}
 	a := &acquired{key: key, epoch: epoch, edges: es}
@@ -175,6 +187,21 @@ func (p *Proving) end(a *acquired) {
 	p.ended++
 	if p.ended > 32 && p.ended > len(p.queue)/2 {
 		p.compact()
+	}
+}
+
+// unindex takes a, out of the queue, out of byFrom.
+func (p *Proving) unindex(a *acquired) {
+	for i, e := range a.edges {
+		if i > 0 && slices.ContainsFunc(a.edges[:i], func(f Edge) bool { return f.fromID == e.fromID }) {
+			continue
+		}
+		as := slices.DeleteFunc(p.byFrom[e.fromID], func(b *acquired) bool { return b == a })
+		if len(as) == 0 {
+			delete(p.byFrom, e.fromID)
+		} else {
+			p.byFrom[e.fromID] = as
+		}
 	}
 }
 
@@ -211,7 +238,7 @@ func (p *Proving) ProvingKey(key chain.Key, epoch uint32) bool {
 		return false
 	}
 	a := p.byKey[key]
-	if a == nil || a.epoch != epoch {
+	if a == nil || a.epoch != epoch || a.lost {
 		return false
 	}
 	for i := range a.edges {
@@ -255,8 +282,10 @@ func (p *Proving) Released(l *class.Lock, epoch uint32) {
 			case e.fromID != l.ID:
 				left = append(left, e)
 			case e.Epoch == epoch && e.live():
+				e.lost = a.lost
 				p.proved = append(p.proved, e)
 			default:
+				a.lost = true
 				p.remember(a.key)
 			}
 		}
