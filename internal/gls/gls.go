@@ -520,7 +520,14 @@ func dropExited() {
 		}
 	}
 	slowMu.Unlock()
-	if len(cs)+len(heavy) < max(staleFloor, runtime.NumGoroutine()) {
+	// A heavy state counts for its edges, 16 to a state: the dump is
+	// worth it once the states to drop, or the edges to forget, are
+	// many for the goroutines it stops.
+	weight := len(cs)
+	for _, c := range heavy {
+		weight += c.g.HeavyEdges() / 16
+	}
+	if weight < max(staleFloor, runtime.NumGoroutine()) {
 		return
 	}
 	// Candidates listed before the dump: a goroutine that exits after it

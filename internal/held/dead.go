@@ -120,6 +120,12 @@ const heavyEdges = 64
 //go:norace
 func (g *G) Heavy() bool { return g.Proving.n >= heavyEdges }
 
+// HeavyEdges returns how many order edges wait on g, read as Heavy reads
+// it.
+//
+//go:norace
+func (g *G) HeavyEdges() int { return g.Proving.n }
+
 // setExitedLock sets the lock of entry i of g, whose goroutine has
 // exited: see entriesOfExited.
 //

@@ -111,8 +111,8 @@ const maxDropped = 8
 // whose holds stand are added at once too (HoldEdges returns them). A
 // deep nesting released in order needs about n²/2 at its deepest.
 const (
-	MaxProving   = 512
-	MaxProvingAt = 128
+	MaxProving   = 4096
+	MaxProvingAt = 1024
 )
 
 // HoldEdges keeps es, the edges from write holds of one acquisition (all
@@ -142,19 +142,21 @@ func (p *Proving) HoldEdges(es []Edge, epoch uint32) (out [][]Edge, ok bool) {
 			p.ended--
 			continue
 		}
-		var live []Edge
+		p.unindex(a)
+		n := len(a.edges)
+		live := a.edges[:0] // a's own: filtered in place
 		for _, e := range a.edges {
 			if e.Epoch == epoch && e.live() {
 				live = append(live, e)
 			}
 		}
+		clear(a.edges[len(live):])
 		if len(live) > 0 {
 			out = append(out, live)
 		}
-		if a.lost || len(live) < len(a.edges) {
+		if a.lost || len(live) < n {
 			p.remember(a.key) // so that a read edge's proof does not cache it
 		}
-		p.unindex(a)
 		p.retire(a)
 	}
 	a := &acquired{key: key, epoch: epoch, edges: es}
