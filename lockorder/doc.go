@@ -124,9 +124,9 @@
 //
 // An order counts only under a hold the goroutine released itself: a
 // Mutex unlocked by another goroutine (handed off), or never unlocked,
-// orders nothing it took later. A run that deadlocks on its first try is
-// reported by the wait-for monitor instead, as a long-wait, then as a
-// deadlock once it is proved.
+// orders nothing it took later. A run that deadlocks on its first try
+// never unlocks: its orders are reported once the wait-for monitor has
+// proved the deadlock, just before the deadlock itself.
 //
 // How the engine works, and the map of its package-level state, are in
 // docs/ENGINE.md of the syncwatch repository.

@@ -45,7 +45,7 @@ func recordEdges(gs *held.G, e held.Entry, st stack.ID) {
 		vs = append(vs, cycleViolation(c, gs.ID(), st))
 	}
 	for _, es := range append(now, older...) {
-		vs = addWaited(gs, es, vs)
+		vs = addWaited(gs.ID(), es, vs)
 	}
 	if !e.Read && e.Lock.Class.Gated() {
 		vs = append(vs, narrowWriters(e.Lock.Class, writers)...)
@@ -265,9 +265,10 @@ func holdWriteEdges(gs *held.G, e held.Entry, es []held.Edge) ([][]held.Edge, bo
 	return out, true
 }
 
-// addWaited adds es, edges from write holds that waited on gs, appending
-// the reports of the cycles they close to vs. Called with eng.mu held.
-func addWaited(gs *held.G, es []held.Edge, vs []Violation) []Violation {
+// addWaited adds es, edges from write holds that waited on goroutine gid,
+// appending the reports of the cycles they close to vs. Called with
+// eng.mu held.
+func addWaited(gid int64, es []held.Edge, vs []Violation) []Violation {
 	epoch := readEpoch.Load()
 	for _, e := range es {
 		if e.Epoch != epoch {
@@ -283,7 +284,7 @@ func addWaited(gs *held.G, es []held.Edge, vs []Violation) []Violation {
 			continue
 		}
 		if _, _, c := eng.graph.Add(from, to, e.Obs, canBlock); c != nil {
-			vs = append(vs, cycleViolation(c, gs.ID(), stack.ID(e.Obs.Stack)))
+			vs = append(vs, cycleViolation(c, gid, stack.ID(e.Obs.Stack)))
 		}
 	}
 	return vs
@@ -300,7 +301,7 @@ func provedWrites(gs *held.G) {
 	}
 	me := clockOf(gs).Serial
 	eng.mu.Lock()
-	vs := addWaited(gs, es, nil)
+	vs := addWaited(gs.ID(), es, nil)
 	var keys []chain.Key
 	for _, e := range es {
 		if k := e.Key; !slices.Contains(keys, k) {

@@ -147,6 +147,12 @@ func Violations() []Violation {
 	return out
 }
 
+// NotKept returns how many distinct violations, not Expected, were
+// reported (delivered to the handler or printed) but not kept for
+// [Violations], which holds at most 10,000, since the program started or
+// [Reset] was last called.
+func NotKept() int { return records.Dropped() }
+
 // Reset forgets the lock-order graph, the chain cache and the recorded
 // violations, so that a test starts from a clean slate, and frees the
 // named classes no live mutex belongs to. The configuration and the locks

@@ -13,5 +13,8 @@ func ReportContext(ctx context.Context, v Violation) {}
 // Violations returns nil.
 func Violations() []Violation { return nil }
 
+// NotKept returns 0.
+func NotKept() int { return 0 }
+
 // Reset does nothing.
 func Reset() {}

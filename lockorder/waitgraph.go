@@ -78,6 +78,11 @@ func beginLockWait(gs *held.G, gid int64, l *class.Lock, read, bounded bool, sta
 	if gs != nil {
 		w.HolderKnown = true
 		w.Holds = holdsOf(gs, 1)
+		if gs.HasProving() {
+			if es := gs.Into(l); len(es) > 0 {
+				w.Held = es // taken if the wait is proved a deadlock (R23)
+			}
+		}
 	}
 	return waitfor.BeginAt(w, start)
 }
@@ -114,6 +119,7 @@ func reportFinding(f waitfor.Finding) {
 	var v Violation
 	switch f.Kind {
 	case waitfor.Deadlock:
+		provedByDeadlock(f)
 		v = deadlockViolation(f)
 	case waitfor.Blocked:
 		v = blockedViolation(f)
@@ -132,6 +138,29 @@ func reportFinding(f waitfor.Finding) {
 	publishFromMonitor(v)
 	if f.Proof() != "" && (v.Kind == KindDeadlock || v.Kind == KindRecursiveLock) {
 		actOnDeadlock(c, v)
+	}
+}
+
+// provedByDeadlock adds the order edges that waited on the goroutines of
+// a deadlock f for their own releases (RULES.md R23): the proof says that
+// none of them will release anything, so each holds its locks, its own,
+// across the wait for good, as a release by itself would have shown. The
+// cycles they close are reported before the deadlock, as they would have
+// been had the goroutines once got through.
+func provedByDeadlock(f waitfor.Finding) {
+	if f.Proof() == "" {
+		return
+	}
+	var vs []Violation
+	eng.mu.Lock()
+	for _, w := range f.Waits {
+		if es, ok := w.Held.([]held.Edge); ok {
+			vs = addWaited(w.Goroutine, es, vs)
+		}
+	}
+	eng.mu.Unlock()
+	for _, v := range vs {
+		publishFromMonitor(v)
 	}
 }
 

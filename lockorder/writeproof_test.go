@@ -3,7 +3,11 @@
 package lockorder_test
 
 import (
+	"runtime"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -169,4 +173,41 @@ func TestWriteEdgesWaitingAreBounded(t *testing.T) {
 		}
 		assert.LessOrEqual(t, lockorder.ProvingEdges(), lockorder.MaxProvingEdges)
 	})
+}
+
+// A run that deadlocks on its first try never unlocks: the monitor's
+// proof of the deadlock proves the orders the goroutines held back, and
+// the cycle is reported before the deadlock, with both acquisitions'
+// stacks.
+func TestWriteEdgesOfADeadlockAreProvedByIt(t *testing.T) {
+	reportDeadlocks(t)
+	a, b := lockorder.NewMutex("wp5-A"), lockorder.NewMutex("wp5-B")
+	var rescued atomic.Bool
+	held := make(chan struct{}, 2)
+	var wg sync.WaitGroup
+	order := func(x, y *lockorder.Mutex) {
+		x.Lock()
+		held <- struct{}{}
+		for len(held) < 2 {
+			runtime.Gosched()
+		}
+		y.Lock()
+		y.Unlock()
+		if x != a || !rescued.Load() { // a is unlocked for it below
+			x.Unlock()
+		}
+	}
+	wg.Go(func() { order(a, b) })
+	wg.Go(func() { order(b, a) })
+	d := awaitKind(t, lockorder.KindDeadlock, time.Minute)
+	vs := only(lockorder.KindCycle)
+	require.Len(t, vs, 1, "proved by the deadlock")
+	assert.Less(t, vs[0].ID, d.ID, "reported before the deadlock")
+	for _, e := range vs[0].Cycle {
+		require.NotEmpty(t, e.Stack)
+		assert.Contains(t, e.Stack[0].Function, "TestWriteEdgesOfADeadlockAreProvedByIt")
+	}
+	rescued.Store(true)
+	a.Unlock() // break it: sync lets any goroutine unlock
+	wg.Wait()
 }

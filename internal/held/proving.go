@@ -300,6 +300,28 @@ func (p *Proving) Released(l *class.Lock, epoch uint32) {
 	}
 }
 
+// Into returns copies of the edges into to that wait and stand, for a
+// goroutine about to wait for to: if the wait is proved a deadlock, no
+// release can come, and the holds they rest on are the goroutine's own
+// for good (see lockorder's provedByDeadlock).
+func (p *Proving) Into(to *class.Lock) []Edge {
+	if p.n == 0 {
+		return nil
+	}
+	var out []Edge
+	for _, a := range p.queue {
+		if a == nil || a.over {
+			continue
+		}
+		for _, e := range a.edges {
+			if e.to.Value() == to && e.live() {
+				out = append(out, e)
+			}
+		}
+	}
+	return out
+}
+
 // TakeProved returns the edges Released proved. The caller calls
 // DoneProved once it is done with them.
 func (p *Proving) TakeProved() []Edge { return p.proved }

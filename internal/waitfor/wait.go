@@ -89,6 +89,11 @@ type Wait struct {
 	// keep the waited-for object reachable (the table of waits is a
 	// global), or the runtime could not prove its waiter leaked.
 	Count func() (int64, bool)
+	// Held are what the waiting goroutine's order checker holds back
+	// until a release that a deadlock would never let come (lockorder's
+	// edges from its holds into Lock), for the checker to take once the
+	// wait is proved part of a deadlock; nil if none.
+	Held any
 	// Bounded marks a wait that ends by itself (a timeout or a context
 	// that can be cancelled): a cycle through it is not a deadlock, it is
 	// broken when the wait gives up.

@@ -77,6 +77,7 @@ func TestViewInABrowser(t *testing.T) {
 	t.Cleanup(func() { goleak.VerifyNone(t) })
 	lockorder.Reset() // the page's graph is this test's alone (go test -count)
 	abba(t, "worker_lock", "aggregation_lock")
+	awaitProof(t, "worker_lock")
 	stall(t, "inference")
 
 	mux := http.NewServeMux()

@@ -5,6 +5,7 @@ package debughttp_test
 import (
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -75,6 +76,22 @@ func abba(t *testing.T, nameA, nameB string) {
 	})
 	require.Eventually(t, func() bool { return len(debughttp.CheckHealth().Deadlocks) > 0 }, 20*time.Second, 10*time.Millisecond,
 		"the cycle lasts the grace period")
+}
+
+// awaitProof waits until lockorder's monitor has proved the deadlock on
+// the lock named name (every goroutine blocked across its grace period):
+// the order edges the deadlocked goroutines held back for their own
+// Unlocks (RULES.md R23) are in the lock-order graph from then on.
+func awaitProof(t *testing.T, name string) {
+	t.Helper()
+	require.Eventually(t, func() bool {
+		for _, v := range lockorder.Violations() {
+			if v.Kind == lockorder.KindCycle && strings.Contains(v.Message, name) {
+				return true
+			}
+		}
+		return false
+	}, time.Minute, 100*time.Millisecond, "the deadlock is proved, and its orders with it")
 }
 
 // stall makes loop name stall: its goroutine blocks, with a job pending,

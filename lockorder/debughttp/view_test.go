@@ -44,6 +44,7 @@ func state(t *testing.T, h http.Handler) debughttp.State {
 func TestViewShowsTheDeadlock(t *testing.T) {
 	t.Cleanup(func() { goleak.VerifyNone(t) })
 	abba(t, "view_a", "view_b")
+	awaitProof(t, "view_a")
 	h := debughttp.View()
 
 	st := state(t, h)

@@ -163,6 +163,9 @@ var (
 	// another violation was first recorded must not hide that one. It
 	// holds only the violations Violations still returns.
 	shown = map[uint64]uint64{}
+	// notKept is lockorder.NotKept when a check last looked: those past
+	// it count once, as shown does for the violations kept.
+	notKept int
 )
 
 // Find returns an error describing every violation that counts, or nil.
@@ -189,11 +192,21 @@ func (o *options) find() error {
 		}
 	}
 	shown = now
-	if len(found) == 0 {
+	lost := lockorder.NotKept()
+	if lost < notKept {
+		notKept = 0 // a Reset since
+	}
+	if len(found) == 0 && lost <= notKept {
 		return nil
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "lockordertest: found %d violation(s):\n", len(found))
+	if lost > notKept {
+		// Reported while the tests ran (their one-line reports are
+		// above), and failing, but past what lockorder keeps.
+		fmt.Fprintf(&b, "(and %d more reported while the tests ran, not kept: lockorder keeps 10,000)\n", lost-notKept)
+		notKept = lost
+	}
 	for _, v := range found {
 		b.WriteString("\n")
 		if name := v.Test; name != "" {

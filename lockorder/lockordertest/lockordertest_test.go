@@ -168,3 +168,33 @@ func ExampleVerifyNone() {
 	fmt.Println(len(t.errs))
 	// Output: 0
 }
+
+// Past the 10,000 violations lockorder keeps, more are still reported as
+// they happen, and the check says how many it cannot list: it never
+// passes over one.
+func TestFindCountsViolationsNotKept(t *testing.T) {
+	setup(t)
+	t.Cleanup(lockorder.Reset) // 10,001 records: not for the next test
+	const kept = 10_000
+	for i := range kept + 3 {
+		lockorder.Report(lockorder.Violation{Kind: "custom", Source: "test", Message: fmt.Sprintf("finding %d", i)})
+	}
+	if n := lockorder.NotKept(); n != 3 {
+		t.Fatalf("NotKept() = %d, want 3", n)
+	}
+	err := lockordertest.Find()
+	if err == nil {
+		t.Fatal("the check passed")
+	}
+	if !strings.Contains(err.Error(), "and 3 more reported while the tests ran, not kept") {
+		t.Fatalf("the check does not say what it could not list:\n%.300s", err)
+	}
+	lockorder.Report(lockorder.Violation{Kind: "custom", Source: "test", Message: "one more"})
+	err = lockordertest.Find()
+	if err == nil || !strings.Contains(err.Error(), "and 1 more") {
+		t.Fatalf("a violation not kept after the last check must fail the next one, alone: %v", err)
+	}
+	if err := lockordertest.Find(); err != nil {
+		t.Fatalf("each counts once: %.300s", err)
+	}
+}
