@@ -230,17 +230,11 @@ func (m *Mutex) unlockSlow() {
 				return
 			}
 		} else if proved != nil {
-			m.unlockSync()
+			unlockSync(&m.mu) // rings a LockContext that may wait for m
 			finishRelease(proved)
 			return
 		}
 	}
-	m.unlockSync()
-}
-
-// unlockSync unlocks m's sync.Mutex, ringing a LockContext that may wait
-// for it.
-func (m *Mutex) unlockSync() {
 	if ctxwait.Waiting() {
 		unlockSync(&m.mu) // a LockContext may wait for m: see ctxwait.go
 		return

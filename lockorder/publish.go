@@ -6,8 +6,10 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -89,9 +91,13 @@ func publishNew(ctx context.Context, v Violation) bool {
 			kept.countTest(test)
 		}
 	}
+	dropped := store.Dropped()
 	if !store.AddGrouped(v.Key, v.instance, v, number, merge) {
 		flight.discard()
 		return false
+	}
+	if store == &records && store.Dropped() > dropped {
+		countNotKept(&v) // new, but past what is kept
 	}
 	c := cfg.Load()
 	emitSpan(ctx, c, v)
@@ -147,11 +153,32 @@ func Violations() []Violation {
 	return out
 }
 
-// NotKept returns how many distinct violations, not Expected, were
-// reported (delivered to the handler or printed) but not kept for
-// [Violations], which holds at most 10,000, since the program started or
-// [Reset] was last called.
-func NotKept() int { return records.Dropped() }
+// NotKept returns, by kind, how many distinct violations, not Expected,
+// were reported (delivered to the handler or printed) but not kept for
+// [Violations], which holds at most 10,000 (since the program started or
+// [Reset] was last called), since the program started: [Reset] does not
+// clear these counts.
+func NotKept() map[Kind]int {
+	notKept.mu.Lock()
+	defer notKept.mu.Unlock()
+	return maps.Clone(notKept.n)
+}
+
+// notKept counts by kind the violations NotKept returns.
+var notKept struct {
+	mu sync.Mutex
+	n  map[Kind]int
+}
+
+// countNotKept counts v as reported and not kept.
+func countNotKept(v *Violation) {
+	notKept.mu.Lock()
+	defer notKept.mu.Unlock()
+	if notKept.n == nil {
+		notKept.n = make(map[Kind]int)
+	}
+	notKept.n[v.Kind]++
+}
 
 // Reset forgets the lock-order graph, the chain cache and the recorded
 // violations, so that a test starts from a clean slate, and frees the

@@ -13,8 +13,8 @@ func ReportContext(ctx context.Context, v Violation) {}
 // Violations returns nil.
 func Violations() []Violation { return nil }
 
-// NotKept returns 0.
-func NotKept() int { return 0 }
+// NotKept returns nil.
+func NotKept() map[Kind]int { return nil }
 
 // Reset does nothing.
 func Reset() {}

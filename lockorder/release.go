@@ -86,10 +86,8 @@ func releaseDeep(gs *held.G, l *class.Lock, read bool) bool {
 // finishRelease adds the edges a release proved (see releaseOwn), once
 // the lock is unlocked, and rests gs.
 func finishRelease(gs *held.G) {
-	if gs != nil {
-		provedWrites(gs)
-		gs.Rest()
-	}
+	provedWrites(gs)
+	gs.Rest()
 }
 
 // heldBy reports whether gs holds l validly, for writing unless readOK.

@@ -247,7 +247,9 @@ func (m *RWMutex) Unlock() {
 	if shared != nil {
 		initShared(shared)
 	}
-	finishRelease(proved)
+	if proved != nil {
+		finishRelease(proved)
+	}
 }
 
 // unlockOther handles an Unlock by a goroutine that does not hold m; see

@@ -155,6 +155,9 @@ func provedByDeadlock(f waitfor.Finding) {
 	eng.mu.Lock()
 	for _, w := range f.Waits {
 		if es, ok := w.Held.([]held.Edge); ok {
+			// Only the holds still standing: one released for the
+			// goroutine since it began to wait was not its own.
+			es = slices.DeleteFunc(slices.Clone(es), func(e held.Edge) bool { return !e.Live() })
 			vs = addWaited(w.Goroutine, es, vs)
 		}
 	}

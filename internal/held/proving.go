@@ -29,9 +29,9 @@ type Edge struct {
 	// changes it).
 	Moves uint64
 	// Epoch is the caller's epoch when the edge was seen (see Wait).
-	Epoch    uint32
-	fromID   uint64
-	from, to weak.Pointer[class.Lock]
+	Epoch        uint32
+	fromID, toID uint64
+	from, to     weak.Pointer[class.Lock]
 	// lost is set on an edge Released proves whose acquisition had lost
 	// an edge, dropped unproved: its chain must not be cached.
 	lost bool
@@ -45,7 +45,7 @@ func (e *Edge) Lost() bool { return e.lost }
 // NewEdge returns the edge from a write hold of from into to, seen at obs
 // in epoch, from's hold as it stands now.
 func NewEdge(from, to *class.Lock, obs graph.Observation, epoch uint32) Edge {
-	return Edge{Obs: obs, Moves: from.Moves(), Epoch: epoch, fromID: from.ID, from: weak.Make(from), to: weak.Make(to)}
+	return Edge{Obs: obs, Moves: from.Moves(), Epoch: epoch, fromID: from.ID, toID: to.ID, from: weak.Make(from), to: weak.Make(to)}
 }
 
 // Locks returns the lock held and the lock acquired, nil if either has
@@ -60,6 +60,10 @@ func (e *Edge) Locks() (from, to *class.Lock) {
 
 // FromID returns the ID of the lock held.
 func (e *Edge) FromID() uint64 { return e.fromID }
+
+// Live reports whether e still rests on the hold it was seen under: its
+// lock is alive and has not changed hands since.
+func (e *Edge) Live() bool { return e.live() }
 
 // live reports whether e still rests on the hold it was seen under.
 func (e *Edge) live() bool {
@@ -80,8 +84,12 @@ type Proving struct {
 	ended  int         // ended acquisitions still in queue
 	byKey  map[chain.Key]*acquired
 	byFrom map[uint64][]*acquired // by the ID of the lock held
-	n      int                    // the edges waiting
-	proved []Edge                 // see Released and DoneProved
+	// perFrom counts the edges waiting by the ID of the lock held.
+	perFrom map[uint64]int
+	// into is the latest acquisition, by the ID of the lock acquired.
+	into   map[uint64]*acquired
+	n      int    // the edges waiting
+	proved []Edge // see Released and DoneProved
 	// dropped are the chains of the latest acquisitions one of whose
 	// edges was dropped unproved, in a ring: not to be cached until seen
 	// anew.
@@ -93,6 +101,7 @@ type Proving struct {
 // key.
 type acquired struct {
 	key   chain.Key
+	to    uint64 // the ID of the lock acquired
 	epoch uint32
 	edges []Edge
 	over  bool // ended: every edge proved or dropped, or seen anew
@@ -107,12 +116,19 @@ const maxDropped = 8
 // MaxProving bounds the edges from write holds that wait on one
 // goroutine, and MaxProvingAt those of one acquisition. An acquisition
 // with more is not held back: its edges are added at once, as though the
-// holds were proved. Past MaxProving, the oldest acquisitions' edges
-// whose holds stand are added at once too (HoldEdges returns them). A
-// deep nesting released in order needs about n²/2 at its deepest.
+// holds were proved. Past MaxProving, the oldest acquisitions are taken
+// out: their edges whose holds stand are added at once too (HoldEdges
+// returns them), but those from a hold with MaxProvingFrom edges or more
+// waiting on it, which are dropped. A deep nesting released in order
+// needs about n²/2 at its deepest, at most n from one hold; a goroutine
+// that keeps a lock for good and takes thousands of new chains under it
+// has them nearly all from that hold.
 const (
 	MaxProving   = 4096
 	MaxProvingAt = 1024
+	// MaxProvingFrom: past the bound, an edge whose hold has at least
+	// this many edges waiting on it is dropped rather than added.
+	MaxProvingFrom = MaxProving / 4
 )
 
 // HoldEdges keeps es, the edges from write holds of one acquisition (all
@@ -146,25 +162,38 @@ func (p *Proving) HoldEdges(es []Edge, epoch uint32) (out [][]Edge, ok bool) {
 		n := len(a.edges)
 		live := a.edges[:0] // a's own: filtered in place
 		for _, e := range a.edges {
-			if e.Epoch == epoch && e.live() {
+			p.perFrom[e.fromID]--
+			// A hold most edges wait on is one its goroutine keeps for
+			// good (a file locked on close) or long past its edges:
+			// those are dropped, a missed edge at worst. The others
+			// are added, as though proved.
+			if e.Epoch == epoch && e.live() && p.perFrom[e.fromID] < MaxProvingFrom {
 				live = append(live, e)
+			}
+			if p.perFrom[e.fromID] <= 0 {
+				delete(p.perFrom, e.fromID)
 			}
 		}
 		clear(a.edges[len(live):])
+		a.edges = a.edges[:0] // counted out above
 		if len(live) > 0 {
 			out = append(out, live)
 		}
 		if a.lost || len(live) < n {
 			p.remember(a.key) // so that a read edge's proof does not cache it
 		}
+		p.n -= n
 		p.retire(a)
 	}
-	a := &acquired{key: key, epoch: epoch, edges: es}
+	a := &acquired{key: key, to: es[0].toID, epoch: epoch, edges: es}
 	p.queue = append(p.queue, a)
 	if p.byKey == nil {
 		p.byKey = make(map[chain.Key]*acquired)
 		p.byFrom = make(map[uint64][]*acquired)
+		p.perFrom = make(map[uint64]int)
+		p.into = make(map[uint64]*acquired)
 	}
+	p.into[a.to] = a
 	p.byKey[key] = a
 	for i, e := range es {
 		if i == 0 || !slices.ContainsFunc(es[:i], func(f Edge) bool { return f.fromID == e.fromID }) {
@@ -174,6 +203,9 @@ func (p *Proving) HoldEdges(es []Edge, epoch uint32) (out [][]Edge, ok bool) {
 			}
 			p.byFrom[e.fromID] = append(as, a)
 		}
+	}
+	for _, e := range es {
+		p.perFrom[e.fromID]++
 	}
 	p.n += len(es)
 	return out, true
@@ -210,10 +242,18 @@ func (p *Proving) unindex(a *acquired) {
 // retire marks a ended and forgets its edges.
 func (p *Proving) retire(a *acquired) {
 	a.over = true
+	for _, e := range a.edges {
+		if p.perFrom[e.fromID]--; p.perFrom[e.fromID] <= 0 {
+			delete(p.perFrom, e.fromID)
+		}
+	}
 	p.n -= len(a.edges)
 	a.edges = nil
 	if p.byKey[a.key] == a {
 		delete(p.byKey, a.key)
+	}
+	if p.into[a.to] == a {
+		delete(p.into, a.to)
 	}
 }
 
@@ -274,6 +314,7 @@ func (p *Proving) Released(l *class.Lock, epoch uint32) {
 		return
 	}
 	delete(p.byFrom, l.ID)
+	defer delete(p.perFrom, l.ID) // every edge of l's is proved or dropped
 	for _, a := range as {
 		if a.over {
 			continue
@@ -293,6 +334,7 @@ func (p *Proving) Released(l *class.Lock, epoch uint32) {
 		}
 		clear(a.edges[len(left):])
 		p.n -= len(a.edges) - len(left)
+		p.perFrom[l.ID] -= len(a.edges) - len(left)
 		if a.edges = left; len(left) == 0 {
 			a.edges = a.edges[:0:0]
 			p.end(a)
@@ -300,23 +342,23 @@ func (p *Proving) Released(l *class.Lock, epoch uint32) {
 	}
 }
 
-// Into returns copies of the edges into to that wait and stand, for a
-// goroutine about to wait for to: if the wait is proved a deadlock, no
-// release can come, and the holds they rest on are the goroutine's own
-// for good (see lockorder's provedByDeadlock).
+// Into returns copies of the edges into to that wait and stand, of the
+// goroutine's latest acquisition of to, for a goroutine about to wait for
+// to: if the wait is proved a deadlock, no release can come, and the
+// holds they rest on are the goroutine's own for good (see lockorder's
+// provedByDeadlock). It looks at that acquisition's edges only.
 func (p *Proving) Into(to *class.Lock) []Edge {
 	if p.n == 0 {
 		return nil
 	}
+	a := p.into[to.ID]
+	if a == nil || a.over {
+		return nil
+	}
 	var out []Edge
-	for _, a := range p.queue {
-		if a == nil || a.over {
-			continue
-		}
-		for _, e := range a.edges {
-			if e.to.Value() == to && e.live() {
-				out = append(out, e)
-			}
+	for _, e := range a.edges {
+		if e.live() {
+			out = append(out, e)
 		}
 	}
 	return out

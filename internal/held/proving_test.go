@@ -135,3 +135,38 @@ func TestProvingBounds(t *testing.T) {
 		t.Fatal("past the bound: the oldest out, every edge of it added, so not dropped")
 	}
 }
+
+// Past the bound, the edges of a hold most edges wait on (a lock kept for
+// good, thousands of new chains taken under it) are dropped, not added:
+// the oldest of a deep nesting released in order are added.
+func TestProvingPastTheBoundDropsTheEdgesOfAKeptHold(t *testing.T) {
+	var p held.Proving
+	kept, other := class.New(nil, kind.Mutex, 1), class.New(nil, kind.Mutex, 2)
+	heldBy(7, kept, other)
+	var locks []*class.Lock // alive: the edges hold them weakly
+	next := func() *class.Lock {
+		l := class.New(nil, kind.Mutex, uintptr(len(locks)+3))
+		locks = append(locks, l)
+		return l
+	}
+	// The first acquisition has an edge from each; then only kept's.
+	if _, ok := p.HoldEdges(edgesOf(1, next(), kept, other), 0); !ok {
+		t.Fatal("refused")
+	}
+	for k := range held.MaxProving - 2 {
+		p.HoldEdges(edgesOf(chain.Key(k+2), next(), kept), 0)
+	}
+	if p.ProvingEdges() != held.MaxProving {
+		t.Fatalf("%d edges wait, want %d", p.ProvingEdges(), held.MaxProving)
+	}
+	out, ok := p.HoldEdges(edgesOf(chain.Key(held.MaxProving+1), next(), kept), 0)
+	if !ok || len(out) != 1 || len(out[0]) != 1 || out[0][0].FromID() != other.ID {
+		t.Fatalf("the oldest acquisition out: want other's edge alone added, kept's dropped; got %d", len(out))
+	}
+	if !p.DroppedKey(1) {
+		t.Fatal("its chain lost an edge: remembered as dropped")
+	}
+	if p.ProvingEdges() > held.MaxProving {
+		t.Fatal("over the bound")
+	}
+}

@@ -179,8 +179,8 @@ func TestFindCountsViolationsNotKept(t *testing.T) {
 	for i := range kept + 3 {
 		lockorder.Report(lockorder.Violation{Kind: "custom", Source: "test", Message: fmt.Sprintf("finding %d", i)})
 	}
-	if n := lockorder.NotKept(); n != 3 {
-		t.Fatalf("NotKept() = %d, want 3", n)
+	if n := lockorder.NotKept()["custom"]; n < 3 {
+		t.Fatalf("NotKept()[custom] = %d, want 3 or more (it counts since the program started)", n)
 	}
 	err := lockordertest.Find()
 	if err == nil {
