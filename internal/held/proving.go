@@ -31,6 +31,7 @@ type Edge struct {
 	// Epoch is the caller's epoch when the edge was seen (see Wait).
 	Epoch        uint32
 	fromID, toID uint64
+	fromClass    uint64 // the ID of fromID's class
 	from, to     weak.Pointer[class.Lock]
 	// lost is set on an edge Released proves whose acquisition had lost
 	// an edge, dropped unproved: its chain must not be cached.
@@ -45,7 +46,7 @@ func (e *Edge) Lost() bool { return e.lost }
 // NewEdge returns the edge from a write hold of from into to, seen at obs
 // in epoch, from's hold as it stands now.
 func NewEdge(from, to *class.Lock, obs graph.Observation, epoch uint32) Edge {
-	return Edge{Obs: obs, Moves: from.Moves(), Epoch: epoch, fromID: from.ID, toID: to.ID, from: weak.Make(from), to: weak.Make(to)}
+	return Edge{Obs: obs, Moves: from.Moves(), Epoch: epoch, fromID: from.ID, toID: to.ID, fromClass: from.Class.ID, from: weak.Make(from), to: weak.Make(to)}
 }
 
 // Locks returns the lock held and the lock acquired, nil if either has
@@ -84,7 +85,8 @@ type Proving struct {
 	ended  int         // ended acquisitions still in queue
 	byKey  map[chain.Key]*acquired
 	byFrom map[uint64][]*acquired // by the ID of the lock held
-	// perFrom counts the edges waiting by the ID of the lock held.
+	// perFrom counts the edges waiting by the class of the lock held
+	// (its graph node: every lock of a named class is one).
 	perFrom map[uint64]int
 	// into is the latest acquisition, by the ID of the lock acquired.
 	into   map[uint64]*acquired
@@ -118,16 +120,17 @@ const maxDropped = 8
 // with more is not held back: its edges are added at once, as though the
 // holds were proved. Past MaxProving, the oldest acquisitions are taken
 // out: their edges whose holds stand are added at once too (HoldEdges
-// returns them), but those from a hold with MaxProvingFrom edges or more
-// waiting on it, which are dropped. A deep nesting released in order
-// needs about n²/2 at its deepest, at most n from one hold; a goroutine
-// that keeps a lock for good and takes thousands of new chains under it
-// has them nearly all from that hold.
+// returns them), but those from a graph node (a lock, or every lock of a
+// named class) with MaxProvingFrom edges or more waiting on it, which are
+// dropped. A deep nesting released in order needs about n²/2 at its
+// deepest, at most n from one node; a goroutine that keeps locks for good
+// (closed files' locks, of one class) and takes thousands of new chains
+// under them has them nearly all from that class.
 const (
 	MaxProving   = 4096
 	MaxProvingAt = 1024
-	// MaxProvingFrom: past the bound, an edge whose hold has at least
-	// this many edges waiting on it is dropped rather than added.
+	// MaxProvingFrom: past the bound, an edge whose hold's class has at
+	// least this many edges waiting on it is dropped rather than added.
 	MaxProvingFrom = MaxProving / 4
 )
 
@@ -162,16 +165,16 @@ func (p *Proving) HoldEdges(es []Edge, epoch uint32) (out [][]Edge, ok bool) {
 		n := len(a.edges)
 		live := a.edges[:0] // a's own: filtered in place
 		for _, e := range a.edges {
-			p.perFrom[e.fromID]--
+			p.perFrom[e.fromClass]--
 			// A hold most edges wait on is one its goroutine keeps for
 			// good (a file locked on close) or long past its edges:
 			// those are dropped, a missed edge at worst. The others
 			// are added, as though proved.
-			if e.Epoch == epoch && e.live() && p.perFrom[e.fromID] < MaxProvingFrom {
+			if e.Epoch == epoch && e.live() && p.perFrom[e.fromClass] < MaxProvingFrom {
 				live = append(live, e)
 			}
-			if p.perFrom[e.fromID] <= 0 {
-				delete(p.perFrom, e.fromID)
+			if p.perFrom[e.fromClass] <= 0 {
+				delete(p.perFrom, e.fromClass)
 			}
 		}
 		clear(a.edges[len(live):])
@@ -205,7 +208,7 @@ func (p *Proving) HoldEdges(es []Edge, epoch uint32) (out [][]Edge, ok bool) {
 		}
 	}
 	for _, e := range es {
-		p.perFrom[e.fromID]++
+		p.perFrom[e.fromClass]++
 	}
 	p.n += len(es)
 	return out, true
@@ -243,8 +246,8 @@ func (p *Proving) unindex(a *acquired) {
 func (p *Proving) retire(a *acquired) {
 	a.over = true
 	for _, e := range a.edges {
-		if p.perFrom[e.fromID]--; p.perFrom[e.fromID] <= 0 {
-			delete(p.perFrom, e.fromID)
+		if p.perFrom[e.fromClass]--; p.perFrom[e.fromClass] <= 0 {
+			delete(p.perFrom, e.fromClass)
 		}
 	}
 	p.n -= len(a.edges)
@@ -314,7 +317,11 @@ func (p *Proving) Released(l *class.Lock, epoch uint32) {
 		return
 	}
 	delete(p.byFrom, l.ID)
-	defer delete(p.perFrom, l.ID) // every edge of l's is proved or dropped
+	defer func() {
+		if p.perFrom[l.Class.ID] <= 0 {
+			delete(p.perFrom, l.Class.ID)
+		}
+	}()
 	for _, a := range as {
 		if a.over {
 			continue
@@ -334,7 +341,7 @@ func (p *Proving) Released(l *class.Lock, epoch uint32) {
 		}
 		clear(a.edges[len(left):])
 		p.n -= len(a.edges) - len(left)
-		p.perFrom[l.ID] -= len(a.edges) - len(left)
+		p.perFrom[l.Class.ID] -= len(a.edges) - len(left)
 		if a.edges = left; len(left) == 0 {
 			a.edges = a.edges[:0:0]
 			p.end(a)
