@@ -497,6 +497,10 @@ func Trim() {
 // order edges wait for a release that cannot come (held.G.Heavy): their
 // edges are dropped (held.G.ForgetEdges), so that they keep no locks and
 // no memory.
+// aliveHeavy holds the heavy states the last dump found alive, with how
+// many edges waited on each then. trimMu is held.
+var aliveHeavy map[*held.G]int
+
 func dropExited() {
 	var cs, heavy []candidate
 	for i := range table {
@@ -525,7 +529,12 @@ func dropExited() {
 	// many for the goroutines it stops.
 	weight := len(cs)
 	for _, c := range heavy {
-		weight += c.g.HeavyEdges() / 16
+		// A state a dump found alive counts again only once its edges
+		// have doubled: a goroutine that keeps locks and lives on must
+		// not make every trim dump.
+		if n := c.g.HeavyEdges(); n >= 2*aliveHeavy[c.g] {
+			weight += n / 16
+		}
 	}
 	if weight < max(staleFloor, runtime.NumGoroutine()) {
 		return
@@ -535,9 +544,15 @@ func dropExited() {
 	// after the listing is not a candidate.
 	live := liveGoroutines()
 	dumps.Add(1)
+	clear(aliveHeavy)
 	for _, c := range heavy {
 		if !live[c.o] && c.s.g.Load() == c.g {
 			c.g.ForgetEdges() // exited: written for good before the dump
+		} else {
+			if aliveHeavy == nil {
+				aliveHeavy = make(map[*held.G]int)
+			}
+			aliveHeavy[c.g] = c.g.HeavyEdges()
 		}
 	}
 	slowMu.Lock()
