@@ -85,6 +85,10 @@ func ReportBlockedExcept(minAge time.Duration, leaks bool, ignore func(Violation
 	if Mode(modeWord.Load()&modeMask) != ModeCheck {
 		return n
 	}
+	// Every lock kept until its goroutine exited, garbage or not, stops
+	// holding cycles back (RULES.md R24); only the reachable ones are
+	// reported left held.
+	ungateKept(held.DeadHolds(states, d.Exited))
 	dead := held.ReachableDeadHolds(states, d.Exited)
 	slices.SortFunc(dead, func(a, b held.DeadHold) int { return int(a.Goroutine - b.Goroutine) })
 	for _, h := range dead {
