@@ -19,7 +19,7 @@ import (
 // key's remaining edge standing and the acquisition is not recorded: a ->
 // c under a hold the goroutine keeps and ends itself never reaches the
 // graph, and c -> a elsewhere is not reported.
-func TestReview2PartlyDroppedAcquisitionSkipsItsNewSighting(t *testing.T) {
+func TestAPartlyDroppedAcquisitionSkipsItsNewSighting(t *testing.T) {
 	fresh(t)
 	b, a, c, d := lockorder.NewMutex("rv2-B"), lockorder.NewMutex("rv2-A"), lockorder.NewMutex("rv2-C"), lockorder.NewMutex("rv2-D")
 	run(func() {
@@ -49,7 +49,7 @@ func TestReview2PartlyDroppedAcquisitionSkipsItsNewSighting(t *testing.T) {
 // b -> c: provedWrites no longer finds the chain dropped and caches it.
 // The chain, taken again under holds of the goroutine's own, is never
 // recorded: a -> c never reaches the graph.
-func TestReview2ForgottenDropCachesTheChain(t *testing.T) {
+func TestAForgottenDropCachesTheChain(t *testing.T) {
 	fresh(t)
 	b, a, c := lockorder.NewMutex("rv2f-B"), lockorder.NewMutex("rv2f-A"), lockorder.NewMutex("rv2f-C")
 	y := lockorder.NewMutex("rv2f-Y")

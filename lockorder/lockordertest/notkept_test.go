@@ -14,7 +14,7 @@ import (
 // 10,000 kept (the kept ones are of a kind the check ignores). The second
 // check sees NotKept() == 3 again, not below the 3 it remembered, takes it
 // for no Reset, and passes: 3 violations never fail any check.
-func TestReview3NotKeptAfterResetIsMissed(t *testing.T) {
+func TestNotKeptAfterResetIsMissed(t *testing.T) {
 	setup(t)
 	t.Cleanup(lockorder.Reset)
 	for round := range 2 {
@@ -36,7 +36,7 @@ func TestReview3NotKeptAfterResetIsMissed(t *testing.T) {
 // it once they are past the 10,000 kept: "found 0 violation(s)" and a
 // failure. IgnoreKind (and IgnoreClass, IncludeExpected) are not applied
 // to the ones not kept.
-func TestReview3NotKeptIgnoresIgnoreKind(t *testing.T) {
+func TestNotKeptIgnoresIgnoreKind(t *testing.T) {
 	setup(t)
 	t.Cleanup(lockorder.Reset)
 	for i := range 10_003 {

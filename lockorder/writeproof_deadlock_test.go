@@ -19,7 +19,7 @@ import (
 // time no longer stands at the proof (A's Moves changed), and R23 says a
 // handed-off hold orders nothing: provedByDeadlock must not add it. Only
 // the true cycle B<->C may be reported.
-func TestReview3DeadlockProofAddsEdgeOfAHoldHandedOffMeanwhile(t *testing.T) {
+func TestDeadlockProofAddsEdgeOfAHoldHandedOffMeanwhile(t *testing.T) {
 	reportDeadlocks(t)
 	a, b, c := lockorder.NewMutex("r3h-A"), lockorder.NewMutex("r3h-B"), lockorder.NewMutex("r3h-C")
 	run(func() { lockAB(b, a) }) // B->A, proved: its goroutine unlocked A itself
@@ -51,7 +51,7 @@ func TestReview3DeadlockProofAddsEdgeOfAHoldHandedOffMeanwhile(t *testing.T) {
 	}
 }
 
-// review3G1 is G1 of TestReview3DeadlockProofAddsEdgeOfAHoldHandedOffMeanwhile,
+// review3G1 is G1 of TestDeadlockProofAddsEdgeOfAHoldHandedOffMeanwhile,
 // named for untilBlocked.
 func review3G1(a, b, c *lockorder.Mutex, g1held, g2held chan struct{}) {
 	a.Lock()

@@ -21,7 +21,7 @@ import (
 // makes Proving.sweep drop the whole acquisition, o -> c with a -> c.
 // The reverse order c -> o elsewhere is a real inversion (the code before
 // R23 reported it).
-func TestReviewR23OwnEdgeDroppedWithAHandedOffSibling(t *testing.T) {
+func TestOwnEdgeDroppedWithAHandedOffSibling(t *testing.T) {
 	fresh(t)
 	o, a, c := lockorder.NewMutex("rv1-O"), lockorder.NewMutex("rv1-A"), lockorder.NewMutex("rv1-C")
 	run(func() {
@@ -76,7 +76,7 @@ func BenchmarkReleaseUnderAKeptLock(b *testing.B) {
 // on close) keeps its state, and now the edges waiting on it too, with
 // every lock they name, until an exit check (ReachableDeadHolds) runs:
 // up to MaxProving edges, about 1 KiB each, per such goroutine.
-func TestReviewR23ExitedHolderRetainsWaitingEdges(t *testing.T) {
+func TestExitedHolderRetainsWaitingEdges(t *testing.T) {
 	fresh(t)
 	var ms runtime.MemStats
 	runtime.GC()

@@ -21,7 +21,7 @@ import (
 // must be recorded again, or the dropped edge, now under a hold of the
 // goroutine's own, is never recorded. ProvingKey still answers true from
 // the edges left (b -> c).
-func TestReview2ProvingKeyAfterAPartialDrop(t *testing.T) {
+func TestProvingKeyAfterAPartialDrop(t *testing.T) {
 	var p held.Proving
 	a, b, c := class.New(nil, kind.Mutex, 1), class.New(nil, kind.Mutex, 2), class.New(nil, kind.Mutex, 3)
 	heldBy(7, a, b)
@@ -43,7 +43,7 @@ func TestReview2ProvingKeyAfterAPartialDrop(t *testing.T) {
 // once and never released by the goroutine itself (a per-request lock
 // handed to another goroutine to unlock) keeps an entry in byFrom, with
 // its retired acquisition, for as long as the goroutine lives.
-func TestReview2ByFromGrowsWithHandedOffLocks(t *testing.T) {
+func TestByFromGrowsWithHandedOffLocks(t *testing.T) {
 	var p held.Proving
 	to := class.New(nil, kind.Mutex, 1)
 	heldBy(7, to)
@@ -76,7 +76,7 @@ func TestReview2ByFromGrowsWithHandedOffLocks(t *testing.T) {
 // A model of Proving as its comment describes it, driven at random
 // against the real one: the edges waiting, the keys waiting, the edges
 // proved by each release and those returned past the bound must agree.
-func TestReview2ProvingAgainstAModel(t *testing.T) {
+func TestProvingAgainstAModel(t *testing.T) {
 	type medge struct {
 		from  *class.Lock
 		moves uint64
