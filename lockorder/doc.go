@@ -79,9 +79,9 @@
 // taken under one common lock, or one whose orders a WaitGroup, a Once or
 // a barrier kept apart: workers took one, and the goroutine whose Wait
 // returned took the other after. A lock a goroutine kept until it exited
-// (a file locked for good on close) counts as no common lock once
-// [ReportBlocked] (which lockordertest calls) has seen that goroutine
-// gone. The same order passed on by a channel
+// (a file locked for good on close), and that no release ever showed
+// serializing anything, counts as no common lock once [ReportBlocked]
+// (which lockordertest calls) has seen that goroutine gone. The same order passed on by a channel
 // or a go statement is not seen, and is reported. To tell those apart it
 // trusts what it saw,
 // so it can miss a cycle. Read holds may pass between goroutines, writes

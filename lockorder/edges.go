@@ -120,16 +120,25 @@ func observe(gs *held.G, e held.Entry, st stack.ID, now time.Time) (obs []observ
 // cycles they close to found. Called with eng.mu held.
 func addObserved(to *class.Lock, obs []observed, found []graph.Cycle) []graph.Cycle {
 	for _, ob := range obs {
-		same := ob.from.Class == to.Class
-		f, t := node(ob.from, same), node(to, same)
-		if f == t {
-			continue
-		}
-		if _, _, c := eng.graph.Add(f, t, ob.o, canBlock); c != nil {
+		if c := addEdge(ob.from, to, ob.o); c != nil {
 			found = append(found, c)
 		}
 	}
 	return found
+}
+
+// addEdge adds the sighting o of "to taken while from is held" to the
+// graph, between the classes' nodes or, for two locks of one class, the
+// instances' (R2), and returns the cycle it closes, if any. A lock taken
+// under itself is no edge. Called with eng.mu held.
+func addEdge(from, to *class.Lock, o graph.Observation) graph.Cycle {
+	same := from.Class == to.Class
+	f, t := node(from, same), node(to, same)
+	if f == t {
+		return nil
+	}
+	_, _, c := eng.graph.Add(f, t, o, canBlock)
+	return c
 }
 
 // Edges from read holds wait on their goroutine (held.Wait), their chain
@@ -201,8 +210,6 @@ func provedReads(gs *held.G, l *class.Lock) {
 	}
 	for _, w := range ws {
 		for _, s := range w.Srcs {
-			same := s.Lock.Class == w.To.Class
-			from, to := node(s.Lock, same), node(w.To, same)
 			var hold graph.NodeID
 			if unhanded(s.Lock) {
 				// Proved its own, and no read hold of it ever handed
@@ -218,7 +225,7 @@ func provedReads(gs *held.G, l *class.Lock) {
 				Stack:     w.Stack,
 				Time:      w.Time,
 			}
-			if _, _, c := eng.graph.Add(from, to, o, canBlock); c != nil {
+			if c := addEdge(s.Lock, w.To, o); c != nil {
 				vs = append(vs, cycleViolation(c, gs.ID(), stack.ID(w.Stack)))
 			}
 		}
@@ -278,12 +285,7 @@ func addWaited(gid int64, es []held.Edge, vs []Violation) []Violation {
 		if f == nil {
 			continue // a lock collected: its nodes went with it
 		}
-		same := f.Class == t.Class
-		from, to := node(f, same), node(t, same)
-		if from == to {
-			continue
-		}
-		if _, _, c := eng.graph.Add(from, to, e.Obs, canBlock); c != nil {
+		if c := addEdge(f, t, e.Obs); c != nil {
 			vs = append(vs, cycleViolation(c, gid, stack.ID(e.Obs.Stack)))
 		}
 	}
@@ -639,6 +641,7 @@ func resetEngine() {
 		n.cls.Unwrite()
 	}
 	eng.wgates = nil
+	forgetUngated()
 	readEpoch.Add(1)
 	eng.graph.Reset()
 	eng.nodes, eng.peak = nil, 0

@@ -35,6 +35,9 @@ var (
 		// writing (class.Gated): the locks held at every one (see
 		// writeUnder).
 		wgates map[uint64]graph.Gate
+		// ungated holds what R24 took out of gates, by lock id, for
+		// regate (keptholds.go).
+		ungated map[uint64]ungated
 	}
 )
 
@@ -226,6 +229,9 @@ var handoffs struct {
 func handedOff(l *class.Lock) {
 	l.ClearHolder()
 	handoffs.n.Add(1)
+	if ungatedN.Load() != 0 {
+		regate(l) // R24
+	}
 }
 
 // prepareNested computes e's chain key after gs's held locks and reports a

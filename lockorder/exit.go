@@ -85,11 +85,18 @@ func ReportBlockedExcept(minAge time.Duration, leaks bool, ignore func(Violation
 	if Mode(modeWord.Load()&modeMask) != ModeCheck {
 		return n
 	}
-	// Every lock kept until its goroutine exited, garbage or not, stops
-	// holding cycles back (RULES.md R24); only the reachable ones are
-	// reported left held.
-	ungateKept(held.DeadHolds(states, d.Exited))
+	// The only hold a lock ever had, kept until its goroutine exited,
+	// garbage or not, holds no cycle back (RULES.md R24); only the
+	// reachable ones are reported left held.
+	kept := held.KeptHolds(states, d.Exited, keptGate)
 	dead := held.ReachableDeadHolds(states, d.Exited)
+	reachable := make(map[uint64]bool, len(dead))
+	for _, h := range dead {
+		reachable[h.Entry.Lock.ID] = true
+	}
+	for _, v := range ungateKept(kept, reachable) {
+		publish(v)
+	}
 	slices.SortFunc(dead, func(a, b held.DeadHold) int { return int(a.Goroutine - b.Goroutine) })
 	for _, h := range dead {
 		l := h.Entry.Lock

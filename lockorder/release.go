@@ -74,8 +74,11 @@ func releaseDeep(gs *held.G, l *class.Lock, read bool) bool {
 			gs.Remove(i)
 			if valid && !read && gs.HasProving() {
 				// The goroutine's own release of its hold: the edges
-				// that waited on it are proved (R23).
-				gs.Released(l, readEpoch.Load())
+				// that waited on it are proved (R23), and l is shown to
+				// gate what was taken under it (R24).
+				if gs.Released(l, readEpoch.Load()) {
+					l.ShowGate()
+				}
 			}
 			return valid
 		}

@@ -132,7 +132,8 @@ type Lock struct {
 	moves          atomic.Uint64 // changes of holder, so a watcher can tell a lock that changes hands from one that does not
 	readGeneration               // bumped when a read hold is released by a goroutine that does not hold it (R13)
 	first          atomic.Uint32 // where the lock was first acquired in check mode: a stack id (internal/stack), 0 if unknown
-	_              [40]byte
+	gateShown      atomic.Uint32 // 1 once a write hold with order edges under it was released by its taker (docs/RULES.md R24)
+	_              [36]byte
 }
 
 // New returns the identity of a new lock of kind k: in a class of its own,
@@ -267,6 +268,18 @@ func (l *Lock) SetFirst(st uint32) { l.first.CompareAndSwap(0, st) }
 // First returns where l was first acquired, as recorded by SetFirst, 0 if
 // unknown.
 func (l *Lock) First() uint32 { return l.first.Load() }
+
+// ShowGate records that a write hold of l with order edges under it was
+// released by the goroutine that took it: l's holds are seen to exclude
+// what is taken under them (docs/RULES.md R24).
+func (l *Lock) ShowGate() {
+	if l.gateShown.Load() == 0 {
+		l.gateShown.Store(1)
+	}
+}
+
+// GateShown reports whether ShowGate was called.
+func (l *Lock) GateShown() bool { return l.gateShown.Load() != 0 }
 
 // Note returns the token recorded by SetNote, 0 if none. It may be stale:
 // a hold its owner released keeps its token here until the next.

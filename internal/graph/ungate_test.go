@@ -36,3 +36,40 @@ func TestUngateLetsTheHeldBackCycleBeFound(t *testing.T) {
 		t.Fatalf("a second Ungate changed %d edges", len(again))
 	}
 }
+
+// Regate puts the lock back into the gate Ungate left, unless a sighting
+// narrowed it since or the edge left the graph.
+func TestRegatePutsTheLockBackWhereNothingNarrowedSince(t *testing.T) {
+	var g graph.Graph
+	const G, H = 99, 98
+	g.Add(1, 2, obs(G, H), nil)
+	g.Add(3, 4, obs(G, H), nil)
+	changed := g.Ungate(G)
+	if len(changed) != 2 {
+		t.Fatalf("Ungate changed %d edges, want 2", len(changed))
+	}
+	was := map[*graph.Edge]graph.Gate{}
+	for _, e := range changed {
+		was[e] = e.Gate
+	}
+	g.Add(3, 4, obs(G), nil) // narrows 3->4's gate to nothing
+	for _, e := range changed {
+		put := g.Regate(e, was[e], G)
+		switch e.From {
+		case 1:
+			if !put || !e.Gate.Has(G) || !e.Gate.Has(H) {
+				t.Fatalf("1->2 not put back: %v %v", put, e.Gate.IDs())
+			}
+		case 3:
+			if put || e.Gate.Len() != 0 {
+				t.Fatalf("3->4, narrowed since, was put back: %v", e.Gate.IDs())
+			}
+		}
+	}
+	g.Remove(2)
+	for _, e := range changed {
+		if e.From == 1 && g.Regate(e, e.Gate, G) {
+			t.Fatal("an edge that left the graph was put back")
+		}
+	}
+}

@@ -48,8 +48,38 @@ func entriesOfExited(g *G) []Entry {
 }
 
 // sweepMu serializes ReachableDeadHolds, which clears and restores the
-// exited goroutines' holds.
+// exited goroutines' holds, and KeptHolds, which reads them.
 var sweepMu sync.Mutex
+
+// KeptHold is a hold an exited goroutine kept, as values: it refers to
+// no lock, so that holding it keeps none reachable.
+type KeptHold struct {
+	Goroutine int64
+	Lock      uint64 // the lock's ID
+	Moves     uint64 // the lock's count of holder changes when seen
+}
+
+// KeptHolds returns, as values, the holds of the goroutines of states
+// that exited reports have exited, for which keep returns true; keep may
+// read the lock of the entry, but not keep it. The caller asks exited as
+// DeadHolds's does.
+func KeptHolds(states []*G, exited func(id int64) bool, keep func(gid int64, e *Entry) bool) []KeptHold {
+	sweepMu.Lock()
+	defer sweepMu.Unlock()
+	var out []KeptHold
+	for _, g := range states {
+		id := g.ID()
+		if !exited(id) {
+			continue
+		}
+		for _, e := range entriesOfExited(g) {
+			if e.Lock != nil && g.Valid(&e) && keep(id, &e) {
+				out = append(out, KeptHold{Goroutine: id, Lock: e.Lock.ID, Moves: e.Lock.Moves()})
+			}
+		}
+	}
+	return out
+}
 
 // ReachableDeadHolds is DeadHolds without the holds of locks that nothing
 // reaches but the stacks of exited goroutines: no goroutine can wait for

@@ -311,10 +311,11 @@ func (p *Proving) ProvingEdges() int { return p.n }
 // l seen under an earlier hold (l's count of holder changes moved since),
 // or of another epoch than epoch, are dropped, and their chains
 // remembered as dropped. It costs in the edges of l's acquisitions only.
-func (p *Proving) Released(l *class.Lock, epoch uint32) {
+// It reports whether any edge waited on l.
+func (p *Proving) Released(l *class.Lock, epoch uint32) bool {
 	as := p.byFrom[l.ID]
 	if len(as) == 0 {
-		return
+		return false
 	}
 	delete(p.byFrom, l.ID)
 	defer func() {
@@ -347,6 +348,7 @@ func (p *Proving) Released(l *class.Lock, epoch uint32) {
 			p.end(a)
 		}
 	}
+	return true
 }
 
 // Into returns copies of the edges into to that wait and stand, of the
