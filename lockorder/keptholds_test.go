@@ -28,16 +28,7 @@ func keepUntilExit(t *testing.T, g *lockorder.Mutex, name string, f func()) {
 		g.Lock()
 		f()
 	})
-	for range 2000 { // until the goroutine is gone from the dump
-		lockorder.ReportBlocked(0)
-		for _, v := range only(lockorder.KindHeldByExited) {
-			if len(v.Locks) > 0 && v.Locks[0].Class == name {
-				return
-			}
-		}
-		time.Sleep(time.Millisecond)
-	}
-	t.Fatal("the exit check never saw the goroutine that kept g exit")
+	awaitKept(t, name)
 }
 
 // A hold handed off after the exit check took its lock out of the gates:
