@@ -229,7 +229,7 @@ var handoffs struct {
 func handedOff(l *class.Lock) {
 	l.ClearHolder()
 	handoffs.n.Add(1)
-	if ungatedN.Load() != 0 {
+	if l.ShowGate() {
 		regate(l) // R24
 	}
 }

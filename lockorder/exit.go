@@ -85,16 +85,8 @@ func ReportBlockedExcept(minAge time.Duration, leaks bool, ignore func(Violation
 	if Mode(modeWord.Load()&modeMask) != ModeCheck {
 		return n
 	}
-	// The only hold a lock ever had, kept until its goroutine exited,
-	// garbage or not, holds no cycle back (RULES.md R24); only the
-	// reachable ones are reported left held.
-	kept := held.KeptHolds(states, d.Exited, keptGate)
-	dead := held.ReachableDeadHolds(states, d.Exited)
-	reachable := make(map[uint64]bool, len(dead))
-	for _, h := range dead {
-		reachable[h.Entry.Lock.ID] = true
-	}
-	for _, v := range ungateKept(kept, reachable) {
+	dead, cycles := exitedHolds(states, d.Exited, nil)
+	for _, v := range cycles {
 		publish(v)
 	}
 	slices.SortFunc(dead, func(a, b held.DeadHold) int { return int(a.Goroutine - b.Goroutine) })
@@ -139,4 +131,22 @@ func waitersOf(g *waitfor.Graph, d *waitfor.Dump, l *class.Lock) int {
 		}
 	}
 	return n
+}
+
+// exitedHolds returns the holds of exited goroutines whose locks are still
+// reachable, to report left held, and the cycles that the locks kept by
+// them, garbage or not, no longer hold back (RULES.md R24). between, if
+// not nil, is called with the number of kept holds once they are read,
+// for tests.
+func exitedHolds(states []*held.G, exited func(int64) bool, between func(kept int)) ([]held.DeadHold, []Violation) {
+	kept := held.KeptHolds(states, exited, keptGate)
+	dead := held.ReachableDeadHolds(states, exited)
+	reachable := make(map[uint64]bool, len(dead))
+	for _, h := range dead {
+		reachable[h.Entry.Lock.ID] = true
+	}
+	if between != nil {
+		between(len(kept))
+	}
+	return dead, ungateKept(kept, reachable)
 }

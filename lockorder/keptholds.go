@@ -3,7 +3,7 @@
 package lockorder
 
 import (
-	"sync/atomic"
+	"weak"
 
 	"github.com/syncwatch/syncwatch/internal/class"
 	"github.com/syncwatch/syncwatch/internal/graph"
@@ -11,100 +11,90 @@ import (
 	"github.com/syncwatch/syncwatch/internal/stack"
 )
 
-// Rule R24 of docs/RULES.md: a lock whose holds were only ever kept
-// until their goroutine exited (or handed off), never released by their
-// taker with anything taken under them, gates nothing. The exit check takes the
+// Rule R24 of docs/RULES.md: a lock whose holds were only ever kept until
+// their goroutine exited, never released by their taker with anything
+// taken under them nor handed off, gates nothing. The exit check takes the
 // lock out of every gate and writers' gate, and reports the cycles it held
 // back; should another goroutine release that hold later (a hand-off), it
-// puts the lock back where nothing narrowed the gate since.
+// puts the lock back into the edges seen no more since.
 
-// ungated is, under eng.mu, what R24 took out of gates for each lock
-// still reachable (a lock that became garbage is kept for good), for
-// regate. At most maxUngated locks; past that, a kept lock is left in its
-// gates.
+// ungated is, under eng.mu, what R24 took out of gates for a lock still
+// reachable (a lock that became garbage is kept for good), for regate. At
+// most maxUngated locks; past that, a kept lock is left in its gates.
 type ungated struct {
-	moves   uint64 // the lock's count of holder changes at the exit check
-	edges   []ungatedEdge
-	classes []ungatedClass
+	lock  weak.Pointer[class.Lock]
+	edges []ungatedEdge
 }
 
 type ungatedEdge struct {
-	e   *graph.Edge
-	was graph.Gate // its gate as R24 left it
-}
-
-type ungatedClass struct {
-	c   *class.Class
-	was graph.Gate // its writers' gate as R24 left it
+	e         *graph.Edge
+	sightings uint32 // e.Sightings when R24 took the lock out
 }
 
 const (
-	maxUngated      = 1024 // locks R24 may have taken out of gates at once
-	maxUngatedEdges = 4096 // edges one lock is put back into
+	maxUngated      = 1024 // reachable locks R24 may have taken out of gates at once
+	maxUngatedEdges = 1024 // edges one lock is put back into
 )
-
-// ungatedN is len(eng.ungated): handedOff looks only when it is not 0.
-var ungatedN atomic.Int32
 
 // keptGate reports whether e, a hold of goroutine gid, which has exited,
 // is one R24 takes out of gates: a write hold of an exclusive kind whose
-// holds another goroutine may release, still gid's, of a lock no hold of
-// which, with order edges under it, was ever released by its taker
-// (class.Lock.GateShown): every gate holding the lock was seen under a
-// hold kept for good, or handed off.
+// holds another goroutine may release, still gid's, of a lock that no
+// release ever showed to gate (class.Lock.GateShown) and that R24 did not
+// take out of gates already.
 func keptGate(gid int64, e *held.Entry) bool {
-	return exclusiveWrite(e) && e.Lock.Kind.WritesHandOff() && e.Lock.Holder() == gid && !e.Lock.GateShown()
+	l := e.Lock
+	return exclusiveWrite(e) && l.Kind.WritesHandOff() && l.Holder() == gid && !l.GateShown() && !l.GateTaken()
 }
 
 // ungateKept takes the locks of kept (keptGate's holds) out of every gate
 // and writers' gate, and returns the cycles they no longer hold back.
-// reachable says which locks can still be released: for those, what was
-// changed is recorded for regate.
+// reachable says which locks can still be released: for those, the edges
+// changed are recorded for regate.
 func ungateKept(kept []held.KeptHold, reachable map[uint64]bool) []Violation {
+	eng.mu.Lock()
+	pruneUngated()
 	if len(kept) == 0 {
+		eng.mu.Unlock()
 		return nil
 	}
-	eng.mu.Lock()
 	var changed []*graph.Edge
 	var narrowed []*class.Class
 	for _, k := range kept {
-		if r, ok := eng.ungated[k.Lock]; ok && r.moves == k.Moves {
-			continue // taken out at an earlier check
+		l := k.Lock.Value() // nil once collected: then no hand-off can come
+		record := l != nil && reachable[k.ID]
+		if l != nil {
+			// Looked at again under eng.mu: a hand-off since the holds
+			// were read shows the lock to gate (handedOff, ShowGate), and
+			// from TakeGate on, a hand-off finds the record (regate).
+			if l.Holder() != k.Goroutine || l.Moves() != k.Moves || (record && len(eng.ungated) >= maxUngated) || !l.TakeGate() {
+				continue
+			}
 		}
-		record := reachable[k.Lock]
-		if record && len(eng.ungated) >= maxUngated {
-			continue // the limit: left in its gates
-		}
-		id := graph.NodeID(k.Lock)
-		r := ungated{moves: k.Moves}
+		id := graph.NodeID(k.ID)
 		es := eng.graph.Ungate(id)
 		changed = append(changed, es...)
-		for _, e := range es[:min(len(es), maxUngatedEdges)] {
-			r.edges = append(r.edges, ungatedEdge{e, e.Gate})
+		if record {
+			r := ungated{lock: k.Lock}
+			for _, e := range es[:min(len(es), maxUngatedEdges)] {
+				r.edges = append(r.edges, ungatedEdge{e, e.Sightings})
+			}
+			if eng.ungated == nil {
+				eng.ungated = make(map[uint64]ungated)
+			}
+			eng.ungated[k.ID] = r
 		}
 		for cid, w := range eng.wgates {
 			if !w.Has(id) {
 				continue
 			}
-			c := classOf(cid)
-			if c == nil {
-				continue
+			if c := classOf(cid); c != nil {
+				left := w.Without(id)
+				if left.Len() == 0 {
+					c.Ungate()
+				}
+				setWritersGate(c, left)
+				narrowed = append(narrowed, c)
 			}
-			kept := w.Without(id)
-			if kept.Len() == 0 {
-				c.Ungate() // for good: an ungated class is not gated again
-			} else {
-				r.classes = append(r.classes, ungatedClass{c, kept})
-			}
-			setWritersGate(c, kept)
-			narrowed = append(narrowed, c)
-		}
-		if record {
-			if eng.ungated == nil {
-				eng.ungated = make(map[uint64]ungated)
-			}
-			eng.ungated[k.Lock] = r
-			ungatedN.Store(int32(len(eng.ungated)))
 		}
 	}
 	if len(changed) > 0 || len(narrowed) > 0 {
@@ -124,10 +114,9 @@ func ungateKept(kept []held.KeptHold, reachable map[uint64]bool) []Violation {
 }
 
 // regate puts l back into the gates R24 took it out of, l's kept hold
-// having been released by another goroutine (handedOff): its later
-// holds are holds like any other, and the earlier sightings were under a
-// hold that did exclude. A gate narrowed since, or a writers' gate R24
-// emptied, stays as it is.
+// having been released by another goroutine (handedOff): the sightings
+// under it were under a hold that excluded. Only the edges seen no more
+// since get it back; writers' gates do not (a limit of R24).
 func regate(l *class.Lock) {
 	eng.mu.Lock()
 	defer eng.mu.Unlock()
@@ -136,24 +125,24 @@ func regate(l *class.Lock) {
 		return
 	}
 	delete(eng.ungated, l.ID)
-	ungatedN.Store(int32(len(eng.ungated)))
-	id := graph.NodeID(l.ID)
 	for _, x := range r.edges {
-		eng.graph.Regate(x.e, x.was, id)
+		eng.graph.Regate(x.e, x.sightings, graph.NodeID(l.ID))
 	}
-	for _, x := range r.classes {
-		if w, ok := eng.wgates[x.c.ID]; ok && w.Equal(x.was) && x.c.Gated() {
-			setWritersGate(x.c, w.Union(graph.NewGate([]graph.NodeID{id})))
+}
+
+// pruneUngated drops the records of locks collected since: no hand-off
+// can come for them. Called with eng.mu held.
+func pruneUngated() {
+	for id, r := range eng.ungated {
+		if r.lock.Value() == nil {
+			delete(eng.ungated, id)
 		}
 	}
 }
 
 // forgetUngated drops what R24 recorded, with the graph it refers to.
 // Called with eng.mu held.
-func forgetUngated() {
-	eng.ungated = nil
-	ungatedN.Store(0)
-}
+func forgetUngated() { eng.ungated = nil }
 
 // classOf returns the class whose id is cid, from its graph nodes, or nil
 // if it has none. Called with eng.mu held.

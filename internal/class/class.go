@@ -132,7 +132,7 @@ type Lock struct {
 	moves          atomic.Uint64 // changes of holder, so a watcher can tell a lock that changes hands from one that does not
 	readGeneration               // bumped when a read hold is released by a goroutine that does not hold it (R13)
 	first          atomic.Uint32 // where the lock was first acquired in check mode: a stack id (internal/stack), 0 if unknown
-	gateShown      atomic.Uint32 // 1 once a write hold with order edges under it was released by its taker (docs/RULES.md R24)
+	gate           atomic.Uint32 // gateShown, gateTaken: what R24 knows of the lock as a gate (docs/RULES.md R24)
 	_              [36]byte
 }
 
@@ -269,17 +269,36 @@ func (l *Lock) SetFirst(st uint32) { l.first.CompareAndSwap(0, st) }
 // unknown.
 func (l *Lock) First() uint32 { return l.first.Load() }
 
+// The bits of Lock.gate.
+const (
+	gateShown = 1 << iota // a release showed the lock's holds exclusive: see ShowGate
+	gateTaken             // R24 took the lock out of gates, to put back: see TakeGate
+)
+
 // ShowGate records that a write hold of l with order edges under it was
-// released by the goroutine that took it: l's holds are seen to exclude
-// what is taken under them (docs/RULES.md R24).
-func (l *Lock) ShowGate() {
-	if l.gateShown.Load() == 0 {
-		l.gateShown.Store(1)
+// released by the goroutine that took it, or that a write hold of l was
+// released by another goroutine (a hand-off): either way l's holds
+// excluded what was taken under them (docs/RULES.md R24). It reports
+// whether TakeGate had taken l out of gates, which the caller puts back.
+func (l *Lock) ShowGate() (taken bool) {
+	for {
+		v := l.gate.Load()
+		if v == gateShown || l.gate.CompareAndSwap(v, gateShown) {
+			return v&gateTaken != 0
+		}
 	}
 }
 
 // GateShown reports whether ShowGate was called.
-func (l *Lock) GateShown() bool { return l.gateShown.Load() != 0 }
+func (l *Lock) GateShown() bool { return l.gate.Load()&gateShown != 0 }
+
+// TakeGate records that R24 takes l out of gates, unless ShowGate was
+// called first or TakeGate was already: it reports whether it did.
+func (l *Lock) TakeGate() bool { return l.gate.CompareAndSwap(0, gateTaken) }
+
+// GateTaken reports whether TakeGate took l out of gates, and no ShowGate
+// came since.
+func (l *Lock) GateTaken() bool { return l.gate.Load()&gateTaken != 0 }
 
 // Note returns the token recorded by SetNote, 0 if none. It may be stale:
 // a hold its owner released keeps its token here until the next.

@@ -92,6 +92,9 @@ type Edge struct {
 	// when (Observation.Sight, merged): a cycle through two edges it
 	// orders cannot deadlock (docs/RULES.md R21).
 	Sight hb.Sight
+	// Sightings counts the observations merged into the edge after its
+	// first: Regate puts a lock back only into an edge seen no more since.
+	Sightings uint32
 
 	from, to      *Node
 	outIdx, inIdx int // positions in from.out and to.in
@@ -218,6 +221,7 @@ func (g *Graph) Add(from, to NodeID, o Observation, canBlock func(*Edge) bool) (
 	}
 	fn, tn := g.Node(from, ""), g.Node(to, "")
 	if e = g.edges[edgeKey{from, to, o.ToRead}]; e != nil {
+		e.Sightings++
 		if !g.merge(e, o) || g.cyclic == 0 {
 			return e, false, nil
 		}

@@ -17,25 +17,13 @@ func (g *Graph) Ungate(id NodeID) []*Edge {
 }
 
 // Regate puts lock id back into the gate of e, an edge Ungate took it
-// out of, unless e has left the graph or a sighting since narrowed its
-// gate from was, what Ungate left. It reports whether it did.
-func (g *Graph) Regate(e *Edge, was Gate, id NodeID) bool {
-	if g.edges[e.key()] != e || !e.Gate.Equal(was) {
+// out of when e had seen sightings observations more than its first,
+// unless e has left the graph or was seen since: a sighting since held id
+// or did not, and Regate cannot tell. It reports whether it did.
+func (g *Graph) Regate(e *Edge, sightings uint32, id NodeID) bool {
+	if g.edges[e.key()] != e || e.Sightings != sightings {
 		return false
 	}
 	e.Gate = e.Gate.Union(NewGate([]NodeID{id}))
-	return true
-}
-
-// Equal reports whether g and o hold the same ids.
-func (g Gate) Equal(o Gate) bool {
-	if g.Len() != o.Len() {
-		return false
-	}
-	for i, id := range g.ids {
-		if i+1 != g.skip && !o.Has(id) {
-			return false
-		}
-	}
 	return true
 }

@@ -37,9 +37,10 @@ func TestUngateLetsTheHeldBackCycleBeFound(t *testing.T) {
 	}
 }
 
-// Regate puts the lock back into the gate Ungate left, unless a sighting
-// narrowed it since or the edge left the graph.
-func TestRegatePutsTheLockBackWhereNothingNarrowedSince(t *testing.T) {
+// Regate puts the lock back into the gate Ungate left, unless the edge was
+// seen since (a sighting without the lock cannot narrow a gate that
+// lost it already) or left the graph.
+func TestRegatePutsTheLockBackIntoEdgesNotSeenSince(t *testing.T) {
 	var g graph.Graph
 	const G, H = 99, 98
 	g.Add(1, 2, obs(G, H), nil)
@@ -48,13 +49,13 @@ func TestRegatePutsTheLockBackWhereNothingNarrowedSince(t *testing.T) {
 	if len(changed) != 2 {
 		t.Fatalf("Ungate changed %d edges, want 2", len(changed))
 	}
-	was := map[*graph.Edge]graph.Gate{}
+	seen := map[*graph.Edge]uint32{}
 	for _, e := range changed {
-		was[e] = e.Gate
+		seen[e] = e.Sightings
 	}
-	g.Add(3, 4, obs(G), nil) // narrows 3->4's gate to nothing
+	g.Add(3, 4, obs(), nil) // seen since, without G: its gate stays as it is
 	for _, e := range changed {
-		put := g.Regate(e, was[e], G)
+		put := g.Regate(e, seen[e], G)
 		switch e.From {
 		case 1:
 			if !put || !e.Gate.Has(G) || !e.Gate.Has(H) {
@@ -62,13 +63,13 @@ func TestRegatePutsTheLockBackWhereNothingNarrowedSince(t *testing.T) {
 			}
 		case 3:
 			if put || e.Gate.Len() != 0 {
-				t.Fatalf("3->4, narrowed since, was put back: %v", e.Gate.IDs())
+				t.Fatalf("3->4, seen since, was put back: %v", e.Gate.IDs())
 			}
 		}
 	}
 	g.Remove(2)
 	for _, e := range changed {
-		if e.From == 1 && g.Regate(e, e.Gate, G) {
+		if e.From == 1 && g.Regate(e, e.Sightings, G) {
 			t.Fatal("an edge that left the graph was put back")
 		}
 	}

@@ -43,7 +43,9 @@ func DeadHolds(states []*G, exited func(id int64) bool) []DeadHold {
 //go:norace
 func entriesOfExited(g *G) []Entry {
 	out := make([]Entry, len(g.stack))
-	copy(out, g.stack)
+	for i := range g.stack { // not copy: the runtime's slicecopy checks races itself
+		out[i] = g.stack[i]
+	}
 	return out
 }
 
@@ -51,12 +53,13 @@ func entriesOfExited(g *G) []Entry {
 // exited goroutines' holds, and KeptHolds, which reads them.
 var sweepMu sync.Mutex
 
-// KeptHold is a hold an exited goroutine kept, as values: it refers to
-// no lock, so that holding it keeps none reachable.
+// KeptHold is a hold an exited goroutine kept. It refers to its lock
+// weakly, so that holding it keeps no lock reachable.
 type KeptHold struct {
 	Goroutine int64
-	Lock      uint64 // the lock's ID
-	Moves     uint64 // the lock's count of holder changes when seen
+	ID        uint64                   // the lock's
+	Lock      weak.Pointer[class.Lock] // the lock, while it is reachable
+	Moves     uint64                   // the lock's count of holder changes when seen
 }
 
 // KeptHolds returns, as values, the holds of the goroutines of states
@@ -74,7 +77,7 @@ func KeptHolds(states []*G, exited func(id int64) bool, keep func(gid int64, e *
 		}
 		for _, e := range entriesOfExited(g) {
 			if e.Lock != nil && g.Valid(&e) && keep(id, &e) {
-				out = append(out, KeptHold{Goroutine: id, Lock: e.Lock.ID, Moves: e.Lock.Moves()})
+				out = append(out, KeptHold{Goroutine: id, ID: e.Lock.ID, Lock: weak.Make(e.Lock), Moves: e.Lock.Moves()})
 			}
 		}
 	}

@@ -1,0 +1,29 @@
+//go:build !syncwatch_off
+
+package lockorder
+
+import (
+	"github.com/syncwatch/syncwatch/internal/gls"
+	"github.com/syncwatch/syncwatch/internal/waitfor"
+)
+
+// UngatedRecords returns how many kept locks R24 recorded for regate.
+func UngatedRecords() int {
+	eng.mu.Lock()
+	defer eng.mu.Unlock()
+	return len(eng.ungated)
+}
+
+// R24CheckWithHook runs R24's part of the exit check, calling between
+// once the kept holds are read (KeptHolds, then ReachableDeadHolds: a
+// garbage collection) and before ungateKept takes eng.mu: what another
+// goroutine may do in that window. It returns 1000 times the kept holds
+// read, plus the cycles reported.
+func R24CheckWithHook(between func(kept int)) int {
+	n := 0
+	_, vs := exitedHolds(gls.States(), waitfor.Fresh().Exited, func(k int) { n = 1000 * k; between(k) })
+	for _, v := range vs {
+		publish(v)
+	}
+	return n + len(vs)
+}
