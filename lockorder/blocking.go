@@ -101,6 +101,11 @@ func blockOn(gs *held.G, gid int64, l *class.Lock, kind string, blockers func([]
 			skip = 1
 		}
 		w.Holds = holdsOf(gs, skip)
+		if gs.HasProving() {
+			if es := gs.Into(l); len(es) > 0 {
+				w.Held = es // taken if the wait is proved a deadlock (R23)
+			}
+		}
 	}
 	return waitfor.Begin(w)
 }

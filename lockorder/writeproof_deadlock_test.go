@@ -4,6 +4,7 @@ package lockorder_test
 
 import (
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -61,4 +62,42 @@ func review3G1(a, b, c *lockorder.Mutex, g1held, g2held chan struct{}) {
 	b.Lock() // blocks: G2 holds B
 	b.Unlock()
 	// A and C were both unlocked for it by the test goroutine.
+}
+
+// A deadlock through a Once (hugo's shape, GoKer hugo/5379): A holds mu and
+// waits for the Once whose function B runs, which waits for mu. A's edge
+// mu -> once waits for A's own Unlock (R23), which cannot come: the proof
+// of the deadlock adds it, and the cycle is reported before the deadlock,
+// as for a wait on a lock.
+func TestAOnceWaitOfADeadlockProvesItsEdges(t *testing.T) {
+	reportDeadlocks(t)
+	mu := lockorder.NewMutex("wp6-mu")
+	var o lockorder.Once
+	var rescued atomic.Bool
+	inDo, muHeld := make(chan struct{}), make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() { // B: runs o's function, which needs mu
+		o.Do(func() {
+			close(inDo)
+			<-muHeld
+			mu.Lock()
+			mu.Unlock()
+		})
+	})
+	wg.Go(func() { // A: holds mu, waits for o
+		<-inDo
+		mu.Lock()
+		close(muHeld)
+		o.Do(func() {})
+		if !rescued.Load() {
+			mu.Unlock()
+		}
+	})
+	d := awaitKind(t, lockorder.KindDeadlock, time.Minute)
+	vs := only(lockorder.KindCycle)
+	require.Len(t, vs, 1, "proved by the deadlock")
+	assert.Less(t, vs[0].ID, d.ID, "reported before the deadlock")
+	rescued.Store(true)
+	mu.Unlock() // break it: sync lets any goroutine unlock
+	wg.Wait()
 }
