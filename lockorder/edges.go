@@ -255,6 +255,11 @@ func provedReads(gs *held.G, l *class.Lock) {
 // caller to add at once (addWaited). Both are added as they were seen, as
 // though proved: a limit of R23.
 func holdWriteEdges(gs *held.G, e held.Entry, es []held.Edge) ([][]held.Edge, bool) {
+	for i := range es {
+		if f, _ := es[i].Locks(); f != nil {
+			f.MarkUnder() // a hand-off of f now shows it to gate (R24)
+		}
+	}
 	key := readWaitKey(gs, e.Chain, e.Lock)
 	for i := range es {
 		es[i].Key = key

@@ -203,6 +203,11 @@ func reacquired(gs *held.G, l *class.Lock) {
 func holds(gs *held.G, l *class.Lock) {
 	if id := gs.ID(); l.Holder() != id {
 		l.SetHolder(id)
+		if l.GateTaken() && l.UntakeGate() {
+			// A kept hold R24 took out of gates was released unseen
+			// (outside check mode): it was a hand-off.
+			regate(l)
+		}
 	}
 }
 
@@ -229,7 +234,7 @@ var handoffs struct {
 func handedOff(l *class.Lock) {
 	l.ClearHolder()
 	handoffs.n.Add(1)
-	if l.ShowGate() {
+	if l.GateUnder() && l.ShowGate() {
 		regate(l) // R24
 	}
 }

@@ -27,3 +27,19 @@ func R24CheckWithHook(between func(kept int)) int {
 	}
 	return n + len(vs)
 }
+
+// UngatedEdgesGone returns how many edges R24's records (eng.ungated)
+// still point to that have left the graph, and how many they point to.
+func UngatedEdgesGone() (gone, all int) {
+	eng.mu.Lock()
+	defer eng.mu.Unlock()
+	for _, r := range eng.ungated {
+		for _, x := range r.edges {
+			all++
+			if eng.graph.Edge(x.e.From, x.e.To, !x.e.ToWrite) != x.e {
+				gone++
+			}
+		}
+	}
+	return gone, all
+}

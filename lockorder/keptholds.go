@@ -3,6 +3,7 @@
 package lockorder
 
 import (
+	"slices"
 	"weak"
 
 	"github.com/syncwatch/syncwatch/internal/class"
@@ -130,12 +131,18 @@ func regate(l *class.Lock) {
 	}
 }
 
-// pruneUngated drops the records of locks collected since: no hand-off
-// can come for them. Called with eng.mu held.
+// pruneUngated drops the records of locks collected since, for which no
+// hand-off can come, and the edges that left the graph from the others.
+// Called with eng.mu held.
 func pruneUngated() {
 	for id, r := range eng.ungated {
 		if r.lock.Value() == nil {
 			delete(eng.ungated, id)
+			continue
+		}
+		if left := slices.DeleteFunc(r.edges, func(x ungatedEdge) bool { return !eng.graph.Holds(x.e) }); len(left) < len(r.edges) {
+			r.edges = slices.Clip(left)
+			eng.ungated[id] = r
 		}
 	}
 }

@@ -273,20 +273,26 @@ func (l *Lock) First() uint32 { return l.first.Load() }
 const (
 	gateShown = 1 << iota // a release showed the lock's holds exclusive: see ShowGate
 	gateTaken             // R24 took the lock out of gates, to put back: see TakeGate
+	gateUnder             // an order edge was seen under a write hold of the lock: see MarkUnder
 )
 
-// ShowGate records that a write hold of l with order edges under it was
-// released by the goroutine that took it, or that a write hold of l was
-// released by another goroutine (a hand-off): either way l's holds
-// excluded what was taken under them (docs/RULES.md R24). It reports
-// whether TakeGate had taken l out of gates, which the caller puts back.
-func (l *Lock) ShowGate() (taken bool) {
+// update sets l.gate to f of its value, and returns the value before.
+func (l *Lock) update(f func(uint32) uint32) uint32 {
 	for {
 		v := l.gate.Load()
-		if v == gateShown || l.gate.CompareAndSwap(v, gateShown) {
-			return v&gateTaken != 0
+		if n := f(v); n == v || l.gate.CompareAndSwap(v, n) {
+			return v
 		}
 	}
+}
+
+// ShowGate records that a write hold of l with order edges under it was
+// released, by the goroutine that took it or by another (a hand-off):
+// either way l's holds excluded what was taken under them
+// (docs/RULES.md R24). It reports whether TakeGate had taken l out of
+// gates, which the caller puts back.
+func (l *Lock) ShowGate() (taken bool) {
+	return l.update(func(v uint32) uint32 { return (v | gateShown) &^ gateTaken })&gateTaken != 0
 }
 
 // GateShown reports whether ShowGate was called.
@@ -294,11 +300,36 @@ func (l *Lock) GateShown() bool { return l.gate.Load()&gateShown != 0 }
 
 // TakeGate records that R24 takes l out of gates, unless ShowGate was
 // called first or TakeGate was already: it reports whether it did.
-func (l *Lock) TakeGate() bool { return l.gate.CompareAndSwap(0, gateTaken) }
+func (l *Lock) TakeGate() bool {
+	return l.update(func(v uint32) uint32 {
+		if v&(gateShown|gateTaken) != 0 {
+			return v
+		}
+		return v | gateTaken
+	})&(gateShown|gateTaken) == 0
+}
 
-// GateTaken reports whether TakeGate took l out of gates, and no ShowGate
-// came since.
+// UntakeGate undoes TakeGate, l having changed hands unseen (a release
+// outside check mode): it reports whether l was taken out of gates.
+func (l *Lock) UntakeGate() bool {
+	return l.update(func(v uint32) uint32 { return v &^ gateTaken })&gateTaken != 0
+}
+
+// GateTaken reports whether TakeGate took l out of gates, and neither
+// ShowGate nor UntakeGate came since.
 func (l *Lock) GateTaken() bool { return l.gate.Load()&gateTaken != 0 }
+
+// MarkUnder records that an order edge was seen under a write hold of l:
+// a hand-off of l then shows it to gate.
+func (l *Lock) MarkUnder() {
+	if l.gate.Load()&gateUnder == 0 {
+		l.update(func(v uint32) uint32 { return v | gateUnder })
+	}
+}
+
+// GateUnder reports whether MarkUnder was called, or TakeGate took l out
+// of gates (a hand-off must then put it back).
+func (l *Lock) GateUnder() bool { return l.gate.Load()&(gateUnder|gateTaken) != 0 }
 
 // Note returns the token recorded by SetNote, 0 if none. It may be stale:
 // a hold its owner released keeps its token here until the next.

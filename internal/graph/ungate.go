@@ -21,9 +21,12 @@ func (g *Graph) Ungate(id NodeID) []*Edge {
 // unless e has left the graph or was seen since: a sighting since held id
 // or did not, and Regate cannot tell. It reports whether it did.
 func (g *Graph) Regate(e *Edge, sightings uint32, id NodeID) bool {
-	if g.edges[e.key()] != e || e.Sightings != sightings {
+	if !g.Holds(e) || e.Sightings != sightings {
 		return false
 	}
 	e.Gate = e.Gate.Union(NewGate([]NodeID{id}))
 	return true
 }
+
+// Holds reports whether e is an edge of g: not removed with a node of its.
+func (g *Graph) Holds(e *Edge) bool { return g.edges[e.key()] == e }
