@@ -112,12 +112,17 @@ func releaseClock(p *atomic.Pointer[hb.Clock]) {
 // clocked reports whether the calling goroutine, id, has a clock or
 // inherited one: in its state, or in the remnant of its state a trim
 // dropped while it was idle (current revives it). A goroutine that has
-// neither has nothing to publish, and makes no state for it.
+// neither has nothing to publish, and makes no state for it. The one look
+// (gls.Own) waits out a trim dropping the state meanwhile: a release that
+// found neither would publish nothing, and the edges the goroutine took
+// before it would look unordered, a report its lost state made (R17,
+// R21).
 func clocked(id int64) bool {
-	if gs := gls.Find(id); gs != nil {
+	gs, r := gls.Own(id)
+	if gs != nil {
 		return gs.HB != nil || gs.Inherit != nil
 	}
-	return gls.Dropped(id).Clocked()
+	return r.Clocked()
 }
 
 // acquireClock makes the calling goroutine, whose state is gs, busy, know

@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
+	"github.com/syncwatch/syncwatch/internal/gls"
+	"github.com/syncwatch/syncwatch/internal/goid"
 	"github.com/syncwatch/syncwatch/lockorder"
 )
 
@@ -43,6 +45,42 @@ func TestAGCBeforeDoneKeepsTheRelease(t *testing.T) {
 		for range 5 { // work that allocates: collections run
 			runtime.GC()
 			time.Sleep(5 * time.Millisecond)
+		}
+	}()
+	wg.Wait()
+	lockAB(b, a)
+	assert.Empty(t, only(lockorder.KindCycle), "the worker's a->b happened before the Wait returned")
+}
+
+// The same, made certain: the worker's state is in the overflow (its
+// window of the table is full of busy states) when a trim drops it. Its
+// remnant, with its clock, stays there for it (R17, R21): the Done still
+// publishes what the worker did.
+func TestATrimOfAnOverflowStateBeforeDoneKeepsTheRelease(t *testing.T) {
+	fresh(t)
+	a, b := lockorder.NewMutex("rv21-ovf-a"), lockorder.NewMutex("rv21-ovf-b")
+	var wg lockorder.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		// Busy states of ids that share the worker's window (the table
+		// has 8,192 slots, a window 8), made before the worker's own.
+		id := goid.ID()
+		var crowd []int64
+		for k := range int64(9) {
+			crowd = append(crowd, id+(k+1)<<13)
+			gls.Get(crowd[k])
+		}
+		defer func() {
+			for _, f := range crowd {
+				gls.Get(f).Rest()
+				gls.Release(f)
+			}
+		}()
+		lockAB(a, b)
+		gls.Trim() // the overflow's idle states are dropped at every trim
+		if gls.Find(id) != nil {
+			t.Error("the worker's idle state was not dropped")
 		}
 	}()
 	wg.Wait()

@@ -18,7 +18,9 @@ import (
 // a done Once records no edge (doneOnce), so marking every goroutine that
 // merely had a clock (R21) would hide a Do under a lock the Once's
 // function takes (l -> once -> l). With recordEdge the goroutine records
-// an edge, and so has a clock, before its state is lost.
+// an edge, and so has a clock, before its state is dropped: its remnant
+// then stays in the overflow for it (R17), and it is not forgetful
+// either.
 func lostStateForgetful(t *testing.T, recordEdge bool) {
 	fresh(t)
 	l := lockorder.NewMutex("rv21-fg-l")

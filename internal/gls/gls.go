@@ -57,8 +57,15 @@
 // owner (held.Remnant, revived with the state): its creation number
 // (held.G.Seq), which the initialisation-write rule (lockorder's
 // class.Lock.Use and Witness) counts a goroutine by, and the Onces it has
-// seen done, for which a Do records no edge. Where the remnant is lost
-// too (the slot went to another goroutine, or the state was in the
+// seen done, for which a Do records no edge. A third makes reports if it
+// is lost, and so is never lost while its goroutine lives: its clock
+// (docs/RULES.md R21), without which its next release publishes nothing
+// and the edges it took before look unordered. A remnant that keeps one
+// (held.Remnant.Clocked) stays in the overflow when an overflow state is
+// dropped, and is moved there when its table slot goes to another
+// goroutine; such remnants are freed by the goroutine dump, once their
+// goroutines have exited (dropExited). Where any other remnant is lost
+// (the slot went to another goroutine, or the state was in the
 // overflow), the goroutine gets a new, higher creation number, so it
 // counts as having come later, and a later goroutine is never a witness
 // that shows a lock shared (the writer itself, renumbered, is not one
@@ -212,6 +219,33 @@ func Dropped(id int64) *held.Remnant {
 	return nil
 }
 
+// Own returns the calling goroutine id's state, or else the remnant of it
+// a trim dropped, without giving it one: Find, then Dropped, as one look.
+// It waits out a reclaimer deciding on the state, which Find and Dropped
+// called one after the other can miss between them (the state taken
+// from the slot, the remnant not yet marked), finding neither.
+func Own(id int64) (*held.G, *held.Remnant) {
+	for {
+		s := findSlot(id)
+		if s == nil {
+			return nil, nil
+		}
+		switch o := s.owner.Load(); o {
+		case id:
+			if g := s.g.Load(); g != nil {
+				return g, nil
+			}
+		case id | dropped:
+			return nil, s.rem.Load()
+		case -id:
+			if g := s.g.Load(); g != nil {
+				return g, nil // still there: whatever the reclaimer decides
+			}
+		}
+		runtime.Gosched() // being decided, or moved: look again
+	}
+}
+
 // findSlot returns the slot goroutine id owns, or nil. A slot a
 // reclaimer is deciding on, or whose state it dropped, is still id's.
 func findSlot(id int64) *slot {
@@ -321,14 +355,36 @@ func claim(id int64) *held.G {
 			case pass == 1 && s.rem.Load().Remembers():
 				continue
 			}
+			var moved *slot
 			if o != 0 {
-				// Its remnant goes with the slot: marked lost first, so
-				// that its goroutine, finding no slot, is never without
-				// the mark (marking it needlessly only holds edges back).
-				lose(o&^dropped, s.rem.Load())
+				if r := s.rem.Load(); r.Clocked() {
+					// A clock must not be lost (R17, R21): the remnant
+					// moves to the overflow, put there first, so that
+					// its goroutine finds it there once the slot is
+					// taken, and never finds neither.
+					if moved = displace(o &^ dropped); moved == nil {
+						continue
+					}
+				} else {
+					// Its remnant goes with the slot: marked lost first,
+					// so that its goroutine, finding no slot, is never
+					// without the mark (marking it needlessly only holds
+					// edges back).
+					lose(o&^dropped, r)
+				}
 			}
 			if !s.owner.CompareAndSwap(o, id) {
+				if moved != nil {
+					unplace(o&^dropped, moved) // its goroutine revived it here
+				}
 				continue
+			}
+			if moved != nil {
+				// The remnant of the state the owner word named, read
+				// now that the slot is ours: the goroutine may have
+				// revived and dropped it again since the look above.
+				moved.rem.Store(s.rem.Load())
+				moved.owner.Store(o)
 			}
 			g := held.New(id, forgetful(id))
 			made(g)
@@ -338,6 +394,37 @@ func claim(id int64) *held.G {
 		}
 	}
 	return nil
+}
+
+// displace puts in the overflow a slot for the remnant of goroutine id's
+// state, which claim is taking from id's table slot, and returns it; nil
+// if id has a slot there already. Until claim settles it (it stores the
+// remnant and then the owner word id|dropped) the slot's owner word is
+// -id, so that id, finding it once its table slot is gone, waits as for a
+// reclaimer deciding. A goroutine looks in the table first: while its
+// table slot is still its own, it revives the remnant there.
+func displace(id int64) *slot {
+	s := &slot{}
+	s.owner.Store(-id)
+	slowMu.Lock()
+	defer slowMu.Unlock()
+	if overflow[id] != nil {
+		return nil
+	}
+	overflow[id] = s
+	overflowed.Store(int64(len(overflow)))
+	return s
+}
+
+// unplace removes s, which displace put in the overflow for goroutine id
+// and no goroutine has used: id revived its remnant in the table.
+func unplace(id int64, s *slot) {
+	slowMu.Lock()
+	defer slowMu.Unlock()
+	if overflow[id] == s {
+		delete(overflow, id)
+		overflowed.Store(int64(len(overflow)))
+	}
 }
 
 // Release gives up the calling goroutine's state and slot, if it holds
@@ -492,6 +579,9 @@ func Trim() {
 // cost is spread over them, and a program that hands off no locks never
 // pays it. trimMu is held.
 //
+// The same dump frees the remnants kept in the overflow for their clocks
+// (R21) whose goroutines have exited: each counts as a state to drop.
+//
 // The same dump finds the states of exited goroutines that still hold a
 // lock of their own, kept for the report that it was left held, whose
 // order edges wait for a release that cannot come (held.G.Heavy): their
@@ -502,7 +592,7 @@ func Trim() {
 var aliveHeavy map[*held.G]int
 
 func dropExited() {
-	var cs, heavy []candidate
+	var cs, heavy, gone []candidate
 	for i := range table {
 		s := &table[i]
 		if o, g := s.owner.Load(), s.g.Load(); o > 0 && o&dropped == 0 && g != nil {
@@ -521,13 +611,15 @@ func dropExited() {
 			} else if g.Heavy() {
 				heavy = append(heavy, candidate{s, o, g, false})
 			}
+		} else if s.owner.Load() == o|dropped {
+			gone = append(gone, candidate{s, o, nil, false})
 		}
 	}
 	slowMu.Unlock()
 	// A heavy state counts for its edges, 16 to a state: the dump is
 	// worth it once the states to drop, or the edges to forget, are
 	// many for the goroutines it stops.
-	weight := len(cs)
+	weight := len(cs) + len(gone)
 	for _, c := range heavy {
 		// A state a dump found alive counts again only once its edges
 		// have doubled: a goroutine that keeps locks and lives on must
@@ -574,6 +666,13 @@ func dropExited() {
 		}
 		reclaims.Add(1)
 	}
+	for _, c := range gone {
+		// An exited goroutine never revives its remnant; a live one may
+		// have, since the listing (the owner word is then its id).
+		if !live[c.o] && overflow[c.o] == c.s && c.s.owner.CompareAndSwap(c.o|dropped, 0) {
+			delete(overflow, c.o)
+		}
+	}
 	overflowed.Store(int64(len(overflow)))
 }
 
@@ -612,12 +711,19 @@ func trim(inTable, inOverflow bool) {
 			c.s.rem.Store(c.g.Remnant())
 			c.s.g.Store(nil)
 			c.s.owner.Store(c.o | dropped)
+		} else if r := c.g.Remnant(); r.Clocked() {
+			// A clock is never lost (R17, R21): the remnant stays for
+			// its goroutine, as in the table, until a dump shows the
+			// goroutine gone (dropExited).
+			c.s.rem.Store(r)
+			c.s.g.Store(nil)
+			c.s.owner.Store(c.o | dropped)
 		} else {
 			if overflow[c.o] == c.s {
 				delete(overflow, c.o)
 				kept--
 			}
-			lose(c.o, c.g.Remnant())
+			lose(c.o, r)
 			c.s.owner.Store(0) // its owner, if alive, looks again
 		}
 		reclaims.Add(1)
@@ -647,8 +753,9 @@ type gcTick struct{ _ [16]byte }
 func init() { trimAfterGC() }
 
 // Stats reports how many goroutine states exist (in the table and in the
-// overflow), how many idle ones were dropped, and how many trims ran, for
-// tests of boundedness.
+// overflow; not the remnants the overflow keeps, see Remnants), how many
+// idle ones were dropped, and how many trims ran, for tests of
+// boundedness.
 func Stats() (states, overflowN int, reclaimed, trimmed int64) {
 	for i := range table {
 		if table[i].owner.Load() > 0 && table[i].g.Load() != nil {
@@ -656,9 +763,28 @@ func Stats() (states, overflowN int, reclaimed, trimmed int64) {
 		}
 	}
 	slowMu.Lock()
-	overflowed := len(overflow)
+	overflowed := 0
+	for _, s := range overflow {
+		if s.g.Load() != nil {
+			overflowed++ // not a remnant kept for its clock
+		}
+	}
 	slowMu.Unlock()
 	return states + overflowed, overflowed, reclaims.Load(), trims.Load()
+}
+
+// Remnants reports how many remnants of dropped states the overflow keeps
+// for their clocks (R21), for tests of boundedness.
+func Remnants() int {
+	slowMu.Lock()
+	defer slowMu.Unlock()
+	n := 0
+	for _, s := range overflow {
+		if s.g.Load() == nil {
+			n++
+		}
+	}
+	return n
 }
 
 // Fences reports how many fences reclaimers took (see fence).
