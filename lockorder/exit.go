@@ -53,7 +53,11 @@ func ReportBlockedExcept(minAge time.Duration, leaks bool, ignore func(Violation
 	}
 	g := waitfor.Snapshot()
 	states := gls.States()
-	d := waitfor.Fresh() // after both: what is not in it has exited
+	// After both: what is not in it has exited. Past the cleanups the
+	// leak detection's collection queued (W7): the runtime's goroutine
+	// running them is awake, and would keep a wait whose blockers are
+	// unknown (an Add/Done group) from being reported.
+	d := waitfor.FreshForExit(g)
 	n := 0
 	stuck := g.Stuckness(d)
 	publish := func(v Violation) {

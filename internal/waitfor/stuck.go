@@ -2,6 +2,7 @@ package waitfor
 
 import (
 	"strings"
+	"time"
 
 	"github.com/syncwatch/syncwatch/internal/goid"
 )
@@ -72,6 +73,13 @@ func (g *Graph) blockedBy(w *Wait, d *Dump, self int64, stuck func(*Wait) bool, 
 // waiters of g and syncwatch's own is awake: not blocked (StateBlocked)
 // and not in a system call.
 func (g *Graph) othersAwake(d *Dump, self int64) bool {
+	awake, _ := g.awake(d, self)
+	return awake
+}
+
+// awake is othersAwake, also reporting whether every goroutine it found
+// awake was the runtime's, running cleanups or finalizers (cleaning).
+func (g *Graph) awake(d *Dump, self int64) (awake, cleaning bool) {
 	for id, state := range d.States() {
 		if id == self || g.waits[id] != nil || StateBlocked(state) {
 			continue
@@ -79,12 +87,46 @@ func (g *Graph) othersAwake(d *Dump, self int64) bool {
 		if s, _, _ := strings.Cut(state, ", "); s == "syscall" {
 			continue
 		}
-		if t := d.text(id); strings.Contains(t, deliverFunc) || strings.Contains(t, trimFunc) || strings.Contains(t, fenceFunc) {
+		t := d.text(id)
+		if strings.Contains(t, deliverFunc) || strings.Contains(t, trimFunc) || strings.Contains(t, fenceFunc) {
 			continue // syncwatch's own: it ends, and wakes nobody
 		}
-		return true
+		if !strings.Contains(t, "runtime.runCleanups(") && !strings.Contains(t, "runtime.runfinq(") {
+			return true, false
+		}
+		awake = true
 	}
-	return false
+	return awake, awake
+}
+
+// FreshForExit is Fresh for the check at exit of g's waits (W7), which
+// follows a leak detection: the collection it ran queued the cleanups of
+// what it freed (internal/gls trims after each one), and the runtime's
+// goroutine that runs them shows in a dump while it does, even between
+// two of them, with runtime.runCleanups alone on its stack. Awake, it
+// would keep every wait whose blockers are unknown from being reported.
+// So while the runtime's cleanup or finalizer goroutines are the only
+// ones awake, it looks again once they have had time to finish, as gather
+// does, but for up to exitCleanupWait: on a loaded machine the cleanup
+// goroutine may wait that long for a processor, and the check at exit is
+// no hurry. A cleanup that runs on (one of the program's own, which might
+// end a wait) is then counted as awake.
+func FreshForExit(g *Graph) *Dump { return freshForExit(g, Fresh, exitCleanupWait) }
+
+// exitCleanupWait bounds how long FreshForExit looks again while only
+// cleanups run.
+const exitCleanupWait = 100 * time.Millisecond
+
+func freshForExit(g *Graph, take func() *Dump, within time.Duration) *Dump {
+	self := goid.ID()
+	deadline := time.Now().Add(within)
+	for pause := time.Millisecond; ; pause = min(2*pause, 10*time.Millisecond) {
+		d := take()
+		if _, cleaning := g.awake(d, self); !cleaning || !time.Now().Before(deadline) {
+			return d
+		}
+		time.Sleep(min(pause, time.Until(deadline)))
+	}
 }
 
 // fenceFunc names, in a goroutine dump, the goroutine that registers the

@@ -182,3 +182,49 @@ func TestStuckNeedsEveryBlocker(t *testing.T) {
 		t.Error("goroutines in system calls kept a wait with unknown blockers from being stuck")
 	}
 }
+
+// W7: the check at exit follows a leak detection, whose collection queues
+// cleanups; the runtime's goroutine running them shows in a dump, even
+// between two of them with runtime.runCleanups alone on its stack. Seen
+// awake, it would keep a wait whose blockers are unknown from being
+// reported: the check looks again while it is the only one awake.
+func TestTheExitCheckLooksPastTheCleanups(t *testing.T) {
+	routine := func(id, state, fn string) string {
+		return "goroutine " + id + " [" + state + "]:\n" + fn + "()\n\t/x/main.go:10 +0x1d\ncreated by main.main in goroutine 1\n\t/x/main.go:20 +0x25"
+	}
+	const betweenCleanups = "goroutine 1000020 [runnable]:\nruntime.runCleanups()\n\t/usr/local/go/src/runtime/mcleanup.go:745 +0x13f"
+	unknown := &Wait{Goroutine: 1000011, Kind: KindWaitGroup, Blockers: func([]int64) []int64 { return nil }}
+	g := &Graph{waits: map[int64]*Wait{1000011: unknown}}
+	waiting := routine("1000011", "sync.WaitGroup.Wait", "main.gate")
+	cleaning := parseDump([]byte(waiting + "\n\n" + betweenCleanups))
+	if g.Stuckness(cleaning)(unknown) {
+		t.Fatal("the cleanup goroutine counts as awake for a single look")
+	}
+	quiet := parseDump([]byte(waiting))
+	for _, c := range []struct {
+		name  string
+		dumps []*Dump
+		looks int
+		stuck bool
+	}{
+		{"cleanups then quiet", []*Dump{cleaning, cleaning, quiet}, 3, true},
+		{"quiet", []*Dump{quiet}, 1, true},
+		{"a cleanup and another goroutine", []*Dump{parseDump([]byte(waiting + "\n\n" + betweenCleanups + "\n\n" +
+			routine("1000012", "running", "main.spin"))), quiet}, 1, false},
+	} {
+		looks := 0
+		d := freshForExit(g, func() *Dump { looks++; return c.dumps[looks-1] }, time.Hour)
+		if looks != c.looks {
+			t.Errorf("%s: %d looks, want %d", c.name, looks, c.looks)
+		}
+		if got := g.Stuckness(d)(unknown); got != c.stuck {
+			t.Errorf("%s: stuck %v, want %v", c.name, got, c.stuck)
+		}
+	}
+	// Cleanups that run on past the bound: the last look is the verdict.
+	looks := 0
+	d := freshForExit(g, func() *Dump { looks++; return cleaning }, 5*time.Millisecond)
+	if looks < 2 || g.Stuckness(d)(unknown) {
+		t.Errorf("cleaning for good: %d looks, stuck %v; want more than one, false", looks, g.Stuckness(d)(unknown))
+	}
+}
