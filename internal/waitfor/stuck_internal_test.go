@@ -228,3 +228,21 @@ func TestTheExitCheckLooksPastTheCleanups(t *testing.T) {
 		t.Errorf("cleaning for good: %d looks, stuck %v; want more than one, false", looks, g.Stuckness(d)(unknown))
 	}
 }
+
+// W7: the check at exit looks again for the cleanup goroutine only when a
+// wait it could keep from its report is there (blockers unknown): not in
+// the common VerifyNone case, with no waits, where a cleanup running on (a
+// program's own, CPU-bound, or the cleanup goroutine starved on a loaded
+// machine) would cost up to 100 ms per test.
+func TestTheExitCheckDoesNotWaitWithoutWaits(t *testing.T) {
+	const busyCleanup = "goroutine 1000020 [runnable]:\nruntime.runCleanups()\n\t/usr/local/go/src/runtime/mcleanup.go:745 +0x13f"
+	cleaning := parseDump([]byte(busyCleanup))
+	g := &Graph{waits: map[int64]*Wait{}} // nothing waits
+	looks := 0
+	for range 3 { // three tests' VerifyNone
+		freshForExit(g, func() *Dump { looks++; return cleaning }, exitCleanupWait)
+	}
+	if looks != 3 {
+		t.Errorf("no waits: %d looks for 3 checks; want one each", looks)
+	}
+}
