@@ -14,10 +14,10 @@ import (
 	"github.com/syncwatch/syncwatch/lockorder"
 )
 
-// Rule R24: the only write hold a lock ever had, kept until its goroutine
-// exited (a file locked for good on close), is no evidence that the paths
-// taken under it exclude each other. Once the exit check sees that
-// goroutine gone, the lock holds no cycle back.
+// Rule R24: a lock kept until its goroutine exited (a file locked for good
+// on close), which no release ever showed to gate, is no evidence that
+// the paths taken under it exclude each other. Once the exit check sees
+// that goroutine gone, the lock holds no cycle back.
 
 // keepUntilExit runs f in a goroutine that locks g first and exits
 // without unlocking it, and returns once the exit check has seen g left
@@ -117,7 +117,7 @@ func TestAWritersGateKeptUntilExitHoldsNoReadCycleBack(t *testing.T) {
 // Close that locks the database's lock for good. One goroutine takes a
 // transaction lock g around a -> b, then around b -> a, then keeps g
 // (closed). No run of this program can deadlock on a/b: every a/b path
-// holds g. g was held twice before: it is no lock taken once, and stays a gate.
+// holds g. Its releases around each order showed it to gate: it stays one.
 func TestATransactionLockThenKeptAtCloseStaysAGate(t *testing.T) {
 	fresh(t)
 	g := lockorder.NewMutex(t.Name())
