@@ -21,15 +21,34 @@ type options struct {
 	rest       []string // after -args (test), the program's arguments (run)
 }
 
-// goBoolFlags are the go build and go test flags that take no value.
+// goBoolFlags are the go build and go test flags that take no value: a
+// bool flag is -name or -name=value, never -name value, so the argument
+// after one is a package or another flag.
 var goBoolFlags = []string{
-	"a", "asan", "benchmem", "cover", "failfast", "fullpath", "i", "json",
-	"linkshared", "modcacherw", "msan", "n", "race", "short", "trimpath",
-	"v", "work", "x",
+	"a", "artifacts", "asan", "benchmem", "buildvcs", "c", "cover",
+	"failfast", "fullpath", "i", "json", "linkshared", "modcacherw", "msan",
+	"n", "race", "short", "trimpath", "v", "work", "x",
 }
+
+// testBoolFlags are the test binary's bool flags, which go test also takes
+// spelt -test.name.
+var testBoolFlags = []string{"benchmem", "failfast", "fullpath", "paniconexit0", "short", "v"}
 
 // errUsage marks a command line syncwatch cannot read.
 var errUsage = errors.New("syncwatch: bad usage")
+
+// errHelp is parseArgs's answer to -h or -help: print the usage, and
+// succeed.
+var errHelp = errors.New("syncwatch: help requested")
+
+// isBoolFlag reports whether the go command flag called name takes no
+// value.
+func isBoolFlag(name string) bool {
+	if t, ok := strings.CutPrefix(name, "test."); ok {
+		return slices.Contains(testBoolFlags, t)
+	}
+	return slices.Contains(goBoolFlags, name)
+}
 
 // parseArgs splits args. With program set (syncwatch run), the first
 // argument that is not a flag is the package, and what follows it is the
@@ -65,6 +84,8 @@ func parseArgs(args []string, program bool) (options, error) {
 			return args[i], nil
 		}
 		switch name {
+		case "h", "help":
+			return o, errHelp
 		case "syncwatch":
 			v, err := takeValue()
 			if err != nil {
@@ -107,7 +128,7 @@ func parseArgs(args []string, program bool) (options, error) {
 			return o, fmt.Errorf("%w: syncwatch sets -%s itself", errUsage, name)
 		}
 		flag := []string{a}
-		if !hasValue && !slices.Contains(goBoolFlags, name) {
+		if !hasValue && !isBoolFlag(name) {
 			v, err := takeValue()
 			if err != nil {
 				return o, err

@@ -51,6 +51,10 @@ func runMain(args []string, stdout, stderr io.Writer) int {
 			err = fmt.Errorf("%w: -mode %q: want check, trace or off", errUsage, o.mode)
 		}
 	}
+	if errors.Is(err, errHelp) {
+		fmt.Fprint(stdout, usage)
+		return 0
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "%v\n%s", err, usage)
 		return 2
