@@ -40,9 +40,9 @@ func recordEdges(gs *held.G, e held.Entry, st stack.ID) {
 	if !waiting && len(proving) == 0 {
 		cache(gs, e.Chain, e.Lock)
 	}
-	vs := make([]Violation, 0, len(found))
-	for _, c := range found {
-		vs = append(vs, cycleViolation(c, gs.ID(), st))
+	var vs []Violation
+	if len(found) > 0 {
+		vs = cycleViolations(found, gs.ID(), st)
 	}
 	for _, es := range append(now, older...) {
 		vs = addWaited(gs.ID(), es, vs)
@@ -51,9 +51,21 @@ func recordEdges(gs *held.G, e held.Entry, st stack.ID) {
 		vs = append(vs, narrowWriters(e.Lock.Class, writers)...)
 	}
 	eng.mu.Unlock()
-	for _, v := range vs {
-		publish(v)
+	publishAll(vs)
+}
+
+// cycleViolations returns the reports of the cycles found, closed by
+// goroutine gid's acquisition at stack st. Out of line: a Violation built
+// in recordEdges's frame made it large enough that a new goroutine's
+// first new chain grew its stack.
+//
+//go:noinline
+func cycleViolations(found []graph.Cycle, gid int64, st stack.ID) []Violation {
+	vs := make([]Violation, 0, len(found))
+	for _, c := range found {
+		vs = append(vs, cycleViolation(c, gid, st))
 	}
+	return vs
 }
 
 // observed is an edge an acquisition adds: from a hold of from into the
@@ -238,9 +250,7 @@ func provedReads(gs *held.G, l *class.Lock) {
 		}
 	}
 	eng.mu.Unlock()
-	for _, v := range vs {
-		publish(v)
-	}
+	publishAll(vs)
 }
 
 // Edges from write holds of a kind another goroutine may release (a
@@ -321,9 +331,7 @@ func provedWrites(gs *held.G) {
 	}
 	eng.mu.Unlock()
 	gs.DoneProved() // before a handler runs, which may release locks of its own
-	for _, v := range vs {
-		publish(v)
-	}
+	publishAll(vs)
 }
 
 // Rule R18 (R-RW) of docs/RULES.md: a lock held for writing around one
@@ -428,9 +436,7 @@ func firstWrite(gs *held.G, l *class.Lock) {
 		vs = recheckInto(c, false)
 	}
 	eng.mu.Unlock()
-	for _, v := range vs {
-		publish(v)
-	}
+	publishAll(vs)
 }
 
 // writeUnder narrows the writers' gate of l's class to the locks gs holds
@@ -440,9 +446,7 @@ func writeUnder(gs *held.G, l *class.Lock) {
 	eng.mu.Lock()
 	vs := narrowWriters(l.Class, wg)
 	eng.mu.Unlock()
-	for _, v := range vs {
-		publish(v)
-	}
+	publishAll(vs)
 }
 
 // heldGate returns the locks other than l that gs validly holds for

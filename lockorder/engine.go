@@ -369,7 +369,7 @@ func useSlow(gs *held.G, l *class.Lock, read bool) bool {
 // acquisition: once per lock, on the slow path of an acquisition (l is
 // not Plain), for a report that it was left held (see ReportBlocked).
 func noteFirst(l *class.Lock) {
-	if l.Unused() {
+	if l.Unused() && l.First() == 0 { // firstLockOf may have recorded it
 		l.SetFirst(uint32(stack.Capture()))
 	}
 }

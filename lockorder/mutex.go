@@ -117,6 +117,41 @@ func initLock(p *atomic.Pointer[class.Lock], k kind.Kind, addr unsafe.Pointer) *
 	return p.Load()
 }
 
+// firstLock is lock's rare half for a check-mode acquisition of m: see
+// firstLockOf.
+//
+//go:noinline
+func (m *Mutex) firstLock() (*class.Lock, stack.ID) {
+	return firstLockOf(&m.l, kind.Mutex, unsafe.Pointer(m))
+}
+
+// firstLockOf is initLock for a check-mode acquisition, which records
+// where its lock is first taken (noteFirst) and, under another lock, the
+// stack of its new chain: one unwind names the lock and serves both. It
+// returns the lock's identity and, if this call made it, that stack, for
+// the caller's new chain; the zero ID if another goroutine made it first.
+func firstLockOf(p *atomic.Pointer[class.Lock], k kind.Kind, addr unsafe.Pointer) (*class.Lock, stack.ID) {
+	var t stack.Trace
+	t.Take()
+	l := keyed(class.NewAt(siteIn(t.PCs()), k, uintptr(addr)))
+	if !p.CompareAndSwap(nil, l) {
+		return p.Load(), 0
+	}
+	st := t.ID()
+	l.SetFirst(uint32(st))
+	return l, st
+}
+
+// chainStack returns st, the stack firstLockOf took, or else the calling
+// goroutine's, for a new chain (newChain). Inlined, it captures in its
+// caller's frame.
+func chainStack(st stack.ID) stack.ID {
+	if st != 0 {
+		return st
+	}
+	return stack.Capture()
+}
+
 // Lock locks m. If m is already locked, Lock blocks until it is available.
 // In ModeCheck a lock-order cycle or a recursive Lock is reported before
 // Lock blocks.
@@ -143,7 +178,11 @@ func (m *Mutex) lockSlow() {
 		m.mu.Lock()
 		return
 	}
-	l := m.lock()
+	l := m.l.Load()
+	var first stack.ID
+	if l == nil {
+		l, first = m.firstLock()
+	}
 	id := goid.ID()
 	gs := gls.Mine(id)
 	if gs == nil {
@@ -168,7 +207,7 @@ func (m *Mutex) lockSlow() {
 		// The acquisition path (acquire.go).
 		a, fresh := acquiring(gs, l, w, false).begin(m)
 		if fresh {
-			newChain(gs, stack.Capture())
+			newChain(gs, chainStack(first))
 		}
 		if !m.mu.TryLock() {
 			a.wait(&m.mu)

@@ -4,6 +4,7 @@ package lockorder_test
 
 import (
 	"fmt"
+	"sync"
 	"testing"
 
 	"github.com/syncwatch/syncwatch/lockorder"
@@ -84,4 +85,36 @@ func BenchmarkSharedDAG(b *testing.B) {
 			})
 		}
 	}
+}
+
+// A request fanned out to 4 goroutines, with a WaitGroup and a Mutex made
+// for it: each new goroutine takes a state, each new lock an identity
+// (one stack for its name and first place), each new goroutine's first
+// Lock must not grow its stack. Beside sync, from the same run.
+func BenchmarkFanOutFreshLocks(b *testing.B) {
+	b.Run("impl=sync", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			var wg sync.WaitGroup
+			var mu sync.Mutex
+			n := 0
+			for range 4 {
+				wg.Go(func() { mu.Lock(); n++; mu.Unlock() })
+			}
+			wg.Wait()
+		}
+	})
+	b.Run("impl=check", func(b *testing.B) {
+		checkMode(b)
+		b.ReportAllocs()
+		for b.Loop() {
+			var wg lockorder.WaitGroup
+			var mu lockorder.Mutex
+			n := 0
+			for range 4 {
+				wg.Go(func() { mu.Lock(); n++; mu.Unlock() })
+			}
+			wg.Wait()
+		}
+	})
 }

@@ -62,6 +62,23 @@ func publish(v Violation) { publishContext(context.Background(), v) }
 
 func publishContext(ctx context.Context, v Violation) { publishNew(ctx, v) }
 
+// publishAll publishes each of vs, as publish does. The work stays out of
+// line, called only if there is some, so that its callers, some on a new
+// lock's first acquisition, keep small frames: a Violation copied into one
+// made new goroutines grow their stacks.
+func publishAll(vs []Violation) {
+	if len(vs) > 0 {
+		publishEach(vs)
+	}
+}
+
+//go:noinline
+func publishEach(vs []Violation) {
+	for i := range vs {
+		publish(vs[i])
+	}
+}
+
 // publishCounted is publish, reporting whether v was new.
 func publishCounted(v Violation) bool { return publishNew(context.Background(), v) }
 

@@ -66,6 +66,14 @@ func (m *RWMutex) lock() *class.Lock {
 //go:noinline
 func (m *RWMutex) newLock() *class.Lock { return initLock(&m.l, kind.RWMutex, unsafe.Pointer(m)) }
 
+// firstLock is lock's rare half for a check-mode acquisition of m: see
+// firstLockOf.
+//
+//go:noinline
+func (m *RWMutex) firstLock() (*class.Lock, stack.ID) {
+	return firstLockOf(&m.l, kind.RWMutex, unsafe.Pointer(m))
+}
+
 // Lock locks m for writing, blocking until no reader or writer holds it.
 func (m *RWMutex) Lock() {
 	w := modeWord.Load()
@@ -79,9 +87,14 @@ func (m *RWMutex) Lock() {
 		m.mu.Lock()
 		return
 	}
-	a, fresh := acquiring(current(w), m.lock(), w, false).begin(m)
+	l := m.l.Load()
+	var first stack.ID
+	if l == nil {
+		l, first = m.firstLock()
+	}
+	a, fresh := acquiring(current(w), l, w, false).begin(m)
 	if fresh {
-		newChain(a.gs, stack.Capture())
+		newChain(a.gs, chainStack(first))
 	}
 	if !m.mu.TryLock() {
 		a.wait((*rwlock.Writer)(&m.mu))
@@ -144,7 +157,11 @@ func (m *RWMutex) rlockChecked(r int64) {
 		}
 		return
 	}
-	l := m.lock()
+	l := m.l.Load()
+	var first stack.ID
+	if l == nil {
+		l, first = m.firstLock()
+	}
 	id := goid.ID()
 	gs := gls.Mine(id)
 	if gs == nil {
@@ -185,7 +202,7 @@ func (m *RWMutex) rlockChecked(r int64) {
 		a.f |= acqUsed
 		a, fresh := a.begin(m)
 		if fresh {
-			newChain(gs, stack.Capture())
+			newChain(gs, chainStack(first))
 		}
 		if !m.mu.TryRLock() {
 			a.wait((*rwlock.Reader)(&m.mu))

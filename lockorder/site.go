@@ -55,13 +55,23 @@ func callerSite() *class.Site {
 	var pcs [maxSiteFrames]uintptr
 	for _, depth := range [...]int{siteFramesFirst, maxSiteFrames} {
 		n := runtime.Callers(2, pcs[:depth]) // from callerSite's caller
-		for _, pc := range pcs[:n] {
-			if s := siteOf(pc); s != nil {
-				return s
-			}
+		if s := siteIn(pcs[:n]); s != nil {
+			return s
 		}
 		if n < depth {
 			break
+		}
+	}
+	return nil
+}
+
+// siteIn returns the site of the first of the return addresses pcs
+// (innermost first) that is not lockorder's, sync's or the runtime's, or
+// nil if there is none.
+func siteIn(pcs []uintptr) *class.Site {
+	for _, pc := range pcs {
+		if s := siteOf(pc); s != nil {
+			return s
 		}
 	}
 	return nil

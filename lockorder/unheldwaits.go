@@ -42,11 +42,11 @@ func (u unheldWait) same(v unheldWait) bool {
 // the Wait's entry is pushed, and the edges of a new chain are added at
 // once if a Go'd function has held the group, kept for its first Go if
 // not.
-func (wg *WaitGroup) enter(gs *held.G, l *class.Lock) {
+func (wg *WaitGroup) enter(gs *held.G, l *class.Lock, first stack.ID) {
 	if _, fresh := (acquisition{gs: gs, l: l, f: acqUsed}).begin(notCopied{}); !fresh {
 		return
 	}
-	st := stack.Capture()
+	st := chainStack(first)
 	// As newChain does, with the entry off the stack.
 	e := *gs.Top()
 	gs.PopUnnoted()
@@ -124,7 +124,5 @@ func (wg *WaitGroup) holdable(l *class.Lock) {
 		}
 	}
 	eng.mu.Unlock()
-	for _, v := range vs {
-		publish(v)
-	}
+	publishAll(vs)
 }

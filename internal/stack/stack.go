@@ -72,6 +72,38 @@ func Capture() ID {
 	return defaultTable.intern(pcs[:n])
 }
 
+// A Trace is the calling goroutine's stack, taken once for several uses in
+// one call: its return addresses (lockorder names a new lock after the
+// first of them outside syncwatch) and its interned id, made when first
+// asked for. Unwinding is most of a capture's cost, so one unwind serves
+// both. The zero Trace is not taken.
+type Trace struct {
+	pcs [MaxDepth + 6]uintptr
+	n   int
+	id  ID
+}
+
+// Take records the stack of Take's caller in t.
+func (t *Trace) Take() {
+	t.n = runtime.Callers(2, t.pcs[:])
+	t.id = 0
+}
+
+// Taken reports whether Take recorded a stack in t.
+func (t *Trace) Taken() bool { return t.n > 0 }
+
+// PCs returns the return addresses Take recorded, innermost first.
+func (t *Trace) PCs() []uintptr { return t.pcs[:t.n] }
+
+// ID returns the interned id of the stack Take recorded, interning it on
+// the first call; the zero ID if t is not taken.
+func (t *Trace) ID() ID {
+	if t.id == 0 && t.n > 0 {
+		t.id = defaultTable.intern(t.pcs[:t.n])
+	}
+	return t.id
+}
+
 // Frames returns the symbolized frames of id, outermost syncwatch frames
 // removed. It returns nil for the zero ID or an unknown id.
 func Frames(id ID) []Frame { return defaultTable.frames(id) }
@@ -121,8 +153,12 @@ func (t *table) intern(pcs []uintptr) ID {
 	if id != 0 {
 		return id
 	}
-	// Symbolize outside the table lock: it is the slow part.
-	frames := symbolize(pcs)
+	// Symbolize outside the table lock: it is the slow part. It gets a
+	// copy, which the table keeps: pcs itself must not escape, so that a
+	// capture's array stays on its caller's stack (runtime.CallersFrames
+	// keeps the slice it is given).
+	own := slices.Clone(pcs)
+	frames := symbolize(own)
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if id := t.lookup(h, pcs); id != 0 {
@@ -132,7 +168,7 @@ func (t *table) intern(pcs []uintptr) ID {
 		return 0
 	}
 	t.stacks = append(t.stacks, frames)
-	t.pcs = append(t.pcs, slices.Clone(pcs))
+	t.pcs = append(t.pcs, own)
 	id = ID(len(t.stacks))
 	t.byHash[h] = append(t.byHash[h], id)
 	return id

@@ -115,3 +115,48 @@ created by main.run in goroutine 1
 		t.Errorf("created %+v for the main goroutine, want none", created)
 	}
 }
+
+// A capture of a stack seen before allocates nothing: its array stays on
+// the caller's stack (the table keeps a copy of a new one). Every check-mode
+// acquisition that records a new chain captures.
+func TestCaptureOfAKnownStackDoesNotAllocate(t *testing.T) {
+	captureHere()
+	if n := testing.AllocsPerRun(100, func() { captureHere() }); n != 0 {
+		t.Fatalf("Capture of a known stack: %v allocations, want 0", n)
+	}
+	var tr stack.Trace
+	take := func() stack.ID { tr.Take(); return tr.ID() }
+	take()
+	if n := testing.AllocsPerRun(100, func() { take() }); n != 0 {
+		t.Fatalf("Trace.Take and ID of a known stack: %v allocations, want 0", n)
+	}
+}
+
+//go:noinline
+func traceHere(t *stack.Trace) { t.Take() }
+
+// A Trace gives the return addresses it took and, asked, the stack's id:
+// the frames Capture would give from the same place, its caller first.
+func TestTraceGivesAddressesAndID(t *testing.T) {
+	var tr stack.Trace
+	if tr.Taken() || tr.ID() != 0 {
+		t.Fatal("the zero Trace is taken")
+	}
+	traceHere(&tr)
+	if !tr.Taken() || len(tr.PCs()) == 0 {
+		t.Fatal("Take recorded nothing")
+	}
+	f, _ := runtime.CallersFrames(tr.PCs()).Next()
+	if !strings.HasSuffix(f.Function, "stack_test.traceHere") {
+		t.Fatalf("first address in %s, want traceHere", f.Function)
+	}
+	id := tr.ID()
+	if id == 0 || tr.ID() != id {
+		t.Fatalf("ID gave %d, then %d", id, tr.ID())
+	}
+	fs := stack.Frames(id)
+	if len(fs) < 2 || !strings.HasSuffix(fs[0].Function, "stack_test.traceHere") ||
+		!strings.HasSuffix(fs[1].Function, "TestTraceGivesAddressesAndID") {
+		t.Fatalf("frames %v, want traceHere then the test", fs)
+	}
+}
