@@ -29,7 +29,11 @@
 // it with their code, which stands unless the check fails. A harness it
 // hands m to, which exits by itself (goleak.VerifyTestMain(m)), gets m
 // wrapped, so that the check runs inside the harness's m.Run. An os.Exit
-// in a helper that TestMain calls ends the binary unchecked.
+// in a helper that TestMain calls ends the binary unchecked. A package
+// without a TestMain gets one generated, so its tests run three frames
+// deeper (the generated TestMain and two of lockordertest's sit between
+// main.main and testing.(*M).Run): an Example whose output prints its own
+// call stack down to main.main sees them, and fails.
 //
 // # How it works, and what it never does
 //
