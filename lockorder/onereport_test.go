@@ -127,5 +127,6 @@ func TestReportCountsTests(t *testing.T) {
 	require.Len(t, got, 1)
 	assert.Equal(t, 3, got[0].Instances)
 	assert.Equal(t, 2, got[0].Tests)
+	assert.Equal(t, []string{"TestPut", "TestBatch"}, got[0].TestNames())
 	assert.Contains(t, got[0].String(), "seen on 3 instances in 2 tests")
 }

@@ -2,6 +2,7 @@ package lockorder
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -216,6 +217,10 @@ type Violation struct {
 	// uncounted. Empty when occurrences are not counted.
 	instance string
 }
+
+// TestNames returns the names of the tests Tests counts, in the order
+// they were seen.
+func (v Violation) TestNames() []string { return slices.Clone(v.tests) }
 
 func (v Violation) source() string {
 	if v.Source == "" {

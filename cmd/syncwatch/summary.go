@@ -78,8 +78,10 @@ func readFindings(path string) ([]*finding, error) {
 		if !slices.Contains(fd.binaries, one.Binary) {
 			fd.binaries = append(fd.binaries, one.Binary)
 		}
-		if one.Test != "" && !slices.Contains(fd.tests, one.Test) {
-			fd.tests = append(fd.tests, one.Test)
+		for _, t := range append([]string{one.Test}, one.Tests...) {
+			if t != "" && !slices.Contains(fd.tests, t) {
+				fd.tests = append(fd.tests, t)
+			}
 		}
 	}
 	return order, sc.Err()

@@ -23,6 +23,9 @@ type Finding struct {
 	Binary string `json:"binary"`
 	// Test is the test whose code appears in the violation's stacks, or "".
 	Test string `json:"test,omitempty"`
+	// Tests are the tests whose code appears in the stacks of the
+	// occurrences grouped under the violation (its TestNames).
+	Tests []string `json:"tests,omitempty"`
 	// Kind, Message and Key are the violation's.
 	Kind    lockorder.Kind `json:"kind"`
 	Message string         `json:"message"`
@@ -83,6 +86,7 @@ func findingOf(v lockorder.Violation) Finding {
 	f := Finding{
 		Binary:    filepath.Base(os.Args[0]),
 		Test:      v.Test,
+		Tests:     v.TestNames(),
 		Kind:      v.Kind,
 		Message:   v.Message,
 		Key:       v.Key,
