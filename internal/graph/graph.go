@@ -67,7 +67,9 @@ type Edge struct {
 	// gate, which Gate holds: the first, or the latest that made the edge
 	// able to block where it could not before (it narrowed the gate, or
 	// was taken from a write hold, or from another lock), the one a
-	// deadlock along the edge looks like.
+	// deadlock along the edge looks like; but never one held under more
+	// locks than the one shown, which a reader would see excluded by a
+	// common lock from the other edges of the cycle.
 	First Observation
 	// Gate is the intersection of the gates of every observation.
 	Gate Gate
@@ -77,6 +79,8 @@ type Edge struct {
 	// FromWrite is set if From was ever held for writing along this edge.
 	FromWrite bool
 	cyclic    bool
+	// shownGate is how many locks First's own gate held.
+	shownGate int32
 	// Src is the lock every observation held From by, held for writing
 	// at each (Observation.FromLock), or 0 if there is no such lock: the
 	// edge's goroutine holds Src for writing, as it holds its Gate (see
@@ -231,7 +235,7 @@ func (g *Graph) Add(from, to NodeID, o Observation, canBlock func(*Edge) bool) (
 		return e, false, g.search(e, canBlock)
 	}
 	e = &Edge{From: from, To: to, First: o, Gate: o.Gate, ToWrite: !o.ToRead, FromWrite: !o.FromRead,
-		Hold: o.FromLock, RGate: o.RGate, Sight: o.Sight}
+		Hold: o.FromLock, RGate: o.RGate, Sight: o.Sight, shownGate: int32(o.Gate.Len())}
 	e.First.Sight = hb.Sight{}
 	if !o.FromRead {
 		e.Src = o.FromLock
@@ -307,9 +311,13 @@ func (g *Graph) merge(e *Edge, o Observation) bool {
 	if kept := e.RGate.Intersect(o.RGate); kept.Len() < e.RGate.Len() {
 		e.RGate, changed = kept, true
 	}
-	if changed {
-		// o is what makes a cycle through e possible now: show it.
-		e.First = o
+	if changed && o.Gate.Len() <= int(e.shownGate) {
+		// o is what makes a cycle through e possible now: show it,
+		// unless it was taken under more locks than the sighting shown
+		// (say, beginning a write under the lock that every write
+		// holds), which would look excluded from the cycle's other edges
+		// where the one shown is not.
+		e.First, e.shownGate = o, int32(o.Gate.Len())
 		e.First.Gate, e.First.RGate, e.First.Sight = Gate{}, Gate{}, hb.Sight{}
 	}
 	// A sighting that orders less than those before it makes no other

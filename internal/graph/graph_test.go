@@ -353,3 +353,36 @@ func TestSightingsPerMode(t *testing.T) {
 		t.Fatalf("%d edges after Remove", h.Edges())
 	}
 }
+
+// The sighting a report shows is never one taken under more locks than
+// the one shown: bbolt's mmap(read) -> meta, seen from a read transaction
+// with nothing else held, then from a write transaction's begin under rw
+// from a write hold of another lock, still shows the first. Shown, the
+// second would look excluded by rw from Close's meta -> mmap, which holds
+// rw too, though the cycle is real through the first. A sighting under
+// fewer locks is shown in its place.
+func TestTheSightingShownIsNeverUnderMoreLocks(t *testing.T) {
+	const rw, meta, mmap, other = 1, 2, 3, 4
+	var g graph.Graph
+	free := fromRead(obs())
+	free.Stack = 10
+	g.Add(mmap, meta, free, nil)
+	gated := fromLock(obs(rw), other) // from a write hold: it loosens the edge
+	gated.Stack = 20
+	g.Add(mmap, meta, gated, nil)
+	e := g.Edge(mmap, meta, false)
+	if !e.FromWrite || e.Gate.Len() != 0 {
+		t.Fatalf("merged edge: from write %v, gate %v", e.FromWrite, e.Gate.IDs())
+	}
+	if e.First.Stack != 10 {
+		t.Fatalf("shows the sighting at stack %d, taken under rw; want 10, taken under nothing", e.First.Stack)
+	}
+
+	var h graph.Graph
+	gated.Stack, free.Stack = 30, 40
+	h.Add(mmap, meta, gated, nil)
+	h.Add(mmap, meta, free, nil)
+	if e := h.Edge(mmap, meta, false); e.First.Stack != 40 {
+		t.Fatalf("shows the sighting at stack %d; want 40, the one that narrowed the gate", e.First.Stack)
+	}
+}
