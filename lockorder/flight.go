@@ -56,6 +56,14 @@ type flightConfig struct {
 // window is the runtime's default minimum for its flight recorder, 10
 // seconds: the trace covers at least that, and files are at most one per
 // 10 seconds.
+//
+// While a flight recorder runs (this one, or any runtime/trace
+// FlightRecorder), the runtime keeps a goroutine of its own awake to
+// collect the trace, so a program whose every goroutine is blocked is no
+// longer ended by the runtime's "all goroutines are asleep" error: a
+// deadlock the monitor cannot prove (RULES.md W1, W2) is reported as a
+// long-wait, and the program hangs. Give it a bound of its own (a test's
+// -timeout, a liveness probe).
 func WithFlightRecorder(dir string, window time.Duration) Option {
 	if window < 0 {
 		panic("lockorder: negative flight recorder window")

@@ -301,7 +301,10 @@ func (m *Mutex) unlockOther(l *class.Lock) *class.Lock {
 // returns a *[WaitError] that wraps ctx.Err() (so errors.Is(err,
 // context.DeadlineExceeded) works), m is left as it was, and, when the
 // deadline passed, a wait-timeout violation names the holder. Like
-// x/sync's semaphore, it may succeed without blocking even if ctx is done.
+// x/sync's semaphore, it may succeed without blocking even if ctx is done;
+// a LockContext whose ctx is done when it is called cannot wait, and in
+// ModeCheck it is a TryLock: it takes m only if m is free, and adds no
+// order edge into m.
 //
 // LockContext waits on the calling goroutine and starts none. Once it
 // has returned an error, nothing holds or takes m on its behalf. Its wait
@@ -321,6 +324,9 @@ func (m *Mutex) LockContext(ctx context.Context) error {
 			return nil
 		}
 		return waitContext(ctx, nil, m.lock(), false, (*ctxMutex)(&m.mu))
+	}
+	if ctx.Err() != nil {
+		return doneContext(ctx, m.lock(), m.TryLock)
 	}
 	a, fresh := acquiring(current(w), m.lock(), w, false).begin(m)
 	if fresh {

@@ -433,6 +433,12 @@ func (m *RWMutex) lockContext(ctx context.Context, read bool) error {
 		}
 		return waitContext(ctx, nil, m.lock(), read, lk)
 	}
+	if ctx.Err() != nil {
+		if read {
+			return doneContext(ctx, m.lock(), m.TryRLock)
+		}
+		return doneContext(ctx, m.lock(), m.TryLock)
+	}
 	a, fresh := acquiring(current(w), m.lock(), w, read).begin(m)
 	if fresh {
 		newChain(a.gs, stack.Capture())

@@ -119,6 +119,22 @@ func waitContext(ctx context.Context, gs *held.G, l *class.Lock, read bool, lk c
 	return err
 }
 
+// doneContext is a check-mode LockContext whose ctx is done before it
+// begins: it cannot wait, so it is a try (RULES.md R3), no order edge into
+// l. try is the method's own TryLock or TryRLock, which records a hold
+// taken; if l is not free, the error is the one a wait that gave up at
+// once would return.
+func doneContext(ctx context.Context, l *class.Lock, try func() bool) error {
+	if try() {
+		return nil
+	}
+	err := &WaitError{Lock: l.Name(), Holder: l.Holder(), Err: ctx.Err()}
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		reportWaitTimeout(ctx, goid.ID(), l, err)
+	}
+	return err
+}
+
 func reportWaitTimeout(ctx context.Context, gid int64, l *class.Lock, err *WaitError) {
 	st := stack.Capture()
 	v := Violation{
