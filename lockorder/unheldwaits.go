@@ -42,11 +42,14 @@ func (u unheldWait) same(v unheldWait) bool {
 // the Wait's entry is pushed, and the edges of a new chain are added at
 // once if a Go'd function has held the group, kept for its first Go if
 // not.
-func (wg *WaitGroup) enter(gs *held.G, l *class.Lock, first stack.ID) {
+func (wg *WaitGroup) enter(gs *held.G, l *class.Lock) {
 	if _, fresh := (acquisition{gs: gs, l: l, f: acqUsed}).begin(notCopied{}); !fresh {
 		return
 	}
-	st := chainStack(first)
+	// Its own capture, not the one that named the group: a Wait kept for
+	// the first Go is one with the goroutine's later Waits at its place
+	// only if their stacks are one (unheldWait.same).
+	st := stack.Capture()
 	// As newChain does, with the entry off the stack.
 	e := *gs.Top()
 	gs.PopUnnoted()

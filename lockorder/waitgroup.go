@@ -14,7 +14,6 @@ import (
 	"github.com/syncwatch/syncwatch/internal/hb"
 	"github.com/syncwatch/syncwatch/internal/held"
 	"github.com/syncwatch/syncwatch/internal/kind"
-	"github.com/syncwatch/syncwatch/internal/stack"
 	"github.com/syncwatch/syncwatch/internal/waitfor"
 )
 
@@ -58,16 +57,6 @@ func (wg *WaitGroup) lock() *class.Lock {
 	return wg.written(initLock(&wg.l, kind.WaitGroup, unsafe.Pointer(wg)))
 }
 
-// firstLock is lock for a check-mode Wait, which may record edges into
-// the group: it returns, if this call made the group's identity, the stack
-// that named it, for them (see firstLockOf).
-//
-//go:noinline
-func (wg *WaitGroup) firstLock() (*class.Lock, stack.ID) {
-	l, st := firstLockOf(&wg.l, kind.WaitGroup, unsafe.Pointer(wg))
-	return wg.written(l), st
-}
-
 // written marks the class of l, wg's identity, written (see lock).
 func (wg *WaitGroup) written(l *class.Lock) *class.Lock {
 	// A Wait is a write, and a group's read holds (its Go'd functions')
@@ -109,15 +98,7 @@ func (wg *WaitGroup) Wait() {
 		wg.wg.Wait()
 		return
 	}
-	l := wg.l.Load()
-	var first stack.ID
-	if l == nil {
-		if Mode(w&modeMask) == ModeCheck {
-			l, first = wg.firstLock()
-		} else {
-			l = wg.lock()
-		}
-	}
+	l := wg.lock()
 	gid := goid.ID()
 	if wg.n.Load() != 0 && wg.isRunning(gid) {
 		selfWait(gid, l, waitfor.KindWaitGroup, waitInsideItsGo(l.Name()))
@@ -129,7 +110,7 @@ func (wg *WaitGroup) Wait() {
 		// (R22: wg.enter).
 		if wg.n.Load() == 0 {
 			if gs := ownState(w, gid); gs != nil && gs.Tag() == w && gs.Len() > 0 {
-				wg.enter(gs, l, first) // the same call, a little earlier, would have waited
+				wg.enter(gs, l) // the same call, a little earlier, would have waited
 				leaveBlocking(gs, l)
 			}
 			wg.wg.Wait()
@@ -137,7 +118,7 @@ func (wg *WaitGroup) Wait() {
 			return
 		}
 		gs = current(w)
-		wg.enter(gs, l, first)
+		wg.enter(gs, l)
 		defer leaveAcquiring(gs, l, &wg.clock) // the Dones that ended the wait happened before (R21)
 	}
 	if wg.n.Load() == 0 {

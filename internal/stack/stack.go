@@ -78,7 +78,10 @@ func Capture() ID {
 // asked for. Unwinding is most of a capture's cost, so one unwind serves
 // both. The zero Trace is not taken.
 type Trace struct {
-	pcs [MaxDepth + 6]uintptr
+	// Two addresses more than Capture's: a Trace is taken two calls
+	// deeper in syncwatch than the Capture it stands for, and the user's
+	// frames it keeps must be as many.
+	pcs [MaxDepth + 8]uintptr
 	n   int
 	id  ID
 }
