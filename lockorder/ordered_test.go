@@ -171,15 +171,18 @@ func TestOrderedByGoStart(t *testing.T) {
 }
 
 // The parent takes a then b again while the child it started may run:
-// that is a cycle.
+// that is a cycle. (The child waits on a channel, which R21 does not see,
+// for the parent to be done: the test must not deadlock itself.)
 func TestParentTakingTheEdgeAfterGoIsReported(t *testing.T) {
 	fresh(t)
 	a, b := lockorder.NewMutex("r21-par-a"), lockorder.NewMutex("r21-par-b")
 	run(func() {
 		lockAB(a, b)
 		var wg lockorder.WaitGroup
-		wg.Go(func() { lockAB(b, a) })
+		parentDone := make(chan struct{})
+		wg.Go(func() { <-parentDone; lockAB(b, a) })
 		lockAB(a, b)
+		close(parentDone)
 		wg.Wait()
 	})
 	assert.Len(t, only(lockorder.KindCycle), 1)
