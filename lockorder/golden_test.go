@@ -168,7 +168,7 @@ func goldenDeadlock(t *testing.T) string {
 	// The report starts its cycle at the oldest wait: the wait for b.
 	waitingOn(t, "golden-b", 1)
 	close(firstWaits)
-	v := awaitKind(t, lockorder.KindDeadlock, 20*time.Second)
+	v := awaitKind(t, lockorder.KindDeadlock, time.Minute)
 	a.Unlock() // any goroutine may unlock a Mutex: this breaks the cycle
 	<-done
 	<-done
@@ -213,7 +213,7 @@ func goldenRecursiveLock(t *testing.T) string {
 		m.Lock() // blocks for good, until the test unlocks the first hold
 		m.Unlock()
 	}()
-	v := awaitKind(t, lockorder.KindRecursiveLock, 20*time.Second)
+	v := awaitKind(t, lockorder.KindRecursiveLock, time.Minute)
 	m.Unlock()
 	<-done
 	return goldenText(v)
@@ -230,7 +230,7 @@ func goldenRLockOverWrite(t *testing.T) string {
 		m.RLock() // blocks for good, until the test unlocks the write hold
 		m.RUnlock()
 	}()
-	v := awaitKind(t, lockorder.KindRecursiveLock, 20*time.Second)
+	v := awaitKind(t, lockorder.KindRecursiveLock, time.Minute)
 	m.Unlock()
 	<-done
 	return goldenText(v)
@@ -316,7 +316,7 @@ func goldenHeldByExited(t *testing.T) string {
 	m := lockorder.NewMutex("golden-left")
 	leaveLocked(m)
 	waited := lockInTurn(m)
-	v := awaitKind(t, lockorder.KindHeldByExited, 20*time.Second)
+	v := awaitKind(t, lockorder.KindHeldByExited, time.Minute)
 	m.Unlock() // on the exited goroutine's behalf: legal
 	<-waited
 	return goldenText(v)

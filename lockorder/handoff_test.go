@@ -109,7 +109,7 @@ func TestRecursiveRLockBehindAWriterIsADeadlock(t *testing.T) {
 	}()
 	<-held
 	go func() { m.Lock(); m.Unlock(); done <- struct{}{} }()
-	v := awaitKind(t, lockorder.KindDeadlock, 10*time.Second)
+	v := awaitKind(t, lockorder.KindDeadlock, time.Minute)
 	assert.Contains(t, v.Message, "cycle of 2 goroutines")
 	assert.Contains(t, v.Message, "rrwriter#")
 	m.RUnlock() // G's first hold, released on its behalf: the cycle breaks
@@ -143,7 +143,7 @@ func TestWriteLockOverOwnReadHoldIsADeadlockAfterGrace(t *testing.T) {
 		m.Unlock()
 	}()
 	<-held
-	v := awaitKind(t, lockorder.KindDeadlock, 10*time.Second)
+	v := awaitKind(t, lockorder.KindDeadlock, time.Minute)
 	assert.GreaterOrEqual(t, time.Since(start), time.Second, "reported only after the grace period")
 	assert.Contains(t, v.Message, "cycle of 1 goroutine")
 	assert.Contains(t, v.Message, "wovr#")

@@ -220,7 +220,7 @@ func TestReadHoldCycleThatHangsIsADeadlock(t *testing.T) {
 		y.Unlock()
 		done <- struct{}{}
 	}()
-	v := awaitKind(t, lockorder.KindDeadlock, 10*time.Second)
+	v := awaitKind(t, lockorder.KindDeadlock, time.Minute)
 	assert.Contains(t, v.Message, "cycle of 2 goroutines")
 	assert.Empty(t, only(lockorder.KindCycle))
 	x.RUnlock() // G's hold, released on its behalf: the cycle breaks

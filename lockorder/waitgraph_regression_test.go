@@ -42,7 +42,7 @@ func TestWaitGroupPoolDeadlock(t *testing.T) {
 			l.Unlock() // break it, reported or not, so that a miss fails the test rather than hangs it
 			broken <- v
 		}()
-		v = awaitKind(t, lockorder.KindDeadlock, 10*time.Second)
+		v = awaitKind(t, lockorder.KindDeadlock, time.Minute)
 	}()
 	wg.Wait()
 	v := <-broken
@@ -125,7 +125,7 @@ func TestBlockingHandlerDoesNotStopTheMonitor(t *testing.T) {
 		self.Unlock()
 	}()
 	<-locked
-	v := awaitKind(t, lockorder.KindRecursiveLock, 10*time.Second)
+	v := awaitKind(t, lockorder.KindRecursiveLock, time.Minute)
 	assert.True(t, strings.Contains(v.Message, "self-after#"), v.Message)
 	self.Unlock()
 	slow.Unlock()

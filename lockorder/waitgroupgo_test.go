@@ -140,7 +140,7 @@ func TestWaitGroupGoTracking(t *testing.T) {
 				go func() {
 					defer close(waited)
 					defer l.Unlock() // break it, reported or not
-					v := awaitKind(t, lockorder.KindDeadlock, 10*time.Second)
+					v := awaitKind(t, lockorder.KindDeadlock, time.Minute)
 					assert.Regexp(t, `waits for WaitGroup lockorder_test\.TestWaitGroupGoTracking\.func\S+ \(waitgroupgo_test\.go:\d+\)`, v.Message)
 					assert.Contains(t, v.Message, "lock wgt-dl#")
 				}()
