@@ -3,7 +3,6 @@
 package lockorder_test
 
 import (
-	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -20,12 +19,6 @@ import (
 // share it: Mutex.Lock, RWMutex.Lock and RWMutex.RLock, each with nothing
 // held and under a lock.
 
-// thisLine returns the line it is called on.
-func thisLine() int {
-	_, _, line, _ := runtime.Caller(1)
-	return line
-}
-
 // A lock first taken with nothing held, left held by a goroutine that
 // exits: named after the line that first locked it, and the report says
 // that line is where it was first taken.
@@ -36,13 +29,13 @@ func TestAFreshLockIsNamedAndFirstTakenWhereItWasLocked(t *testing.T) {
 	}{
 		{"Mutex", func(line *int) func() {
 			var m lockorder.Mutex
-			*line = thisLine() + 1
+			*line = here() + 1
 			m.Lock()
 			return m.Unlock
 		}},
 		{"RWMutex", func(line *int) func() {
 			var m lockorder.RWMutex
-			*line = thisLine() + 1
+			*line = here() + 1
 			m.Lock()
 			return m.Unlock
 		}},
@@ -87,7 +80,7 @@ func TestAFreshLockUnderAnotherRecordsItsFirstLineInTheCycle(t *testing.T) {
 			a := lockorder.NewMutex("first-a")
 			b, take, release := c.take()
 			a.Lock()
-			line := thisLine() + 1
+			line := here() + 1
 			take()
 			release()
 			a.Unlock()
@@ -142,7 +135,7 @@ func TestAFreshGroupWaitedUnderALockRecordsItsFirstLineInTheCycle(t *testing.T) 
 	var line int
 	run(func() {
 		mu.Lock()
-		line = thisLine() + 1
+		line = here() + 1
 		wg.Wait()
 		mu.Unlock()
 	})
