@@ -214,6 +214,15 @@ const (
 	// DeadlockPanic reports the deadlock, then panics with it, which ends
 	// the program: under go test the test binary fails at once, naming the
 	// cycle, instead of hanging until -timeout. The default under go test.
+	//
+	// It acts only on proof: a goroutine waiting for itself (Once.Do in
+	// its own function), or the runtime's leak detection (Go 1.27; Go 1.26
+	// built with GOEXPERIMENT=goroutineleakprofile). A deadlock seen only
+	// as every goroutine blocked is reported, in full at once, but not
+	// acted on: a timer (time.AfterFunc, a timer's channel, a deadline)
+	// may still wake a goroutine that ends it, and only the runtime sees
+	// timers. Such a test ends at its -timeout, as with sync, and its
+	// report is marked expected if the waits end after all.
 	DeadlockPanic
 )
 

@@ -31,7 +31,10 @@
 //
 // Every goroutine blocked in a syncwatch wait is also in a wait-for graph.
 // A cycle of goroutines blocked for good is a deadlock report, with every
-// goroutine, what it waits for and who holds it. A wait that lasts longer
+// goroutine, what it waits for and who holds it. Under go test it ends
+// the test binary once the runtime proves it (Go 1.27); every goroutine
+// of the program blocked is reported too, but not acted on, since a timer
+// may still end the waits (see [DeadlockPanic]). A wait that lasts longer
 // than [WithLongWait] is a long-wait report that names the holder and what
 // it is doing. Each [Kind] of [Violation] says what was found.
 //

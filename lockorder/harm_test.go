@@ -301,3 +301,74 @@ func TestLongWaitNamesAnExitedReader(t *testing.T) {
 	rw.RUnlock() // on the exited reader's behalf
 	<-wrote
 }
+
+// A goroutine handed a lock unlocks it once a channel receive ends, as a
+// timer's channel, a ticker, a deadline or time.AfterFunc would end it,
+// while the lock's locker waits to lock it again: every goroutine is
+// blocked, which rule W1 does not take as conclusive (only the runtime's
+// leak detection sees timers). The recursive-lock report is made, worded
+// as what it is, and no deadlock action is taken (DeadlockPanic stays in
+// force: it would end the test binary). It fails while the wait lasts;
+// once the wait ends, the record is expected, not failing.
+func TestAHandOffAfterATimerIsNoDeadlockAction(t *testing.T) {
+	fresh(t)
+	shortGrace(t)
+	reported := make(chan struct{})
+	var once sync.Once
+	lockorder.Configure(lockorder.WithHandler(func(v lockorder.Violation) {
+		if v.Kind == lockorder.KindRecursiveLock {
+			once.Do(func() { close(reported) })
+		}
+	}))
+	mu := lockorder.NewMutex("leased")
+	fire := make(chan struct{}) // the timer's channel
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		mu.Lock()
+		go func() {
+			<-fire
+			mu.Unlock()
+		}()
+		mu.Lock() // ends when the helper unlocks, as with sync
+		mu.Unlock()
+	}()
+	<-reported
+	vs := only(lockorder.KindRecursiveLock)
+	require.Len(t, vs, 1)
+	v := vs[0]
+	assert.NotContains(t, v.Message, "for good")
+	assert.Contains(t, v.Message, "as is every goroutine of the program")
+	assert.Contains(t, v.Detail, "\nevidence: ")
+	assert.Contains(t, v.Detail, "not conclusive")
+	assert.False(t, v.Expected, "a wait that goes on fails")
+
+	close(fire)
+	<-done
+	vs = only(lockorder.KindRecursiveLock)
+	require.Len(t, vs, 1)
+	assert.True(t, vs[0].Expected, "the wait ended: the record is expected, not failing")
+	assert.Contains(t, vs[0].Detail, "not a deadlock")
+}
+
+// The same with time.AfterFunc, as a program would write it: the timer's
+// function, which no goroutine runs until it fires, unlocks the lock. Its
+// timer is an hour long, made to fire when the report comes. The test
+// passes, as with sync, and the report is expected.
+func TestAnAfterFuncUnlockIsNoDeadlockAction(t *testing.T) {
+	fresh(t)
+	shortGrace(t)
+	mu := lockorder.NewMutex("lease")
+	mu.Lock()
+	timer := time.AfterFunc(time.Hour, mu.Unlock)
+	lockorder.Configure(lockorder.WithHandler(func(v lockorder.Violation) {
+		if v.Kind == lockorder.KindRecursiveLock {
+			timer.Reset(0) // as if the hour had passed
+		}
+	}))
+	mu.Lock()
+	mu.Unlock()
+	vs := only(lockorder.KindRecursiveLock)
+	require.Len(t, vs, 1)
+	assert.True(t, vs[0].Expected)
+}

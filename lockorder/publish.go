@@ -135,7 +135,7 @@ func deliver(c *config, v Violation) {
 		// when the tests end, one line says what happened and when.
 		switch {
 		case v.Expected:
-		case report.Harness():
+		case report.Harness() && !v.printNow:
 			fmt.Fprintf(os.Stderr, "lockorder: %s: %s (the full report comes when the tests end)\n", v.Kind, v.Message)
 		default:
 			fmt.Fprintln(os.Stderr, v.String())

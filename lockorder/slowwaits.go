@@ -10,8 +10,8 @@ import (
 	"github.com/syncwatch/syncwatch/internal/waitfor"
 )
 
-// A long-wait is a guess (RULES.md W6): the waits it was reported for are
-// followed, and once every one of them has ended the record says so and
+// A long-wait is a guess (RULES.md W6), and so is a deadlock on
+// inconclusive evidence (W1): the waits it was reported for are followed, and once every one of them has ended the record says so and
 // is marked Expected (slow, not stuck), so that lockordertest shows it
 // without failing. A record past maxSlowKeys is not followed and stays as
 // it is.
@@ -60,17 +60,26 @@ func forgetSlowWaits() {
 	slowWaits.mu.Unlock()
 }
 
-// markEnded marks v, a recorded long-wait whose waits have all ended,
-// Expected, and says how long they lasted.
+// markEnded marks v, a recorded long-wait, or a deadlock or held-by-exited
+// report on inconclusive evidence (RULES.md W1), whose waits have all
+// ended, Expected, and says how long they lasted.
 func markEnded(v *Violation) {
-	if v.Kind != KindLongWait || v.Expected {
+	switch {
+	case v.Expected:
+		return
+	case v.Kind == KindLongWait, v.Kind == KindDeadlock, v.Kind == KindRecursiveLock, v.Kind == KindHeldByExited:
+	default:
 		return
 	}
-	d, over := slowWaitEnded(v.Key)
+	d, over := slowWaitEnded(v.Key) // only guesses are followed
 	if !over {
 		return
 	}
 	v.Expected = true
 	v.Waited = max(v.Waited, d) // d is 0 if every wait ended before it was followed
-	v.Detail += fmt.Sprintf("\nThe wait has since ended, after %v or more: slow, not stuck.", v.Waited.Round(time.Millisecond))
+	if v.Kind == KindLongWait {
+		v.Detail += fmt.Sprintf("\nThe wait has since ended, after %v or more: slow, not stuck.", v.Waited.Round(time.Millisecond))
+		return
+	}
+	v.Detail += fmt.Sprintf("\nThe waits have since ended, after %v or more: something the evidence could not see (a timer, a deadline, outside input) ended them; not a deadlock.", v.Waited.Round(time.Millisecond))
 }

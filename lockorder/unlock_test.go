@@ -3,6 +3,7 @@
 package lockorder_test
 
 import (
+	"flag"
 	"os"
 	"os/exec"
 	"strings"
@@ -43,7 +44,8 @@ func runChild() {
 		m.RUnlock()
 	case "deadlock-abba":
 		// The default action under go test: the program fails, naming
-		// the cycle, instead of hanging.
+		// the cycle, instead of hanging, once the runtime proves it.
+		flag.Parse() // -test.timeout, as go test passes it
 		lockorder.Configure(lockorder.WithDeadlockAction(lockorder.DeadlockPanic))
 		a, b := lockorder.NewMutex("child-a"), lockorder.NewMutex("child-b")
 		aHeld, bHeld := make(chan struct{}), make(chan struct{})

@@ -216,6 +216,10 @@ type Violation struct {
 	// (for a cycle, its graph nodes): an occurrence seen before is dropped
 	// uncounted. Empty when occurrences are not counted.
 	instance string
+	// printNow asks the default handler to print the report in full at
+	// once, even under the harness: an inconclusive deadlock (RULES.md W1)
+	// whose test may end only at go test's -timeout.
+	printNow bool
 }
 
 // TestNames returns the names of the tests Tests counts, in the order

@@ -135,8 +135,25 @@ func reportFinding(f waitfor.Finding) {
 	default:
 		return
 	}
+	if f.Proof() != "" && !f.Conclusive() {
+		// A deadlock unless a timer or outside input wakes a goroutine
+		// (rule W1): a guess, followed as a long-wait is (W6), and never
+		// acted on. Under the harness, which prints reports in full when
+		// the tests end, it is printed now: a test it hangs may end only
+		// at go test's -timeout.
+		for _, w := range f.Waits {
+			noteSlowWait(v.Key, w)
+		}
+		if f.Kind == waitfor.HeldByExited {
+			v.Detail += "\n" + proofLine(f.Proof(), false)[1:]
+		}
+		v.Detail += "\n" + inconclusiveNote
+		if c.handler == nil && report.Harness() {
+			v.printNow = true
+		}
+	}
 	publishFromMonitor(v)
-	if f.Proof() != "" && (v.Kind == KindDeadlock || v.Kind == KindRecursiveLock) {
+	if f.Conclusive() && (v.Kind == KindDeadlock || v.Kind == KindRecursiveLock) {
 		actOnDeadlock(c, v)
 	}
 }
@@ -225,7 +242,7 @@ func blockedViolation(f waitfor.Finding) Violation {
 		v.HolderStack, _ = routine(f.Dump, v.Holder)
 	}
 	v.Message = blockedMessage(parts)
-	v.Detail = strings.TrimRight(detail.String(), "\n") + proofLine(f.Proof())
+	v.Detail = strings.TrimRight(detail.String(), "\n") + proofLine(f.Proof(), f.Conclusive())
 	slices.Sort(key)
 	v.Key = string(KindDeadlock) + ":blocked:" + strings.Join(key, ",")
 	return v
@@ -294,12 +311,12 @@ func deadlockViolation(f waitfor.Finding) Violation {
 	}
 	slices.Sort(key)
 	v.Key = string(KindDeadlock) + ":" + strings.Join(key, ",")
-	v.Message = deadlockMessage(links(c))
-	v.Detail = strings.TrimRight(detail.String(), "\n") + proofLine(f.Proof())
+	v.Message = deadlockMessage(links(c), f.Proof() == "" || f.Conclusive())
+	v.Detail = strings.TrimRight(detail.String(), "\n") + proofLine(f.Proof(), f.Conclusive())
 	if len(c) == 1 && first.IsLock() && first.Holder() == first.Goroutine {
 		// A goroutine waiting for a lock it holds for writing.
 		v.Kind = KindRecursiveLock
-		v.Message = recursiveBlockedMessage(first.Goroutine, first.Lock.Name(), first.Kind == waitfor.KindRLock)
+		v.Message = recursiveBlockedMessage(first.Goroutine, first.Lock.Name(), first.Kind == waitfor.KindRLock, f.Proof() == "" || f.Conclusive())
 		v.Key = string(KindRecursiveLock) + ":" + strings.Join(key, ",")
 		v.Stack, _ = routine(f.Dump, first.Goroutine)
 	}

@@ -41,11 +41,25 @@ func recursiveMessage(gid int64, name string, heldRead, read bool) string {
 	return fmt.Sprintf("goroutine %d %s %s, which it already holds %s", gid, what, name, how)
 }
 
-// recursiveBlockedMessage is recursiveMessage for a goroutine blocked for
-// good on a lock it holds for writing.
-func recursiveBlockedMessage(gid int64, name string, read bool) string {
-	return recursiveMessage(gid, name, false, read) + ", and is blocked for good"
+// recursiveBlockedMessage is recursiveMessage for a goroutine blocked on
+// a lock it holds for writing: for good if sure, else with every other
+// goroutine of the program (see inconclusiveNote).
+func recursiveBlockedMessage(gid int64, name string, read, sure bool) string {
+	return recursiveMessage(gid, name, false, read) + ", and is " + blockedHow(sure)
 }
+
+// blockedHow says how a deadlock's goroutines are blocked: for good, on
+// conclusive evidence (RULES.md W1), or along with every other goroutine.
+func blockedHow(sure bool) string {
+	if sure {
+		return "blocked for good"
+	}
+	return "blocked, as is every goroutine of the program"
+}
+
+// inconclusiveNote ends a deadlock report made on evidence that a timer or
+// outside input could still prove wrong (RULES.md W1).
+const inconclusiveNote = "Not conclusive, so the program goes on as with sync (no deadlock action): if the waits end, this report is marked expected, not failing."
 
 // Goroutine gid locks the lock of kind k at addr, now named name, whose
 // former identity, old (of kind oldKind), it holds.
@@ -122,8 +136,8 @@ func waitLink(gid int64, what, relation string, next int64) string {
 }
 
 // A cycle of waits, of its links (waitLink).
-func deadlockMessage(links []string) string {
-	return fmt.Sprintf("cycle of %d %s blocked for good: %s", len(links), goroutines(len(links)), strings.Join(links, "; "))
+func deadlockMessage(links []string, sure bool) string {
+	return fmt.Sprintf("cycle of %d %s %s: %s", len(links), goroutines(len(links)), blockedHow(sure), strings.Join(links, "; "))
 }
 
 // One link's line of a deadlock report's detail: how long goroutine gid
@@ -164,13 +178,17 @@ func blockedDetailLine(gid int64, explained, holds string) string {
 	return fmt.Sprintf("goroutine %d is %s", gid, explained) + itHolds("; ", holds)
 }
 
-// proofLine ends a report's detail with what proved it (a
-// waitfor.Finding.Proof phrase), if anything did.
-func proofLine(proof string) string {
-	if proof == "" {
+// proofLine is the last line of a report that needs evidence: what proved
+// it ("proof:"), or, for a conclusion it cannot settle (RULES.md W1),
+// what suggests it ("evidence:").
+func proofLine(proof string, conclusive bool) string {
+	switch {
+	case proof == "":
 		return ""
+	case conclusive:
+		return "\nproof: " + proof
 	}
-	return "\nproof: " + proof
+	return "\nevidence: " + proof
 }
 
 // deadlockPanic is the panic of DeadlockPanic when the default handler

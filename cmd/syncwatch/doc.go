@@ -14,7 +14,15 @@
 // the module's packages, test files included. Every test binary is
 // checked as lockordertest.VerifyTestMain checks it: a lock-order cycle,
 // recursive lock, bad unlock, deadlock or goroutine blocked at exit fails
-// the run; a deadlock fails it at once, without a timeout. At the end
+// the run; a deadlock the runtime proves fails it at once, without a
+// timeout. Under Go 1.26, syncwatch test builds with
+// GOEXPERIMENT=goroutineleakprofile, which gives the runtime the leak
+// detection Go 1.27 has built in (the first build compiles the standard
+// library and the dependencies again; GOEXPERIMENT=nogoroutineleakprofile
+// turns it off). Without it (Go 1.25), a deadlock is reported in full
+// within seconds on the evidence that every goroutine is blocked, which a
+// timer could still prove wrong, and the test ends at its -timeout, as with
+// sync; the summary names it. At the end
 // syncwatch prints each distinct finding once, across
 // all packages: its kind, its locks, its code sites, and the tests and
 // instances that showed it; the exit status is non-zero if there was one.

@@ -138,7 +138,7 @@ func command(o options, program bool, stdout, stderr io.Writer) (int, error) {
 	cmd := exec.Command("go", goArgs...)
 	dl := &deadlockWatcher{w: stdout}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, dl, stderr
-	cmd.Env = append(os.Environ(), lockordertest.FindingsEnv+"="+findings)
+	cmd.Env = withLeakProfile(append(os.Environ(), lockordertest.FindingsEnv+"="+findings))
 	if program {
 		cmd.Env = append(cmd.Env, "SYNCWATCH_MODE="+o.mode)
 	}
@@ -154,9 +154,7 @@ func command(o options, program bool, stdout, stderr io.Writer) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	for _, msg := range dl.found {
-		fs = append(fs, deadlockFinding(msg))
-	}
+	fs = append(fs, dl.findings()...)
 	originalSites(fs, set.copied)
 	writeSummary(stderr, fs)
 	if len(fs) > 0 && code == 0 {

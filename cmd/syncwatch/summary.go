@@ -105,7 +105,11 @@ func writeSummary(w io.Writer, fs []*finding) {
 		if len(f.tests) > 0 {
 			tests = fmt.Sprintf("%d test(s): %s", len(f.tests), strings.Join(f.tests, ", "))
 		}
-		if len(f.binaries) == 0 {
+		switch {
+		case len(f.binaries) == 0 && strings.Contains(f.Message, unproven):
+			fmt.Fprintf(w, "   its test binary then ran into its -timeout (the report is above)\n")
+			continue
+		case len(f.binaries) == 0:
 			fmt.Fprintf(w, "   it ended its test binary (the report is above)\n")
 			continue
 		}
@@ -113,10 +117,10 @@ func writeSummary(w io.Writer, fs []*finding) {
 	}
 }
 
-// deadlockFinding is a deadlock that ended its test binary, known only
-// by its message.
-func deadlockFinding(msg string) *finding {
+// deadlockFinding is a deadlock (of kind k: a deadlock or a
+// recursive-lock) that ended its test binary, known only by its message.
+func deadlockFinding(k lockorder.Kind, msg string) *finding {
 	f := &finding{instances: 1}
-	f.Kind, f.Message = lockorder.KindDeadlock, msg
+	f.Kind, f.Message = k, msg
 	return f
 }

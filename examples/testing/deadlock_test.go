@@ -3,10 +3,13 @@ package bank_test
 import (
 	"os"
 	"os/exec"
+	"runtime/pprof"
 	"strings"
 	"testing"
+	"time"
 
 	bank "github.com/syncwatch/syncwatch/examples/testing"
+	"github.com/syncwatch/syncwatch/internal/testchild"
 	"github.com/syncwatch/syncwatch/lockorder"
 )
 
@@ -17,7 +20,9 @@ const deadlockEnv = "BANK_DEADLOCK"
 // TestTransfersDeadlock is the bug biting: transfers in both directions at
 // once until two of them deadlock. With sync.Mutex this test hangs until
 // go test's -timeout (10 minutes) and ends in a dump of every goroutine.
-// With lockorder.Mutex it fails within seconds, naming the cycle:
+// With lockorder.Mutex, where the runtime can prove the deadlock (Go 1.27;
+// Go 1.26 built with GOEXPERIMENT=goroutineleakprofile), it fails within
+// seconds, naming the cycle:
 //
 //	panic: lockorder: deadlock: cycle of 2 goroutines blocked for good:
 //	goroutine 9 waits for lock account#1 held by goroutine 8;
@@ -26,6 +31,10 @@ const deadlockEnv = "BANK_DEADLOCK"
 // preceded by the report with both goroutines' stacks and which locks each
 // holds, and the lock-order-cycle report of the two orders (had either
 // transfer got through once, it would have come then, at its Unlock).
+// Without the runtime's proof, the same report is printed within seconds,
+// "blocked, as is every goroutine of the program", and the test ends at
+// its -timeout, as with sync: a timer, which only the runtime sees, could
+// still have ended the waits (docs/RULES.md W1).
 //
 // Run it with: BANK_DEADLOCK=1 go test -run TestTransfersDeadlock ./examples/testing
 func TestTransfersDeadlock(t *testing.T) {
@@ -48,27 +57,33 @@ func TestTransfersDeadlock(t *testing.T) {
 }
 
 // The demonstration above, run as go test would: it fails, in seconds
-// rather than at the timeout, with the deadlock named.
+// rather than at the timeout, with the deadlock named; without the
+// runtime's proof, the deadlock is named in seconds all the same.
 func TestDeadlockedTestFailsInSeconds(t *testing.T) {
 	if lockorder.CurrentMode() != lockorder.ModeCheck {
 		t.Skip("needs lockorder's check mode")
 	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestTransfersDeadlock$", "-test.timeout=2m")
+	proof := pprof.Lookup("goroutineleak") != nil // the runtime's leak detection
+	cmd := exec.Command(os.Args[0], "-test.run=^TestTransfersDeadlock$", "-test.timeout=10m")
 	cmd.Env = append(os.Environ(), deadlockEnv+"=1")
-	out, err := cmd.CombinedOutput()
-	if err == nil {
-		t.Fatalf("the deadlocked test passed:\n%s", out)
+	until := "" // the end of the child, which the deadlock action brings
+	if !proof {
+		until = "evidence: every goroutine"
 	}
-	for _, want := range []string{
-		"panic: lockorder: deadlock: cycle of 2 goroutines",
-		"waits for lock account#",
-		"lock-order-cycle",
-	} {
-		if !strings.Contains(string(out), want) {
+	out, exited, err := testchild.Until(cmd, until, 3*time.Minute)
+	if err != nil {
+		t.Fatalf("%v:\n%s", err, out)
+	}
+	want := []string{"lockorder: deadlock: cycle of 2 goroutines", "waits for lock account#", "lock-order-cycle"}
+	if proof {
+		want = append(want, "panic: lockorder: deadlock: cycle of 2 goroutines blocked for good")
+	}
+	for _, want := range want {
+		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
-	if strings.Contains(string(out), "test timed out") {
-		t.Errorf("the test ran into its timeout instead of failing at once:\n%s", out)
+	if proof != exited {
+		t.Errorf("the child ended: %v; want %v (ended only on the runtime's proof):\n%s", exited, proof, out)
 	}
 }

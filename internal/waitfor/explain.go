@@ -153,8 +153,23 @@ func (f Finding) Proof() string {
 	if e == nil {
 		return ""
 	}
-	if all(f.Waits, func(w *Wait) bool { return e.leaked(w.Goroutine) }) {
+	if f.leaked() {
 		return "the runtime's leak detection found them blocked for good: nothing running can reach what they wait on"
 	}
-	return "every goroutine of the program has been blocked for the grace period, none running, sleeping or in a system call"
+	return "every goroutine of the program has been blocked for the grace period, none running, sleeping or in a system call; " +
+		"not conclusive: a timer (time.AfterFunc, a timer's channel, a deadline) or input from outside the process, which only the runtime's leak detection sees, may still wake one"
+}
+
+// Conclusive reports whether the evidence for f, a Deadlock or a
+// HeldByExited, proves its waits blocked for good (rule W1): the runtime's
+// leak detection proved them leaked. Every goroutine blocked (evidence 2)
+// is not conclusive: a timer or input from outside the process may still
+// wake one, and end the waits. The caller acts only on conclusive
+// findings, and follows the waits of the others.
+func (f Finding) Conclusive() bool { return f.leaked() }
+
+// leaked reports whether the runtime proved every wait of f leaked.
+func (f Finding) leaked() bool {
+	e := f.evidence
+	return e != nil && all(f.Waits, func(w *Wait) bool { return e.leaked(w.Goroutine) })
 }

@@ -59,14 +59,15 @@ type FindingKind int
 // The findings of the monitor.
 const (
 	// Deadlock: Waits form a cycle, each needing the next one's goroutine,
-	// and the evidence (see Finding.Proof) proves every one of them blocked
-	// for good.
+	// and the evidence (see Finding.Proof) shows every one of them
+	// blocked: for good if Finding.Conclusive.
 	Deadlock FindingKind = iota + 1
 	// LongWait: Waits[0] has lasted longer than Settings.LongWait. Cycle,
 	// if not nil, is a cycle of waits it is in, not proven a deadlock.
 	LongWait
 	// HeldByExited: Waits[0] is for a lock whose holder has exited, and
-	// the evidence proves the wait blocked for good.
+	// the evidence shows the wait blocked: for good if
+	// Finding.Conclusive.
 	HeldByExited
 	// Blocked: the runtime proved Waits blocked for good, outside any
 	// cycle of waits.
