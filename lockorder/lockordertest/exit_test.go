@@ -170,6 +170,28 @@ var exitScenarios = map[string]func(){
 	},
 	// A holder slow to unlock: a long-wait while the tests run, but the
 	// wait ended before they did. Shown, not failing.
+	// A goroutine locks a lock it holds, which a timer is to unlock for
+	// it (a hand-off): every goroutine is blocked, evidence only (RULES.md
+	// W1). The report is printed in full at once, since a test it hangs
+	// may end only at its -timeout; once the timer's goroutine unlocks,
+	// the wait ends and the report is not failing.
+	"timer-handoff": func() {
+		lockorder.Configure(lockorder.WithHandler(nil))
+		mu := lockorder.NewMutex("timer-handed")
+		mu.Lock()
+		go func() {
+			tick := time.NewTicker(10 * time.Millisecond) // a timer's channel: blocked between ticks
+			defer tick.Stop()
+			for range tick.C {
+				if len(lockorder.Violations()) > 0 {
+					break
+				}
+			}
+			mu.Unlock()
+		}()
+		mu.Lock()
+		mu.Unlock()
+	},
 	"slow": func() {
 		reported := make(chan struct{}, 1)
 		lockorder.Configure(lockorder.WithLongWait(50*time.Millisecond), lockorder.WithHandler(func(v lockorder.Violation) {
@@ -297,6 +319,7 @@ func TestVerifyTestMainAtExit(t *testing.T) {
 		"sleepy-holder":       {false, nil},
 		"sleeper-behind-wait": {false, nil},
 		"slow":                {false, []string{"lockordertest: not failing: ", "long-wait: goroutine", "slowly-released", "The wait has since ended, after "}},
+		"timer-handoff":       {false, []string{"lockorder: recursive-lock: goroutine", "timer-handed", "as is every goroutine of the program", "evidence: every goroutine", "not failing", "not a deadlock"}},
 		"lost-unlock":         {true, []string{"blocked-at-exit", "which has exited", "held-by-exited-goroutine: lockordertest_test.init.func2.1 (exit_test.go:", "the stack above is where it took the lock", "lockordertest_test.init.func2"}},
 		// No goroutine waits for the lock left held: shown, not failing,
 		// with the place and the test that took it, without a flag.
@@ -325,6 +348,9 @@ func TestVerifyTestMainAtExit(t *testing.T) {
 				if !strings.Contains(string(out), w) {
 					t.Errorf("output lacks %q:\n%s", w, out)
 				}
+			}
+			if scenario == "timer-handoff" && strings.Contains(string(out), "the full report comes when the tests end") {
+				t.Errorf("a report on evidence that is not proof was held back for the end of the tests:\n%s", out)
 			}
 			if n := strings.Count(string(out), "Possible deadlock scenario"); scenario == "straggler" && n != 1 {
 				t.Errorf("the cycle's full report was printed %d times, want once:\n%s", n, out)
