@@ -97,6 +97,7 @@ func updateMode(f func(uint32) uint32) {
 // internal packages, then the configuration, the mode and the held-profile
 // switch the environment asks for, then what follows from them.
 func init() {
+	restoreGoExperiment()
 	installHooks()
 	if underTest() {
 		defaultCfg.deadlockAction = DeadlockPanic

@@ -141,6 +141,7 @@ func reportFinding(f waitfor.Finding) {
 		// acted on. Under the harness, which prints reports in full when
 		// the tests end, it is printed now: a test it hangs may end only
 		// at go test's -timeout.
+		v.Key += ":evidence" // apart from the same waits' proof, if it comes
 		for _, w := range f.Waits {
 			noteSlowWait(v.Key, w)
 		}
@@ -180,6 +181,10 @@ func provedByDeadlock(f waitfor.Finding) {
 	}
 	eng.mu.Unlock()
 	for _, v := range vs {
+		// On evidence that is not proof, the test may end only at its
+		// -timeout: the cycles are printed in full at once, as the
+		// deadlock is (see reportFinding).
+		v.printNow = !f.Conclusive() && cfg.Load().handler == nil && report.Harness()
 		publishFromMonitor(v)
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
 	"strings"
 
@@ -17,11 +18,11 @@ const deadlockPanic = "panic: lockorder: deadlock: "
 // A deadlock seen only as every goroutine blocked (docs/RULES.md W1) is
 // printed in full at once, and its binary goes on, as with sync: if the
 // waits never end, it ends at its -timeout (timedOut), again before
-// VerifyTestMain can record its findings. unproven is what its report's
-// first line says of the goroutines.
+// VerifyTestMain can record its findings. unprovenWords is what its
+// report's first line says of the goroutines.
 const (
-	unproven = "as is every goroutine of the program"
-	timedOut = "panic: test timed out after "
+	unprovenWords = "as is every goroutine of the program"
+	timedOut      = "panic: test timed out after "
 )
 
 // deadlockWatcher passes go test's output through and keeps the
@@ -30,9 +31,18 @@ type deadlockWatcher struct {
 	w     io.Writer
 	line  []byte
 	found []*finding
-	// unproven are the deadlocks reported on evidence that is not proof,
-	// which count only if a binary timed out (timedOut).
-	unproven []*finding
+	// pkgs is, by package (the "Package" of go test -json's events; ""
+	// for plain output, where each package's output comes in one block,
+	// ended by its "ok" or "FAIL" line), the deadlocks reported on
+	// evidence that is not proof, which count only if that package's
+	// binary then timed out.
+	pkgs map[string]*unproven
+}
+
+// unproven are a package's deadlocks reported on evidence, and whether its
+// binary timed out.
+type unproven struct {
+	fs       []*finding
 	timedOut bool
 }
 
@@ -50,39 +60,92 @@ func (d *deadlockWatcher) Write(p []byte) (int, error) {
 	return n, err
 }
 
+// event is what scan reads of a go test -json event.
+type event struct {
+	Action  string
+	Package string
+	Test    string
+	Output  string
+}
+
 // scan keeps the deadlock announced in line, which may be a JSON event of
 // go test -json.
 func (d *deadlockWatcher) scan(line string) {
-	if strings.Contains(line, timedOut) {
-		d.timedOut = true
+	pkg, out := "", line
+	if strings.HasPrefix(line, "{") {
+		var e event
+		if json.Unmarshal([]byte(line), &e) != nil {
+			return
+		}
+		if e.Action == "pass" || e.Action == "fail" || e.Action == "skip" {
+			if e.Test == "" { // the package's end
+				d.settle(e.Package)
+			}
+			return
+		}
+		pkg, out = e.Package, strings.TrimSuffix(e.Output, "\n")
+	} else if strings.HasPrefix(line, "ok  \t") || strings.HasPrefix(line, "FAIL\t") {
+		d.settle("") // the end of a package's block of output
+		return
 	}
-	if _, msg, ok := strings.Cut(line, deadlockPanic); ok {
+	if strings.HasPrefix(out, timedOut) {
+		d.pkg(pkg).timedOut = true
+		return
+	}
+	if msg, ok := strings.CutPrefix(out, deadlockPanic); ok {
 		d.found = append(d.found, deadlockFinding(lockorder.KindDeadlock, messageOf(msg, " (the report is above)")))
 		return
 	}
 	for _, k := range []lockorder.Kind{lockorder.KindDeadlock, lockorder.KindRecursiveLock} {
-		if _, msg, ok := strings.Cut(line, "lockorder: "+string(k)+": "); ok && strings.Contains(msg, unproven) {
-			d.unproven = append(d.unproven, deadlockFinding(k, messageOf(msg)))
+		// A report printed at once starts its line; the harness's list
+		// at the end ("in TestX: lockorder: ...") is in the findings.
+		if msg, ok := strings.CutPrefix(out, "lockorder: "+string(k)+": "); ok && strings.Contains(msg, unprovenWords) {
+			u := d.pkg(pkg)
+			u.fs = append(u.fs, deadlockFinding(k, messageOf(msg)))
 			return
 		}
 	}
 }
 
+// pkg returns the unproven deadlocks of package pkg.
+func (d *deadlockWatcher) pkg(pkg string) *unproven {
+	if d.pkgs == nil {
+		d.pkgs = map[string]*unproven{}
+	}
+	u := d.pkgs[pkg]
+	if u == nil {
+		u = &unproven{}
+		d.pkgs[pkg] = u
+	}
+	return u
+}
+
+// settle ends package pkg's output: its unproven deadlocks are found if
+// its binary timed out, and forgotten otherwise (its waits ended, or
+// VerifyTestMain recorded them).
+func (d *deadlockWatcher) settle(pkg string) {
+	if u := d.pkgs[pkg]; u != nil {
+		if u.timedOut {
+			d.found = append(d.found, u.fs...)
+		}
+		delete(d.pkgs, pkg)
+	}
+}
+
 // messageOf cuts msg, the rest of a line, at the end of a report's
-// message: the end of the line (of a JSON event's output too), or any of
-// ends.
+// message: the end of the line, or any of ends.
 func messageOf(msg string, ends ...string) string {
-	for _, end := range append(ends, `\n`, `"`) {
+	for _, end := range ends {
 		msg, _, _ = strings.Cut(msg, end)
 	}
 	return msg
 }
 
 // findings returns the deadlocks the output announced that ended a test
-// binary: proved, or reported on evidence when a binary then timed out.
+// binary: proved, or reported on evidence when its binary then timed out.
 func (d *deadlockWatcher) findings() []*finding {
-	if !d.timedOut {
-		return d.found
+	for pkg := range d.pkgs { // a package whose end was not seen (go test killed)
+		d.settle(pkg)
 	}
-	return append(d.found, d.unproven...)
+	return d.found
 }

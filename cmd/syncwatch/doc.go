@@ -19,10 +19,14 @@
 // GOEXPERIMENT=goroutineleakprofile, which gives the runtime the leak
 // detection Go 1.27 has built in (the first build compiles the standard
 // library and the dependencies again; GOEXPERIMENT=nogoroutineleakprofile
-// turns it off). Without it (Go 1.25), a deadlock is reported in full
-// within seconds on the evidence that every goroutine is blocked, which a
-// timer could still prove wrong, and the test ends at its -timeout, as with
-// sync; the summary names it. At the end
+// turns it off); the test binaries run with the user's own GOEXPERIMENT,
+// for the go commands they run. With it, as on Go 1.27, a goroutine a test
+// leaves blocked for good (on a channel nobody can send on) is reported at
+// exit as leaked-goroutine. Without the runtime's proof (Go 1.25, or a lock
+// a global variable reaches), a deadlock is reported in full within
+// seconds on the evidence that every goroutine is blocked, which a timer
+// could still prove wrong, and the test ends at its -timeout, as with sync;
+// the summary names it. At the end
 // syncwatch prints each distinct finding once, across
 // all packages: its kind, its locks, its code sites, and the tests and
 // instances that showed it; the exit status is non-zero if there was one.

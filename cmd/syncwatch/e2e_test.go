@@ -315,6 +315,21 @@ func TestDeadlockFailsWithoutTimeout(t *testing.T) {
 	assert.NotContains(t, r.stdout, "test timed out")
 }
 
+// Under Go 1.26 syncwatch test builds with the runtime's leak detection
+// (GOEXPERIMENT=goroutineleakprofile), and the test binaries run with the
+// user's own GOEXPERIMENT, for the go commands they may run.
+func TestGoExperimentForTheBuildOnly(t *testing.T) {
+	leaks := "0"
+	if version.Compare(runtime.Version(), "go1.26") >= 0 {
+		leaks = "1"
+	}
+	if os.Getenv("GOEXPERIMENT") != "" {
+		t.Skip("GOEXPERIMENT is set for this test")
+	}
+	r := syncwatch(t, "goexperiment", []string{"WANT_GOEXPERIMENT=unset", "WANT_LEAKS=" + leaks}, "test", "-count=1", ".")
+	assert.Equal(t, 0, r.code, r.stdout+r.stderr)
+}
+
 // A TestMain that hands m to a harness which exits by itself (as
 // goleak.VerifyTestMain does) keeps its harness, and is still checked.
 func TestHarnessThatExitsIsChecked(t *testing.T) {

@@ -2,9 +2,12 @@ package main
 
 import (
 	"go/version"
+	"os"
 	"os/exec"
 	"slices"
 	"strings"
+
+	"github.com/syncwatch/syncwatch/lockorder"
 )
 
 // leakExperiment gives Go 1.26 the runtime's leak detection, which Go 1.27
@@ -15,7 +18,8 @@ const leakExperiment = "goroutineleakprofile"
 
 // withLeakProfile returns env, to run the go command with, plus, under Go
 // 1.26, the experiment that gives it the runtime's leak detection, unless
-// GOEXPERIMENT already names it (or turns it off, "no" before its name).
+// GOEXPERIMENT already names it (or turns it off, "no" before its name),
+// and the user's own GOEXPERIMENT for the binaries to put back.
 // The first build with it compiles the standard library and every
 // dependency again, once; the build cache keeps them.
 func withLeakProfile(env []string) []string {
@@ -24,10 +28,17 @@ func withLeakProfile(env []string) []string {
 		return env
 	}
 	goVersion, experiments, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
-	if v, ok := leakProfileExperiments(goVersion, experiments); ok {
-		env = append(env, "GOEXPERIMENT="+v)
+	v, ok := leakProfileExperiments(goVersion, experiments)
+	if !ok {
+		return env
 	}
-	return env
+	// The binaries put the user's own setting back (lockorder's
+	// initialisation), for the go commands they run.
+	orig := ""
+	if e, set := os.LookupEnv("GOEXPERIMENT"); set {
+		orig = "=" + e
+	}
+	return append(env, "GOEXPERIMENT="+v, lockorder.GoExperimentEnv+"="+orig)
 }
 
 // leakProfileExperiments returns the GOEXPERIMENT setting that adds the

@@ -40,34 +40,47 @@ func TestSummaryCountsEveryTestOfAFinding(t *testing.T) {
 }
 
 // A deadlock a test binary reported on evidence that is not proof counts
-// in the summary only if a binary then ran into its -timeout: otherwise
-// its waits ended, or VerifyTestMain recorded it.
-func TestUnprovenDeadlocksCountOnlyAtATimeout(t *testing.T) {
+// in the summary only if that binary then ran into its -timeout: otherwise
+// its waits ended, or VerifyTestMain recorded it. The harness's own list
+// at the end ("in TestX: lockorder: ...") is in the findings file, not
+// counted again.
+func TestUnprovenDeadlocksCountOnlyAtTheirBinarysTimeout(t *testing.T) {
 	const report = "lockorder: deadlock: cycle of 2 goroutines blocked, as is every goroutine of the program: goroutine 7 waits for lock a#1 held by goroutine 8; goroutine 8 waits for lock b#1 held by goroutine 7\n"
-	const recursive = `{"Action":"output","Output":"lockorder: recursive-lock: goroutine 9 locks m#1, which it already holds for writing, and is blocked, as is every goroutine of the program\n"}` + "\n"
+	const listed = "in TestX: lockorder: recursive-lock: goroutine 5 locks q#1, which it already holds for writing, and is blocked, as is every goroutine of the program\n"
 	const proved = "panic: lockorder: deadlock: cycle of 2 goroutines blocked for good: goroutine 3 waits for lock c#1 held by goroutine 4; goroutine 4 waits for lock d#1 held by goroutine 3 (the report is above)\n"
 
+	// Plain output: one block per package, ended by its ok or FAIL line.
 	var out bytes.Buffer
 	d := &deadlockWatcher{w: &out}
-	io.WriteString(d, report+recursive+proved)
-	fs := d.findings()
-	if len(fs) != 1 || !strings.HasPrefix(fs[0].Message, "cycle of 2 goroutines blocked for good") {
-		t.Fatalf("without a timeout: %d findings, want the proved one", len(fs))
-	}
-	if out.String() != report+recursive+proved {
+	plain := report + listed + "ok  \texample.com/a\t9.1s\n" + // a's waits ended
+		report + proved + "FAIL\texample.com/b\t4.1s\n" +
+		report + "panic: test timed out after 20s\n" + "FAIL\texample.com/c\t20.1s\n"
+	io.WriteString(d, plain)
+	if out.String() != plain {
 		t.Error("the output was not passed through as it came")
 	}
+	fs := d.findings()
+	if len(fs) != 2 || !strings.HasPrefix(fs[0].Message, "cycle of 2 goroutines blocked for good") ||
+		fs[1].Kind != lockorder.KindDeadlock || fs[1].Message != strings.TrimSuffix(strings.TrimPrefix(report, "lockorder: deadlock: "), "\n") {
+		t.Fatalf("plain output: %d findings, want the proved one and c's unproven one", len(fs))
+	}
 
-	io.WriteString(d, "panic: test timed out after 20s\n")
+	// go test -json: events of packages interleaved; a test passing in
+	// the package meanwhile does not end it.
+	ev := func(pkg, test, action, output string) string {
+		b, _ := json.Marshal(map[string]string{"Package": pkg, "Test": test, "Action": action, "Output": output})
+		return string(b) + "\n"
+	}
+	d = &deadlockWatcher{w: io.Discard}
+	io.WriteString(d, ev("p/a", "TestA", "output", "lockorder: recursive-lock: goroutine 9 locks m#1, which it already holds for writing, and is blocked, as is every goroutine of the program\n")+
+		ev("p/b", "TestB", "output", report)+
+		ev("p/a", "TestOther", "pass", "")+
+		ev("p/a", "", "output", "panic: test timed out after 20s\n")+
+		ev("p/b", "", "pass", "")+
+		ev("p/a", "", "fail", ""))
 	fs = d.findings()
-	if len(fs) != 3 {
-		t.Fatalf("after a timeout: %d findings, want 3", len(fs))
-	}
-	if fs[1].Kind != lockorder.KindDeadlock || fs[1].Message != strings.TrimSuffix(strings.TrimPrefix(report, "lockorder: deadlock: "), "\n") {
-		t.Errorf("the unproven deadlock: %s: %q", fs[1].Kind, fs[1].Message)
-	}
-	if fs[2].Kind != lockorder.KindRecursiveLock || !strings.HasSuffix(fs[2].Message, "as is every goroutine of the program") {
-		t.Errorf("the unproven recursive-lock (from -json): %s: %q", fs[2].Kind, fs[2].Message)
+	if len(fs) != 1 || fs[0].Kind != lockorder.KindRecursiveLock || !strings.HasSuffix(fs[0].Message, unprovenWords) {
+		t.Fatalf("-json: %d findings, want p/a's recursive-lock alone", len(fs))
 	}
 	var sum bytes.Buffer
 	writeSummary(&sum, fs)

@@ -125,6 +125,10 @@ const (
 	seenDeadlock = 1 << iota
 	seenLong
 	seenExited
+	// seenEvidence: reported as a deadlock on evidence that is not proof
+	// (every goroutine blocked, W1), and still looked into while the
+	// runtime's leak detection may prove it.
+	seenEvidence
 )
 
 // A suspect is a cycle of waits not yet proven a deadlock.
@@ -383,9 +387,27 @@ func look(s *Settings, g *Graph, now int64) (found []Finding, pending bool) {
 			}
 			continue
 		}
-		if settle(c) {
-			found = append(found, Finding{Kind: Deadlock, Waits: c, Graph: g, Dump: e.dump, evidence: e})
+		f := Finding{Kind: Deadlock, Waits: c, Graph: g, Dump: e.dump, evidence: e}
+		if f.Conclusive() || !e.leaks {
+			// Proved, or as proved as it can be: a later look would
+			// bring no proof (W1).
+			if settle(c) {
+				found = append(found, f)
+			}
+			continue
 		}
+		// Evidence, not proof, where the runtime's leak detection runs:
+		// reported once, then looked into again, backing off, until the
+		// runtime proves it (a timer that reached its locks has fired)
+		// or it is broken.
+		fresh := mark(c, seenEvidence)
+		mark(c, seenLong|seenExited)
+		if fresh {
+			found = append(found, f)
+		}
+		sp := suspects[cycleKey(c)]
+		sp.gap = min(2*sp.gap, max(s.Recheck, s.Grace))
+		sp.at = now + int64(sp.gap)
 	}
 	// The waits the runtime proved blocked for good, outside any cycle,
 	// are one finding: they are usually one hang (a Cond waiter holding

@@ -83,11 +83,16 @@ func TestTallyFollowsWaitsUntilTheyEnd(t *testing.T) {
 	w2 := &Wait{Goroutine: 2, start: ms(-1000)}
 	a.Follow(w1)
 	a.Follow(w1) // twice: once
-	b.Follow(w1) // another tally's: not followed
+	b.Follow(w1) // another tally's too (a long-wait's, then a deadlock's)
+	var c Tally
+	c.Follow(w1) // a third: cannot be followed
 	End(w2)
 	a.Follow(w2) // ended already
 	if _, over := a.Ended(); over {
 		t.Fatal("w1 is still under way")
+	}
+	if _, over := b.Ended(); over {
+		t.Fatal("w1 is still under way, for b too")
 	}
 	End(w1)
 	d, over := a.Ended()
@@ -97,8 +102,11 @@ func TestTallyFollowsWaitsUntilTheyEnd(t *testing.T) {
 	if a.Followed() != 2 {
 		t.Errorf("followed %d waits, want 2", a.Followed())
 	}
-	if _, over := b.Ended(); over {
-		t.Error("b followed nothing")
+	if d, over := b.Ended(); !over || d < time.Second {
+		t.Errorf("b followed w1, which ended: got %v, %v", d, over)
+	}
+	if _, over := c.Ended(); over {
+		t.Error("c could not follow w1: it never says its waits ended")
 	}
 }
 

@@ -100,9 +100,11 @@ type Wait struct {
 	Bounded bool
 
 	start int64 // mono reading when the wait began
-	// tally follows the wait until it ends (Tally.Follow): nil, the
-	// Tally, or ended once End was called.
-	tally atomic.Pointer[Tally]
+	// tally are the Tallies that follow the wait until it ends
+	// (Tally.Follow): each nil, a Tally, or ended once End was called. A
+	// wait can be in two reports that follow their waits: a long-wait,
+	// then a deadlock on evidence that is not proof (W1).
+	tally [2]atomic.Pointer[Tally]
 	// seen records which reports the monitor has made of this wait.
 	seen atomic.Uint32
 	// quiet is when the monitor last saw the lock waited for change
@@ -192,8 +194,14 @@ func BeginAt(w *Wait, start int64) *Wait {
 // End removes w, which must have been registered by Begin, if it is still
 // its goroutine's current wait.
 func End(w *Wait) {
-	if t := w.tally.Swap(&ended); t != nil && t != &ended {
-		t.done(mono.Since(w.start)) // the clock is read for followed waits only
+	var d time.Duration = -1
+	for i := range w.tally {
+		if t := w.tally[i].Swap(&ended); t != nil && t != &ended {
+			if d < 0 {
+				d = mono.Since(w.start) // the clock is read for followed waits only
+			}
+			t.done(d)
+		}
 	}
 	s := shardOf(w.Goroutine)
 	s.mu.Lock()

@@ -1,0 +1,3 @@
+module example.com/goexperiment
+
+go 1.22
