@@ -48,6 +48,7 @@ var (
 func installHooks() {
 	class.Forget = forgetClass
 	held.DropNote = dropNote
+	held.Pin = pinKept
 	gls.Made = adoptGroup
 	hb.Fork, hb.Learn = forkClock, learnNow
 }

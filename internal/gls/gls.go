@@ -115,6 +115,10 @@ const (
 	// staleFloor is the fewest states holding only stale entries that
 	// make dropExited look for their owners.
 	staleFloor = 1024
+	// keptFloor is the fewest states more than there are goroutines, busy
+	// holding locks, that make dropExited look for their owners: that
+	// many at least are of goroutines that exited holding a lock.
+	keptFloor = 256
 	// lostBits is the log2 of the number of bits in lost: a megabit, so
 	// that thousands of lost states rarely share a goroutine's bit.
 	lostBits = 20
@@ -566,6 +570,7 @@ func Trim() {
 	}
 	trim(n > trimFloor, true)
 	dropExited()
+	held.PruneGraves()
 	trims.Add(1)
 }
 
@@ -582,23 +587,31 @@ func Trim() {
 // The same dump frees the remnants kept in the overflow for their clocks
 // (R21) whose goroutines have exited: each counts as a state to drop.
 //
-// The same dump finds the states of exited goroutines that still hold a
-// lock of their own, kept for the report that it was left held, whose
-// order edges wait for a release that cannot come (held.G.Heavy): their
-// edges are dropped (held.G.ForgetEdges), so that they keep no locks and
-// no memory.
+// The same dump frees the states of exited goroutines that still hold a
+// lock of their own, busy for good too: their holds are kept, for the
+// report that the lock was left held and for R24, as graves (held.Bury),
+// which refer to the locks weakly and are at most held.MaxGraves, and
+// the order edges waiting on them, for a release that cannot come, are
+// dropped. The dump is worth it once the busy states outnumber the
+// goroutines by keptFloor, or by as many as there are goroutines, or
+// once the edges waiting on them are many (held.G.Heavy).
 // aliveHeavy holds the heavy states the last dump found alive, with how
 // many edges waited on each then. trimMu is held.
 var aliveHeavy map[*held.G]int
 
 func dropExited() {
-	var cs, heavy, gone []candidate
+	var cs, heavy, busy, gone []candidate
 	for i := range table {
 		s := &table[i]
 		if o, g := s.owner.Load(), s.g.Load(); o > 0 && o&dropped == 0 && g != nil {
 			if g.Stale() {
 				cs = append(cs, candidate{s, o, g, true})
-			} else if g.Heavy() {
+				continue
+			}
+			if g.Busy() {
+				busy = append(busy, candidate{s, o, g, true})
+			}
+			if g.Heavy() {
 				heavy = append(heavy, candidate{s, o, g, true})
 			}
 		}
@@ -608,7 +621,12 @@ func dropExited() {
 		if g := s.g.Load(); g != nil {
 			if g.Stale() {
 				cs = append(cs, candidate{s, o, g, false})
-			} else if g.Heavy() {
+				continue
+			}
+			if g.Busy() {
+				busy = append(busy, candidate{s, o, g, false})
+			}
+			if g.Heavy() {
 				heavy = append(heavy, candidate{s, o, g, false})
 			}
 		} else if s.owner.Load() == o|dropped {
@@ -628,7 +646,10 @@ func dropExited() {
 			weight += n / 16
 		}
 	}
-	if weight < max(staleFloor, runtime.NumGoroutine()) {
+	// A goroutine holds at most one state: the busy states past the
+	// goroutines are of goroutines that exited holding a lock.
+	ng := runtime.NumGoroutine()
+	if weight < max(staleFloor, ng) && len(busy)-ng < max(keptFloor, ng) {
 		return
 	}
 	// Candidates listed before the dump: a goroutine that exits after it
@@ -638,33 +659,37 @@ func dropExited() {
 	dumps.Add(1)
 	clear(aliveHeavy)
 	for _, c := range heavy {
-		if !live[c.o] && c.s.g.Load() == c.g {
-			c.g.ForgetEdges() // exited: written for good before the dump
-		} else {
+		if live[c.o] || c.s.g.Load() != c.g {
 			if aliveHeavy == nil {
 				aliveHeavy = make(map[*held.G]int)
 			}
 			aliveHeavy[c.g] = c.g.HeavyEdges()
 		}
 	}
+	// Exited, and so written for good before the dump: their holds are
+	// buried before the states are freed, so that the exit check, which
+	// reads the states first and the graves after, misses none.
+	var dead []candidate
+	var deadGs []*held.G
+	for _, c := range busy {
+		if !live[c.o] && c.s.g.Load() == c.g {
+			dead = append(dead, c)
+			deadGs = append(deadGs, c.g)
+		}
+	}
+	held.Bury(deadGs)
 	slowMu.Lock()
 	defer slowMu.Unlock()
+	for _, c := range dead {
+		c.free()
+	}
 	for _, c := range cs {
 		// Exited, and so written for good before the dump: its stack reads
 		// true now.
 		if live[c.o] || c.s.g.Load() != c.g || !c.g.Stale() {
 			continue
 		}
-		if c.table {
-			c.s.g.Store(nil)
-			if !c.s.owner.CompareAndSwap(c.o, 0) {
-				c.s.g.Store(c.g)
-				continue
-			}
-		} else if overflow[c.o] == c.s {
-			delete(overflow, c.o)
-		}
-		reclaims.Add(1)
+		c.free()
 	}
 	for _, c := range gone {
 		// An exited goroutine never revives its remnant; a live one may
@@ -674,6 +699,20 @@ func dropExited() {
 		}
 	}
 	overflowed.Store(int64(len(overflow)))
+}
+
+// free frees c's state, whose goroutine has exited. slowMu is held.
+func (c candidate) free() {
+	if c.table {
+		c.s.g.Store(nil)
+		if !c.s.owner.CompareAndSwap(c.o, 0) {
+			c.s.g.Store(c.g)
+			return
+		}
+	} else if overflow[c.o] == c.s {
+		delete(overflow, c.o)
+	}
+	reclaims.Add(1)
 }
 
 // trim drops the idle states of the table and of the overflow, as asked,

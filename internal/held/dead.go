@@ -16,7 +16,8 @@ type DeadHold struct {
 
 // DeadHolds returns the locks still held by the goroutines of states (all
 // the states there are: internal/gls's States) that exited reports have
-// exited. The caller must ask
+// exited, and those kept as graves (Bury) whose locks are reachable. The
+// caller must ask
 // exited only of what it saw after States returned (a goroutine dump
 // taken then): a goroutine that has a state existed before.
 func DeadHolds(states []*G, exited func(id int64) bool) []DeadHold {
@@ -31,6 +32,11 @@ func DeadHolds(states []*G, exited func(id int64) bool) []DeadHold {
 				out = append(out, DeadHold{Goroutine: id, Entry: e})
 			}
 		}
+	}
+	if gravesN.Load() > 0 {
+		sweepMu.Lock()
+		out = gravesHolds(out, seenHolds(out), nil)
+		sweepMu.Unlock()
 	}
 	return out
 }
@@ -63,7 +69,8 @@ type KeptHold struct {
 }
 
 // KeptHolds returns, as values, the holds of the goroutines of states
-// that exited reports have exited, for which keep returns true; keep may
+// that exited reports have exited, and those kept as graves, for which
+// keep returns true; keep may
 // read the lock of the entry, but not keep it. The caller asks exited as
 // DeadHolds's does.
 func KeptHolds(states []*G, exited func(id int64) bool, keep func(gid int64, e *Entry) bool) []KeptHold {
@@ -81,11 +88,21 @@ func KeptHolds(states []*G, exited func(id int64) bool, keep func(gid int64, e *
 			}
 		}
 	}
+	if len(graves) > 0 {
+		seen := make(map[deadKey]bool, len(out))
+		for _, k := range out {
+			seen[deadKey{k.Goroutine, k.ID}] = true
+		}
+		for _, h := range gravesHolds(nil, seen, keep) {
+			l := h.Entry.Lock
+			out = append(out, KeptHold{Goroutine: h.Goroutine, ID: l.ID, Lock: weak.Make(l), Moves: l.Moves()})
+		}
+	}
 	return out
 }
 
 // ReachableDeadHolds is DeadHolds without the holds of locks that nothing
-// reaches but the stacks of exited goroutines: no goroutine can wait for
+// reaches but the stacks of exited goroutines, or their graves' pins: no goroutine can wait for
 // such a lock, which became garbage while held, and it harms no one. It
 // tells them apart with one garbage collection, with the exited stacks'
 // references cleared meanwhile, and drops their holds for good. A lock
@@ -113,12 +130,18 @@ func ReachableDeadHolds(states []*G, exited func(id int64) bool) []DeadHold {
 			}
 		}
 	}
-	if len(slots) == 0 {
+	if len(slots) == 0 && len(graves) == 0 {
 		return nil
 	}
 	for _, s := range slots {
 		setExitedLock(s.g, s.i, nil)
 		forgetExitedEdges(s.g)
+	}
+	// A grave's pin goes too, meanwhile: its weak reference tells.
+	pinned := make([]bool, len(graves))
+	for i := range graves {
+		pinned[i] = graves[i].pin != nil
+		graves[i].pin = nil
 	}
 	runtime.GC()
 	var out []DeadHold
@@ -128,7 +151,14 @@ func ReachableDeadHolds(states []*G, exited func(id int64) bool) []DeadHold {
 			out = append(out, DeadHold{Goroutine: s.g.ID(), Entry: entryOfExited(s.g, s.i)})
 		}
 	}
-	return out
+	for i := range graves {
+		if l := graves[i].w.Value(); l != nil && pinned[i] {
+			graves[i].pin = l
+		}
+	}
+	pruneGraves() // the graves of the locks collected go for good
+	gravesN.Store(int64(len(graves)))
+	return gravesHolds(out, seenHolds(out), nil)
 }
 
 // forgetExitedEdges drops the order edges waiting on g, whose goroutine
