@@ -134,3 +134,12 @@ func SlowWaitsFollowed() int {
 	}
 	return n
 }
+
+// HolderOf returns the goroutine holding m for writing, 0 if none (or if
+// m was never locked in check mode).
+func HolderOf(m *Mutex) int64 {
+	if l := m.l.Load(); l != nil {
+		return l.Holder()
+	}
+	return 0
+}

@@ -16,5 +16,8 @@ func Violations() []Violation { return nil }
 // NotKept returns nil.
 func NotKept() map[Kind]int { return nil }
 
+// ExitedHoldsDropped returns 0.
+func ExitedHoldsDropped() int64 { return 0 }
+
 // Reset does nothing.
 func Reset() {}
