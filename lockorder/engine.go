@@ -48,7 +48,7 @@ var (
 func installHooks() {
 	class.Forget = forgetClass
 	held.DropNote = dropNote
-	held.Pin = pinKept
+	held.Watch = watchKept
 	gls.Made = adoptGroup
 	hb.Fork, hb.Learn = forkClock, learnNow
 }
@@ -204,6 +204,12 @@ func reacquired(gs *held.G, l *class.Lock) {
 func holds(gs *held.G, l *class.Lock) {
 	if id := gs.ID(); l.Holder() != id {
 		l.SetHolder(id)
+		if !l.Watched() { // one load for the two marks below
+			return
+		}
+		if l.Buried() {
+			held.Unbury(l) // a grave's hold was released unseen
+		}
 		if l.GateTaken() && l.UntakeGate() {
 			// A kept hold R24 took out of gates was released unseen
 			// (outside check mode): it was a hand-off.
@@ -234,6 +240,9 @@ var handoffs struct {
 // its holder, once l's holder is cleared.
 func handedOff(l *class.Lock) {
 	l.ClearHolder()
+	if l.Buried() {
+		held.Unbury(l) // a grave's hold, released for its exited goroutine
+	}
 	handoffs.n.Add(1)
 	if l.GateUnder() && l.ShowGate() {
 		regate(l) // R24

@@ -47,14 +47,15 @@ func keptGate(gid int64, e *held.Entry) bool {
 	return exclusiveWrite(e) && l.Kind.WritesHandOff() && l.Holder() == gid && !l.GateShown() && !l.GateTaken()
 }
 
-// pinKept reports whether e, a hold of goroutine gid, which a goroutine
-// dump showed gone, must keep its lock reachable once its goroutine's
-// state is freed (held.Bury), until an exit check has seen it: a hold R24
-// takes out of gates (keptGate) of a lock that may be in some edge's
-// gate, having had an order edge seen under a write hold of it
-// (GateUnder). Another kept lock is referred to weakly: should it become
-// garbage, it is in no gate, and harms no one.
-func pinKept(gid int64, e *held.Entry) bool { return keptGate(gid, e) && e.Lock.GateUnder() }
+// watchKept reports whether the grave of e, a hold of goroutine gid,
+// which a goroutine dump showed gone, must watch its lock once its
+// goroutine's state is freed (held.Bury): should the lock become garbage
+// still gid's, the next exit check takes its id out of gates
+// (held.KeptHolds). It is a hold R24 takes out of gates (keptGate) of a
+// lock that may be in some edge's gate, having had an order edge seen
+// under a write hold of it (GateUnder). Another kept lock that becomes
+// garbage is in no gate, and harms no one.
+func watchKept(gid int64, e *held.Entry) bool { return keptGate(gid, e) && e.Lock.GateUnder() }
 
 // ungateKept takes the locks of kept (keptGate's holds) out of every gate
 // and writers' gate, and returns the cycles they no longer hold back.

@@ -186,11 +186,14 @@ func NotKept() map[Kind]int {
 // had exited were forgotten, since the program started, for want of room:
 // check mode frees the state of a goroutine that exited holding locks
 // once a goroutine dump shows it gone, keeping at most 4,096 such holds
-// (oldest dropped first) for [ReportBlocked] to report as
-// held-by-exited-goroutine and for RULES.md R24. A hold forgotten is not
-// reported at the exit check; a goroutine blocked behind its lock still
-// is, by the wait-for monitor. A hold whose lock became garbage is not
-// counted: it harms no one.
+// that have lived through a garbage collection since (the earliest freed
+// dropped first; those freed by one dump in no particular order) for
+// [ReportBlocked] to report as held-by-exited-goroutine and for RULES.md
+// R24. A hold forgotten is not reported at the exit check; a goroutine
+// blocked behind its lock still is, by the wait-for monitor. A hold whose
+// lock became garbage is not counted: it harms no one; except a lock R24
+// would take out of gates, whose id waits for the next exit check, 4,096
+// at most, past which the earliest is dropped and counted.
 func ExitedHoldsDropped() int64 {
 	_, n := held.Graves()
 	return n

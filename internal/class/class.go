@@ -271,9 +271,10 @@ func (l *Lock) First() uint32 { return l.first.Load() }
 
 // The bits of Lock.gate.
 const (
-	gateShown = 1 << iota // a release showed the lock's holds exclusive: see ShowGate
-	gateTaken             // R24 took the lock out of gates, to put back: see TakeGate
-	gateUnder             // an order edge was seen under a write hold of the lock: see MarkUnder
+	gateShown  = 1 << iota // a release showed the lock's holds exclusive: see ShowGate
+	gateTaken              // R24 took the lock out of gates, to put back: see TakeGate
+	gateUnder              // an order edge was seen under a write hold of the lock: see MarkUnder
+	gateBuried             // a grave of an exited goroutine's hold watches the lock: see Bury
 )
 
 // update sets l.gate to f of its value, and returns the value before.
@@ -318,6 +319,21 @@ func (l *Lock) UntakeGate() bool {
 // GateTaken reports whether TakeGate took l out of gates, and neither
 // ShowGate nor UntakeGate came since.
 func (l *Lock) GateTaken() bool { return l.gate.Load()&gateTaken != 0 }
+
+// Bury records that a grave of an exited goroutine's write hold of l
+// watches l (internal/held, for R24): a change of l's holder must tell it
+// (held.Unbury). It is undone by Unbury.
+func (l *Lock) Bury() { l.update(func(v uint32) uint32 { return v | gateBuried }) }
+
+// Unbury undoes Bury.
+func (l *Lock) Unbury() { l.update(func(v uint32) uint32 { return v &^ gateBuried }) }
+
+// Buried reports whether Bury was called, and Unbury not since.
+func (l *Lock) Buried() bool { return l.gate.Load()&gateBuried != 0 }
+
+// Watched reports, in one load, whether GateTaken or Buried: what a new
+// holder of l must look at.
+func (l *Lock) Watched() bool { return l.gate.Load()&(gateTaken|gateBuried) != 0 }
 
 // MarkUnder records that an order edge was seen under a write hold of l:
 // a hand-off of l then shows it to gate.

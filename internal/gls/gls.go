@@ -593,8 +593,10 @@ func Trim() {
 // which refer to the locks weakly and are at most held.MaxGraves, and
 // the order edges waiting on them, for a release that cannot come, are
 // dropped. The dump is worth it once the busy states outnumber the
-// goroutines by keptFloor, or by as many as there are goroutines, or
-// once the edges waiting on them are many (held.G.Heavy).
+// goroutines by keptFloor or by as many as there are goroutines,
+// whichever is more (about twice as many busy states as goroutines, so
+// that live goroutines that all hold a lock do not make every trim dump),
+// or once the edges waiting on them are many (held.G.Heavy).
 // aliveHeavy holds the heavy states the last dump found alive, with how
 // many edges waited on each then. trimMu is held.
 var aliveHeavy map[*held.G]int
@@ -780,6 +782,7 @@ func trim(inTable, inOverflow bool) {
 func trimAfterGC() {
 	runtime.AddCleanup(new(gcTick), func(struct{}) {
 		startMembarrier()
+		held.Collected()
 		Trim()
 		trimAfterGC()
 	}, struct{}{})

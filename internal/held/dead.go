@@ -72,7 +72,9 @@ type KeptHold struct {
 // that exited reports have exited, and those kept as graves, for which
 // keep returns true; keep may
 // read the lock of the entry, but not keep it. The caller asks exited as
-// DeadHolds's does.
+// DeadHolds's does. It returns too, once, the holds whose graves watched
+// their locks (Watch) and saw them collected still held: their Lock is
+// the zero weak pointer.
 func KeptHolds(states []*G, exited func(id int64) bool, keep func(gid int64, e *Entry) bool) []KeptHold {
 	sweepMu.Lock()
 	defer sweepMu.Unlock()
@@ -89,6 +91,13 @@ func KeptHolds(states []*G, exited func(id int64) bool, keep func(gid int64, e *
 		}
 	}
 	if len(graves) > 0 {
+		pruneGraves() // the watched locks collected go to the dead gates
+		gravesN.Store(int64(len(graves)))
+	}
+	for _, d := range takeDeadGates() {
+		out = append(out, KeptHold{Goroutine: d.Goroutine, ID: d.ID})
+	}
+	if len(graves) > 0 {
 		seen := make(map[deadKey]bool, len(out))
 		for _, k := range out {
 			seen[deadKey{k.Goroutine, k.ID}] = true
@@ -102,7 +111,7 @@ func KeptHolds(states []*G, exited func(id int64) bool, keep func(gid int64, e *
 }
 
 // ReachableDeadHolds is DeadHolds without the holds of locks that nothing
-// reaches but the stacks of exited goroutines, or their graves' pins: no goroutine can wait for
+// reaches but the stacks of exited goroutines: no goroutine can wait for
 // such a lock, which became garbage while held, and it harms no one. It
 // tells them apart with one garbage collection, with the exited stacks'
 // references cleared meanwhile, and drops their holds for good. A lock
@@ -137,23 +146,12 @@ func ReachableDeadHolds(states []*G, exited func(id int64) bool) []DeadHold {
 		setExitedLock(s.g, s.i, nil)
 		forgetExitedEdges(s.g)
 	}
-	// A grave's pin goes too, meanwhile: its weak reference tells.
-	pinned := make([]bool, len(graves))
-	for i := range graves {
-		pinned[i] = graves[i].pin != nil
-		graves[i].pin = nil
-	}
 	runtime.GC()
 	var out []DeadHold
 	for _, s := range slots {
 		if l := s.w.Value(); l != nil {
 			setExitedLock(s.g, s.i, l)
 			out = append(out, DeadHold{Goroutine: s.g.ID(), Entry: entryOfExited(s.g, s.i)})
-		}
-	}
-	for i := range graves {
-		if l := graves[i].w.Value(); l != nil && pinned[i] {
-			graves[i].pin = l
 		}
 	}
 	pruneGraves() // the graves of the locks collected go for good
