@@ -94,7 +94,8 @@ var (
 	// its exited goroutine as far as a change of holder told (Unbury).
 	watched map[weak.Pointer[class.Lock]]DeadGate
 	// deadGates are the watched locks collected while watched, for the
-	// next exit check (DeadGates), at most MaxGraves.
+	// next exit check (DeadGates): fewer than 2*MaxGraves, the earliest
+	// dropped down to MaxGraves when they reach it.
 	deadGates []DeadGate
 )
 
@@ -127,8 +128,11 @@ func unwatch(g *grave) {
 	if !g.gate {
 		return
 	}
+	g.gate = false
 	watchMu.Lock()
-	delete(watched, g.w)
+	if d, ok := watched[g.w]; ok && d.Goroutine == g.gid { // not another grave's watch of the lock
+		delete(watched, g.w)
+	}
 	watchMu.Unlock()
 }
 
@@ -139,13 +143,16 @@ func buried(g *grave) {
 		return
 	}
 	watchMu.Lock()
-	if d, ok := watched[g.w]; ok {
+	if d, ok := watched[g.w]; ok && d.Goroutine == g.gid {
 		delete(watched, g.w)
-		if len(deadGates) >= MaxGraves {
-			deadGates = slices.Delete(deadGates, 0, 1)
-			gravesDropped.Add(1)
-		}
 		deadGates = append(deadGates, d)
+		if len(deadGates) >= 2*MaxGraves {
+			// The earliest past MaxGraves go, many at a time: one copy
+			// per MaxGraves gates, not one per gate.
+			n := len(deadGates) - MaxGraves
+			deadGates = append(deadGates[:0], deadGates[n:]...)
+			gravesDropped.Add(int64(n))
+		}
 	}
 	watchMu.Unlock()
 }
