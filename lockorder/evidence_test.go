@@ -3,6 +3,7 @@
 package lockorder_test
 
 import (
+	"os"
 	"runtime"
 	"strings"
 	"sync"
@@ -16,6 +17,10 @@ import (
 	"github.com/syncwatch/syncwatch/internal/leak"
 	"github.com/syncwatch/syncwatch/lockorder"
 )
+
+// evidenceChild marks the child process that runs
+// TestADeadlockOnEvidenceIsProvedOnceTheTimerHasFired.
+const evidenceChild = "LOCKORDER_EVIDENCE_CHILD"
 
 // A deadlock reported on the evidence of every goroutine blocked (RULES.md
 // W1), which a timer can still prove wrong: followed until its waits end,
@@ -127,6 +132,13 @@ func TestAnEvidenceDeadlockFailsWhileOneOfItsWaitsGoesOn(t *testing.T) {
 func TestADeadlockOnEvidenceIsProvedOnceTheTimerHasFired(t *testing.T) {
 	if !proofAvailable() {
 		t.Skip("needs the runtime's leak detection")
+	}
+	if os.Getenv(evidenceChild) == "" {
+		// Its goroutines stay blocked for good (the runtime proved them
+		// leaked, and waking a leaked goroutine is a fatal error): alone
+		// in a process of its own, so that no other test sees them.
+		runTestInChild(t, evidenceChild+"=1")
+		return
 	}
 	reportDeadlocks(t) // DeadlockReport: no panic
 	shortGrace(t)

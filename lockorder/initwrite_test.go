@@ -49,7 +49,9 @@ func freshInitRule(t *testing.T) bool {
 func runTestInChild(t *testing.T, env ...string) {
 	t.Helper()
 	require.NotContains(t, t.Name(), "/", "a top-level test")
-	cmd := exec.Command(os.Args[0], "-test.run=^"+t.Name()+"$", "-test.v", "-test.count=1")
+	// -test.timeout as go test passes it: the monitor looks on while a
+	// test alarm is armed (RULES.md W5).
+	cmd := exec.Command(os.Args[0], "-test.run=^"+t.Name()+"$", "-test.v", "-test.count=1", "-test.timeout=10m")
 	cmd.Env = append(os.Environ(), env...)
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "%s", out)
