@@ -189,3 +189,54 @@ func TestADeadlockOnEvidenceIsProvedOnceTheTimerHasFired(t *testing.T) {
 	} // The goroutines stay blocked: the runtime proved them leaked, and
 	// waking a leaked goroutine is a fatal error.
 }
+
+// A correct lease hand-off: G1 locks a and hands it to a timer
+// (time.AfterFunc(d, a.Unlock)), then locks b; G2 holds b and waits for a.
+// Every goroutine is blocked until the timer fires: a deadlock on evidence
+// only, which adds G1's edge a->b (held back by R23: G1 never released a)
+// and so the cycle with G2's b->a. Once the timer fires and the waits end,
+// both the deadlock and the cycle are expected, not failing: no record of
+// the run fails.
+func TestATimersHandOffLeavesNoFailingCycle(t *testing.T) {
+	fresh(t)
+	shortGrace(t)
+	a, b := lockorder.NewMutex("ev-lease-a"), lockorder.NewMutex("ev-lease-b")
+	var timer *time.Timer
+	timerSet := make(chan struct{})
+	var donce sync.Once
+	lockorder.Configure(lockorder.WithHandler(func(v lockorder.Violation) {
+		if v.Kind == lockorder.KindDeadlock {
+			donce.Do(func() { <-timerSet; timer.Reset(0) }) // as if the lease ran out
+		}
+	}))
+	bHeld, aHeld := make(chan struct{}), make(chan struct{})
+	done := make(chan struct{}, 2)
+	go func() { // G2
+		defer func() { done <- struct{}{} }()
+		b.Lock()
+		close(bHeld)
+		<-aHeld
+		a.Lock()
+		a.Unlock()
+		b.Unlock()
+	}()
+	go func() { // G1
+		defer func() { done <- struct{}{} }()
+		<-bHeld
+		a.Lock()
+		timer = time.AfterFunc(time.Hour, a.Unlock) // the lease
+		close(timerSet)
+		close(aHeld)
+		b.Lock()
+		b.Unlock()
+	}()
+	<-done
+	<-done
+	dl := only(lockorder.KindDeadlock)
+	if assert.Len(t, dl, 1) {
+		assert.True(t, dl[0].Expected, "the deadlock on evidence ended")
+	}
+	for _, v := range lockorder.Violations() {
+		assert.True(t, v.Expected, "a correct hand-off left a failing %s record: %s", v.Kind, v.Message)
+	}
+}

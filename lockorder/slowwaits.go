@@ -41,6 +41,17 @@ func noteSlowWait(key string, w *waitfor.Wait) {
 	}
 }
 
+// followAs makes the record under key follow the waits the record under
+// as follows, with the same tally: an order a deadlock on evidence added
+// ends as a guess when the deadlock's waits do.
+func followAs(key, as string) {
+	slowWaits.mu.Lock()
+	if t := slowWaits.m[as]; t != nil && len(slowWaits.m) < maxSlowKeys {
+		slowWaits.m[key] = t
+	}
+	slowWaits.mu.Unlock()
+}
+
 // slowWaitEnded returns how long the longest wait reported under key
 // lasted, and whether every one of them has ended.
 func slowWaitEnded(key string) (time.Duration, bool) {
@@ -67,7 +78,7 @@ func markEnded(v *Violation) {
 	switch {
 	case v.Expected:
 		return
-	case v.Kind == KindLongWait, v.Kind == KindDeadlock, v.Kind == KindRecursiveLock, v.Kind == KindHeldByExited:
+	case v.Kind == KindLongWait, v.Kind == KindDeadlock, v.Kind == KindRecursiveLock, v.Kind == KindHeldByExited, v.Kind == KindCycle:
 	default:
 		return
 	}
@@ -77,6 +88,10 @@ func markEnded(v *Violation) {
 	}
 	v.Expected = true
 	v.Waited = max(v.Waited, d) // d is 0 if every wait ended before it was followed
+	if v.Kind == KindCycle {
+		v.Detail += fmt.Sprintf("\nThe waits of the deadlock that added this order have since ended, after %v or more: a hold of the cycle was handed off, not its goroutine's own; not an order.", v.Waited.Round(time.Millisecond))
+		return
+	}
 	if v.Kind == KindLongWait {
 		v.Detail += fmt.Sprintf("\nThe wait has since ended, after %v or more: slow, not stuck.", v.Waited.Round(time.Millisecond))
 		return

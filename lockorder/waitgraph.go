@@ -119,7 +119,6 @@ func reportFinding(f waitfor.Finding) {
 	var v Violation
 	switch f.Kind {
 	case waitfor.Deadlock:
-		provedByDeadlock(f)
 		v = deadlockViolation(f)
 	case waitfor.Blocked:
 		v = blockedViolation(f)
@@ -153,6 +152,9 @@ func reportFinding(f waitfor.Finding) {
 			v.printNow = true
 		}
 	}
+	if f.Kind == waitfor.Deadlock {
+		provedByDeadlock(f, v.Key) // its cycles before it
+	}
 	publishFromMonitor(v)
 	if f.Conclusive() && (v.Kind == KindDeadlock || v.Kind == KindRecursiveLock) {
 		actOnDeadlock(c, v)
@@ -164,8 +166,12 @@ func reportFinding(f waitfor.Finding) {
 // none of them will release anything, so each holds its locks, its own,
 // across the wait for good, as a release by itself would have shown. The
 // cycles they close are reported before the deadlock, as they would have
-// been had the goroutines once got through.
-func provedByDeadlock(f waitfor.Finding) {
+// been had the goroutines once got through. On evidence that is not proof
+// (W1), a hold may yet be handed off (a timer unlocks it): the cycles are
+// then guesses too, kept apart under keys of their own and followed with
+// the deadlock's record, key, so that they are expected, not failing, once
+// its waits end; under the harness they are printed at once.
+func provedByDeadlock(f waitfor.Finding, key string) {
 	if f.Proof() == "" {
 		return
 	}
@@ -180,11 +186,14 @@ func provedByDeadlock(f waitfor.Finding) {
 		}
 	}
 	eng.mu.Unlock()
+	guess := !f.Conclusive()
 	for _, v := range vs {
-		// On evidence that is not proof, the test may end only at its
-		// -timeout: the cycles are printed in full at once, as the
-		// deadlock is (see reportFinding).
-		v.printNow = !f.Conclusive() && cfg.Load().handler == nil && report.Harness()
+		if guess {
+			v.Key += ":evidence"
+			followAs(v.Key, key)
+			v.Detail += "\n" + evidenceOrderNote
+			v.printNow = cfg.Load().handler == nil && report.Harness()
+		}
 		publishFromMonitor(v)
 	}
 }

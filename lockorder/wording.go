@@ -59,6 +59,10 @@ func blockedHow(sure bool) string {
 
 // inconclusiveNote ends a deadlock report made on evidence that a timer or
 // outside input could still prove wrong (RULES.md W1).
+// evidenceOrderNote ends the report of a cycle whose order a deadlock on
+// evidence that is not proof added (RULES.md W1, R23).
+const evidenceOrderNote = "An order of this cycle was added by a deadlock seen as every goroutine blocked, not proved: if its waits end (a timer hands a lock off), this report is marked expected, not failing."
+
 const inconclusiveNote = "Not conclusive, so the program goes on as with sync (no deadlock action): if the waits end, this report is marked expected, not failing."
 
 // Goroutine gid locks the lock of kind k at addr, now named name, whose

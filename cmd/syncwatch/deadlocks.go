@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/syncwatch/syncwatch/lockorder"
@@ -39,11 +41,16 @@ type deadlockWatcher struct {
 	pkgs map[string]*unproven
 }
 
-// unproven are a package's deadlocks reported on evidence, and whether its
-// binary timed out.
+// unproven are a package's deadlocks reported on evidence, with the
+// goroutines each names, whether its binary timed out, and the goroutines
+// the timeout's dump shows: a deadlock counts only if its goroutines were
+// all still there (another test's hang may have timed the binary out
+// after this one's waits ended).
 type unproven struct {
 	fs       []*finding
+	ids      [][]string
 	timedOut bool
+	dumped   map[string]bool
 }
 
 func (d *deadlockWatcher) Write(p []byte) (int, error) {
@@ -92,6 +99,15 @@ func (d *deadlockWatcher) scan(line string) {
 		d.pkg(pkg).timedOut = true
 		return
 	}
+	if u := d.pkgs[pkg]; u != nil && u.timedOut {
+		if m := dumpHeader.FindStringSubmatch(out); m != nil {
+			if u.dumped == nil {
+				u.dumped = map[string]bool{}
+			}
+			u.dumped[m[1]] = true
+			return
+		}
+	}
 	if msg, ok := strings.CutPrefix(out, deadlockPanic); ok {
 		d.found = append(d.found, deadlockFinding(lockorder.KindDeadlock, messageOf(msg, " (the report is above)")))
 		return
@@ -101,7 +117,13 @@ func (d *deadlockWatcher) scan(line string) {
 		// at the end ("in TestX: lockorder: ...") is in the findings.
 		if msg, ok := strings.CutPrefix(out, "lockorder: "+string(k)+": "); ok && strings.Contains(msg, unprovenWords) {
 			u := d.pkg(pkg)
-			u.fs = append(u.fs, deadlockFinding(k, messageOf(msg)))
+			m := messageOf(msg)
+			u.fs = append(u.fs, deadlockFinding(k, m))
+			var ids []string
+			for _, g := range namedGoroutine.FindAllStringSubmatch(m, -1) {
+				ids = append(ids, g[1])
+			}
+			u.ids = append(u.ids, ids)
 			return
 		}
 	}
@@ -125,12 +147,21 @@ func (d *deadlockWatcher) pkg(pkg string) *unproven {
 // VerifyTestMain recorded them).
 func (d *deadlockWatcher) settle(pkg string) {
 	if u := d.pkgs[pkg]; u != nil {
-		if u.timedOut {
-			d.found = append(d.found, u.fs...)
+		for i, f := range u.fs {
+			if u.timedOut && len(u.ids[i]) > 0 && !slices.ContainsFunc(u.ids[i], func(id string) bool { return !u.dumped[id] }) {
+				d.found = append(d.found, f)
+			}
 		}
 		delete(d.pkgs, pkg)
 	}
 }
+
+var (
+	// dumpHeader is a goroutine's first line in a goroutine dump.
+	dumpHeader = regexp.MustCompile(`^goroutine (\d+) \[`)
+	// namedGoroutine is a goroutine a report's message names.
+	namedGoroutine = regexp.MustCompile(`goroutine (\d+)\b`)
+)
 
 // messageOf cuts msg, the rest of a line, at the end of a report's
 // message: the end of the line, or any of ends.

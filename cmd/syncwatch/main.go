@@ -138,9 +138,14 @@ func command(o options, program bool, stdout, stderr io.Writer) (int, error) {
 	cmd := exec.Command("go", goArgs...)
 	dl := &deadlockWatcher{w: stdout}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, dl, stderr
-	cmd.Env = withLeakProfile(append(os.Environ(), lockordertest.FindingsEnv+"="+findings))
+	cmd.Env = append(os.Environ(), lockordertest.FindingsEnv+"="+findings)
 	if program {
+		// A program gets the user's GOEXPERIMENT as it is: only test
+		// binaries put it back (lockordertest imports lockorder), and
+		// outside tests no deadlock is acted on anyway.
 		cmd.Env = append(cmd.Env, "SYNCWATCH_MODE="+o.mode)
+	} else {
+		cmd.Env = withLeakProfile(cmd.Env)
 	}
 	code := 0
 	if err := cmd.Run(); err != nil {

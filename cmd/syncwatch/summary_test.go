@@ -54,7 +54,10 @@ func TestUnprovenDeadlocksCountOnlyAtTheirBinarysTimeout(t *testing.T) {
 	d := &deadlockWatcher{w: &out}
 	plain := report + listed + "ok  \texample.com/a\t9.1s\n" + // a's waits ended
 		report + proved + "FAIL\texample.com/b\t4.1s\n" +
-		report + "panic: test timed out after 20s\n" + "FAIL\texample.com/c\t20.1s\n"
+		report + "panic: test timed out after 20s\n" + "goroutine 7 [sync.Mutex.Lock, 1 minute]:\n" + "goroutine 8 [sync.Mutex.Lock, 1 minute]:\n" + "FAIL\texample.com/c\t20.1s\n" +
+		// d's report ended (its goroutines are gone by the timeout, which
+		// another test's hang brought): not counted.
+		report + "panic: test timed out after 20s\n" + "goroutine 31 [chan receive, 1 minute]:\n" + "FAIL\texample.com/d\t20.1s\n"
 	io.WriteString(d, plain)
 	if out.String() != plain {
 		t.Error("the output was not passed through as it came")
@@ -76,6 +79,7 @@ func TestUnprovenDeadlocksCountOnlyAtTheirBinarysTimeout(t *testing.T) {
 		ev("p/b", "TestB", "output", report)+
 		ev("p/a", "TestOther", "pass", "")+
 		ev("p/a", "", "output", "panic: test timed out after 20s\n")+
+		ev("p/a", "", "output", "goroutine 9 [sync.Mutex.Lock, 1 minute]:\n")+
 		ev("p/b", "", "pass", "")+
 		ev("p/a", "", "fail", ""))
 	fs = d.findings()

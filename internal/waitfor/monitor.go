@@ -397,16 +397,17 @@ func look(s *Settings, g *Graph, now int64) (found []Finding, pending bool) {
 			continue
 		}
 		// Evidence, not proof, where the runtime's leak detection runs:
-		// reported once, then looked into again, backing off, until the
-		// runtime proves it (a timer that reached its locks has fired)
-		// or it is broken.
+		// reported once, then looked into again, backing off as the
+		// runtime's single asks do (each look is a collection and a
+		// dump), until it proves it (a timer that reached its locks has
+		// fired) or the cycle is broken.
 		fresh := mark(c, seenEvidence)
 		mark(c, seenLong|seenExited)
 		if fresh {
 			found = append(found, f)
 		}
 		sp := suspects[cycleKey(c)]
-		sp.gap = min(2*sp.gap, max(s.Recheck, s.Grace))
+		sp.gap = min(2*max(sp.gap, s.Grace), askMax)
 		sp.at = now + int64(sp.gap)
 	}
 	// The waits the runtime proved blocked for good, outside any cycle,
