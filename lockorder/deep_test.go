@@ -46,6 +46,29 @@ func BenchmarkDeepFirstPass(b *testing.B) {
 	}
 }
 
+// BenchmarkDeepRepeat takes the same depth locks nested again and again
+// (a sharded map's lock-all), past R23's bound from depth 100 on: after
+// the first pass every Lock is a cached chain. ns/lock is per Lock.
+func BenchmarkDeepRepeat(b *testing.B) {
+	for _, depth := range []int{64, 256, 1024} {
+		b.Run(fmt.Sprintf("depth=%d", depth), func(b *testing.B) {
+			lockorder.Configure(lockorder.WithMode(lockorder.ModeCheck))
+			lockorder.Reset()
+			b.Cleanup(lockorder.Reset)
+			b.ReportAllocs()
+			ms := make([]*lockorder.Mutex, depth)
+			for i := range ms {
+				ms[i] = new(lockorder.Mutex)
+			}
+			nestAll(ms)
+			for b.Loop() {
+				nestAll(ms)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*depth), "ns/lock")
+		})
+	}
+}
+
 // deepChain returns n new mutexes of classes named prefix0, prefix1, ...
 func deepChain(prefix string, n int) []*lockorder.Mutex {
 	ms := make([]*lockorder.Mutex, n)
@@ -127,4 +150,34 @@ func TestDeepChainThenInversionInTheMiddle(t *testing.T) {
 	require.Len(t, vs, 1)
 	assert.Equal(t, "deepmid200", vs[0].Cycle[0].From)
 	assert.Equal(t, "deepmid150", vs[0].Cycle[0].To)
+}
+
+// A nesting deeper than R23's bounds (held.MaxProving edges waiting on
+// one goroutine) has its oldest acquisitions' edges added before their
+// holds are released; they are cached then, as proved ones are, so the
+// nesting repeated (a sharded map's lock-all, each call) takes the fast
+// path rather than recording every edge again each time.
+func TestADeepNestingPastTheBoundIsRecordedOnce(t *testing.T) {
+	fresh(t)
+	const depth = 300 // 44850 edges
+	ms := make([]*lockorder.Mutex, depth)
+	for i := range ms {
+		ms[i] = new(lockorder.Mutex) // a shard of an array: each its own class
+	}
+	var mallocs [3]uint64
+	run(func() {
+		var m runtime.MemStats
+		for i := range mallocs {
+			runtime.ReadMemStats(&m)
+			before := m.Mallocs
+			nestAll(ms)
+			runtime.ReadMemStats(&m)
+			mallocs[i] = m.Mallocs - before
+		}
+	})
+	_, edges := lockorder.GraphSize()
+	require.Equal(t, depth*(depth-1)/2, edges)
+	assert.Less(t, mallocs[1], uint64(depth), "allocations of the second pass (the first made %d)", mallocs[0])
+	assert.Less(t, mallocs[2], uint64(depth), "allocations of the third pass")
+	assert.Empty(t, lockorder.Violations())
 }

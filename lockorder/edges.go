@@ -44,8 +44,12 @@ func recordEdges(gs *held.G, e held.Entry, st stack.ID) {
 	if len(found) > 0 {
 		vs = cycleViolations(found, gs.ID(), st)
 	}
-	for _, es := range append(now, older...) {
+	for _, es := range now {
 		vs = addWaited(gs.ID(), es, vs)
+	}
+	for _, es := range older {
+		vs = addWaited(gs.ID(), es, vs)
+		cacheAdded(gs, es) // as though proved: not recorded again each time
 	}
 	if !e.Read && e.Lock.Class.Gated() {
 		vs = append(vs, narrowWriters(e.Lock.Class, writers)...)
@@ -316,22 +320,52 @@ func provedWrites(gs *held.G) {
 	if len(es) == 0 {
 		return
 	}
-	me := clockOf(gs).Serial
 	eng.mu.Lock()
 	vs := addWaited(gs.ID(), es, nil)
-	var keys []chain.Key
-	for _, e := range es {
-		if k := e.Key; !slices.Contains(keys, k) {
-			keys = append(keys, k)
-			lost := slices.ContainsFunc(es, func(f held.Edge) bool { return f.Key == k && f.Lost() })
-			if !lost && e.Epoch == readEpoch.Load() && !gs.WaitsOnKey(k) && !gs.WaitsForKey(k) && !gs.DroppedKey(k) {
-				chains.Add(k, me) // salted when it waited: see readWaitKey
-			}
-		}
-	}
+	cacheAdded(gs, es)
 	eng.mu.Unlock()
 	gs.DoneProved() // before a handler runs, which may release locks of its own
 	publishAll(vs)
+}
+
+// cacheAdded caches the chains of es, edges from write holds of gs that
+// addWaited added (proved, or past R23's bounds), none of whose edges
+// waits any more, was lost or dropped lately, or is of another epoch.
+// Linear in es: a deep nesting's release proves hundreds of chains.
+// Called with eng.mu held.
+func cacheAdded(gs *held.G, es []held.Edge) {
+	me, epoch := clockOf(gs).Serial, readEpoch.Load()
+	keep := func(k chain.Key) {
+		if !gs.WaitsOnKey(k) && !gs.WaitsForKey(k) && !gs.DroppedKey(k) {
+			chains.Add(k, me) // salted when it waited: see readWaitKey
+		}
+	}
+	if len(es) <= 8 {
+		for i, e := range es {
+			k := e.Key
+			if slices.ContainsFunc(es[:i], func(f held.Edge) bool { return f.Key == k }) {
+				continue
+			}
+			if !slices.ContainsFunc(es[i:], func(f held.Edge) bool { return f.Key == k && (f.Lost() || f.Epoch != epoch) }) {
+				keep(k)
+			}
+		}
+		return
+	}
+	bad := make(map[chain.Key]bool)
+	var keys []chain.Key
+	for _, e := range es {
+		b, ok := bad[e.Key]
+		if !ok {
+			keys = append(keys, e.Key)
+		}
+		bad[e.Key] = b || e.Lost() || e.Epoch != epoch
+	}
+	for _, k := range keys {
+		if !bad[k] {
+			keep(k)
+		}
+	}
 }
 
 // Rule R18 (R-RW) of docs/RULES.md: a lock held for writing around one

@@ -248,9 +248,13 @@ func (g *Graph) Add(from, to NodeID, o Observation, canBlock func(*Edge) bool) (
 			// from tn back to fn stays within ranks up to fn's.
 			e.cyclic, bound = true, fn.rank
 		}
-	} else {
+	} else if len(tn.out) > 0 && len(fn.in) > 0 {
 		e.cyclic = true
 	}
+	// Else the order is not kept (the graph holds a cycle), and the
+	// edge closes none: nothing leaves its To, or nothing enters its
+	// From (a lock taken for the first time, a new object's). A cycle
+	// through it later is closed, and searched, by a later edge.
 	g.link(e, fn, tn)
 	if !e.cyclic {
 		return e, true, nil

@@ -386,3 +386,37 @@ func TestTheSightingShownIsNeverUnderMoreLocks(t *testing.T) {
 		t.Fatalf("shows the sighting at stack %d; want 40, the one that narrowed the gate", e.First.Stack)
 	}
 }
+
+// TestAnEdgeThatClosesNoCycleIsNotSearched: once the graph holds a cycle
+// (one a common gate holds back), its order is not kept and each new edge
+// is searched; an edge into a lock with no edge out, or out of one with
+// no edge in (a new object's lock), closes none and costs no search. A
+// cycle through it is found by the edge that closes it later, and the
+// order comes back once the cycle is gone.
+func TestAnEdgeThatClosesNoCycleIsNotSearched(t *testing.T) {
+	var g graph.Graph
+	for i := graph.NodeID(1); i < 200; i++ {
+		g.Add(i, i+1, obs(), nil)
+	}
+	if _, _, c := g.Add(200, 1, obs(), nil); c == nil {
+		t.Fatal("the 200-cycle was missed")
+	}
+	looked := 0
+	count := func(*graph.Edge) bool { looked++; return true }
+	if _, _, c := g.Add(100, 1000, obs(), count); c != nil || looked != 0 {
+		t.Fatalf("an edge into a new lock: cycle %v, %d edges looked at", ids(c), looked)
+	}
+	if _, _, c := g.Add(2000, 100, obs(), count); c != nil || looked != 0 {
+		t.Fatalf("an edge out of a new lock: cycle %v, %d edges looked at", ids(c), looked)
+	}
+	if _, _, c := g.Add(1000, 2000, obs(), count); len(c) != 3 || looked == 0 {
+		t.Fatalf("the cycle 100 -> 1000 -> 2000 -> 100 = %v (%d edges looked at)", ids(c), looked)
+	}
+	g.Remove(1000)
+	g.Remove(150)
+	// Acyclic again, with its order: 2000 -> 100 stands, and the edge
+	// back closes a cycle found at once.
+	if _, _, c := g.Add(100, 2000, obs(), nil); len(c) != 2 {
+		t.Fatalf("after the removals, 100 -> 2000 -> 100 = %v", ids(c))
+	}
+}

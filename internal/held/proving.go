@@ -198,15 +198,13 @@ func (p *Proving) HoldEdges(es []Edge, epoch uint32) (out [][]Edge, ok bool) {
 	}
 	p.into[a.to] = a
 	p.byKey[key] = a
-	for i, e := range es {
-		if i == 0 || !slices.ContainsFunc(es[:i], func(f Edge) bool { return f.fromID == e.fromID }) {
-			as := p.byFrom[e.fromID]
-			if len(as) >= 64 && len(as)%64 == 0 {
-				as = slices.DeleteFunc(as, func(a *acquired) bool { return a.over })
-			}
-			p.byFrom[e.fromID] = append(as, a)
+	eachFrom(es, func(id uint64) {
+		as := p.byFrom[id]
+		if len(as) >= 64 && len(as)%64 == 0 {
+			as = slices.DeleteFunc(as, func(a *acquired) bool { return a.over })
 		}
-	}
+		p.byFrom[id] = append(as, a)
+	})
 	for _, e := range es {
 		p.perFrom[e.fromClass]++
 	}
@@ -229,15 +227,36 @@ func (p *Proving) end(a *acquired) {
 
 // unindex takes a, out of the queue, out of byFrom.
 func (p *Proving) unindex(a *acquired) {
-	for i, e := range a.edges {
-		if i > 0 && slices.ContainsFunc(a.edges[:i], func(f Edge) bool { return f.fromID == e.fromID }) {
-			continue
+	eachFrom(a.edges, func(id uint64) {
+		as := p.byFrom[id]
+		if i := slices.Index(as, a); i >= 0 { // there once: appended once per lock
+			as = slices.Delete(as, i, i+1)
 		}
-		as := slices.DeleteFunc(p.byFrom[e.fromID], func(b *acquired) bool { return b == a })
 		if len(as) == 0 {
-			delete(p.byFrom, e.fromID)
+			delete(p.byFrom, id)
 		} else {
-			p.byFrom[e.fromID] = as
+			p.byFrom[id] = as
+		}
+	})
+}
+
+// eachFrom calls f once with each lock held that edges of es are from, in
+// their order. Linear in es: a deep nesting's acquisitions have hundreds
+// of edges each.
+func eachFrom(es []Edge, f func(id uint64)) {
+	if len(es) <= 8 {
+		for i, e := range es {
+			if !slices.ContainsFunc(es[:i], func(g Edge) bool { return g.fromID == e.fromID }) {
+				f(e.fromID)
+			}
+		}
+		return
+	}
+	done := make(map[uint64]struct{}, len(es))
+	for _, e := range es {
+		if _, ok := done[e.fromID]; !ok {
+			done[e.fromID] = struct{}{}
+			f(e.fromID)
 		}
 	}
 }
