@@ -248,19 +248,25 @@ func (g *Graph) Add(from, to NodeID, o Observation, canBlock func(*Edge) bool) (
 			// from tn back to fn stays within ranks up to fn's.
 			e.cyclic, bound = true, fn.rank
 		}
-	} else if len(tn.out) > 0 && len(fn.in) > 0 {
+	} else {
 		e.cyclic = true
 	}
-	// Else the order is not kept (the graph holds a cycle), and the
-	// edge closes none: nothing leaves its To, or nothing enters its
-	// From (a lock taken for the first time, a new object's). A cycle
-	// through it later is closed, and searched, by a later edge.
+	closes := len(tn.out) > 0 && len(fn.in) > 0
 	g.link(e, fn, tn)
 	if !e.cyclic {
 		return e, true, nil
 	}
 	g.cyclic++
 	g.ranksValid = false
+	if !closes {
+		// Nothing leaves its To, or nothing enters its From (a lock
+		// taken for the first time, a new object's): it closes no
+		// cycle, and needs no search. A cycle through it later is
+		// closed, and searched, by a later edge. It counts in
+		// g.cyclic all the same, so that the order comes back (retopo)
+		// once the edges that were added without it are gone.
+		return e, true, nil
+	}
 	return e, true, g.searchWithin(e, canBlock, bound)
 }
 

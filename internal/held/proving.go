@@ -179,11 +179,14 @@ func (p *Proving) HoldEdges(es []Edge, epoch uint32) (out [][]Edge, ok bool) {
 		}
 		clear(a.edges[len(live):])
 		a.edges = a.edges[:0] // counted out above
-		if len(live) > 0 {
-			out = append(out, live)
-		}
 		if a.lost || len(live) < n {
 			p.remember(a.key) // so that a read edge's proof does not cache it
+			for i := range live {
+				live[i].lost = true // nor the caller, adding them
+			}
+		}
+		if len(live) > 0 {
+			out = append(out, live)
 		}
 		p.n -= n
 		p.retire(a)
@@ -292,6 +295,16 @@ func (p *Proving) compact() {
 			p.byFrom[l] = as
 		}
 	}
+}
+
+// lose notes that an edge of chain key, from a read hold, was dropped
+// unrecorded (Waits.lost): the acquisition's edges from write holds that
+// wait must not cache the chain when they are added.
+func (p *Proving) lose(key chain.Key) {
+	if a := p.byKey[key]; a != nil && !a.over {
+		a.lost = true
+	}
+	p.remember(key)
 }
 
 // ProvingKey reports whether edges of chain key of the given epoch wait,

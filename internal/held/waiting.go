@@ -113,6 +113,17 @@ func (w *Wait) sameEdges(v *Wait) bool {
 type Waits struct {
 	waits []Wait
 	nwait int // the sources of waits, counted together
+	// lost are the chains of the Waits dropped (Hold) or left with a
+	// source that no longer stood (spoiled) since G last looked: their
+	// read edges are not recorded, and the edges of their acquisitions
+	// from write holds must not cache them (G.Hold, G.Settle).
+	lost []chain.Key
+}
+
+// lose notes that w's edges are not recorded: see Waits.lost.
+func (ws *Waits) lose(w *Wait) {
+	ws.lost = append(ws.lost, w.Key)
+	ws.lost = append(ws.lost, w.more...)
 }
 
 // MaxWaiting bounds the edges that wait on one goroutine (the sources of
@@ -184,6 +195,7 @@ func (ws *Waits) Hold(w Wait) bool {
 	drop := 0
 	for ws.nwait+len(w.Srcs) > MaxWaiting {
 		ws.nwait -= len(ws.waits[drop].Srcs)
+		ws.lose(&ws.waits[drop])
 		drop++
 	}
 	ws.waits = slices.Delete(ws.waits, 0, drop)
@@ -233,6 +245,8 @@ func (ws *Waits) Settle(l *class.Lock, epoch uint32) []Wait {
 		if len(left) > 0 {
 			kept = append(kept, w)
 			ws.nwait += len(left)
+		} else if w.spoiled {
+			ws.lose(&w)
 		}
 	}
 	clear(ws.waits[len(kept):])
@@ -275,8 +289,35 @@ func (ws *Waits) sweepWaits(epoch uint32, key chain.Key) {
 		if len(left) > 0 {
 			kept = append(kept, w)
 			ws.nwait += len(left)
+		} else {
+			ws.lose(&w) // every source gone: spoiled
 		}
 	}
 	clear(ws.waits[len(kept):])
 	ws.waits = kept
+}
+
+// Hold is Waits.Hold, telling Proving the chains whose read edges it
+// dropped (Proving.lose).
+func (g *G) Hold(w Wait) bool {
+	ok := g.Waits.Hold(w)
+	g.noteLost()
+	return ok
+}
+
+// Settle is Waits.Settle, telling Proving the chains whose read edges
+// were spoiled (Proving.lose).
+func (g *G) Settle(l *class.Lock, epoch uint32) []Wait {
+	ws := g.Waits.Settle(l, epoch)
+	g.noteLost()
+	return ws
+}
+
+// noteLost tells Proving the chains Waits lost since it last looked.
+func (g *G) noteLost() {
+	for _, k := range g.Waits.lost {
+		g.Proving.lose(k)
+	}
+	clear(g.Waits.lost)
+	g.Waits.lost = g.Waits.lost[:0]
 }
