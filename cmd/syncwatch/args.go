@@ -14,6 +14,7 @@ type options struct {
 	keep         bool   // -keep: leave the work directory
 	mode         string // -mode (run only)
 	mod          string // -mod: "vendor", "mod", or "" (vendor when there is one)
+	vet          bool   // a -vet flag was given (for go test)
 
 	goFlags    []string // flags for the go command, in order
 	buildFlags []string // the flags among goFlags that change which files build
@@ -136,6 +137,7 @@ func parseArgs(args []string, program bool) (options, error) {
 			flag = append(flag, v)
 		}
 		o.goFlags = append(o.goFlags, flag...)
+		o.vet = o.vet || name == "vet"
 		if name == "tags" || name == "race" || name == "msan" || name == "asan" {
 			o.buildFlags = append(o.buildFlags, flag...)
 		}

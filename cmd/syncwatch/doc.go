@@ -88,7 +88,11 @@
 // Go 1.22 that gives loop variables per-iteration scope. GODEBUG's defaults
 // stay those of the module's own go line (a "godebug default=go1.N" line,
 // unless its go.mod sets one), so that, for one, an old module's 512-bit
-// test certificates still verify.
+// test certificates still verify. A module older than Go 1.24 is vetted
+// with go test's default checks less printf (-vet=atomic,bool,...), unless
+// -vet is given: the raised go line would turn on printf's check of a
+// message used as a format string (t.Errorf(msg)), which go test does not
+// run on such a module, and fail tests that pass under go test.
 //
 // # Flags
 //

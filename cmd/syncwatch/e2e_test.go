@@ -108,6 +108,19 @@ func TestOldGoLineKeepsItsGodebugDefaults(t *testing.T) {
 	assert.Contains(t, r.stdout, "ok  \texample.com/oldgo")
 }
 
+// An old module's tests are vetted as go test vets them: the raised go
+// line does not turn on printf's check of a message used as a format
+// string (format_test.go, Go 1.24's), and go test's other default checks
+// still run (errorsas, on vetbad.go).
+func TestOldGoLineIsVettedAsGoTestVetsIt(t *testing.T) {
+	r := syncwatch(t, "oldgo", nil, "test", "-count=1", "-run", "TestMessageAsFormat", "./...")
+	assert.Equal(t, 0, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stdout, "ok  \texample.com/oldgo")
+	r = syncwatch(t, "oldgo", nil, "test", "-count=1", "-tags", "vetbad", "./...")
+	assert.Equal(t, 1, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stdout+r.stderr, "vetbad.go:11:9: second argument to errors.As")
+}
+
 // Two tests that take the same two locks in opposite orders fail the run,
 // and the summary names the cycle once, with its sites and test.
 func TestInversionBetweenTwoTestsFails(t *testing.T) {

@@ -126,6 +126,11 @@ func command(o options, program bool, stdout, stderr io.Writer) (int, error) {
 		goArgs[0] = "run"
 	}
 	goArgs = append(goArgs, "-modfile="+modPath, "-overlay="+overlay, "-mod=mod")
+	if !program && !o.vet {
+		if f := vetFlag(goVersion(), m.goLine); f != "" {
+			goArgs = append(goArgs, f)
+		}
+	}
 	goArgs = append(goArgs, o.goFlags...)
 	goArgs = append(goArgs, o.patterns...)
 	if program || len(o.rest) > 0 {

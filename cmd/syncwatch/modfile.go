@@ -26,9 +26,10 @@ var errNotModule = errors.New("syncwatch: not in a Go module (run it where go.mo
 
 // module is the user's module.
 type module struct {
-	path string // module path
-	dir  string // where go.mod is
-	mod  string // go.mod's path
+	path   string // module path
+	dir    string // where go.mod is
+	mod    string // go.mod's path
+	goLine string // its go line's version ("1.21"), "" if none
 }
 
 func findModule() (module, error) {
@@ -48,7 +49,11 @@ func findModule() (module, error) {
 	if err != nil || f.Module == nil {
 		return module{}, fmt.Errorf("syncwatch: reading %s: %v", gomod, err)
 	}
-	return module{path: f.Module.Mod.Path, dir: filepath.Dir(gomod), mod: gomod}, nil
+	m := module{path: f.Module.Mod.Path, dir: filepath.Dir(gomod), mod: gomod}
+	if f.Go != nil {
+		m.goLine = f.Go.Version
+	}
+	return m, nil
 }
 
 // source is the syncwatch that rewritten code imports: a local checkout

@@ -10,7 +10,6 @@ import (
 	"go/version"
 	"maps"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -188,11 +187,7 @@ const newestReadableExport = "go1.26"
 // exportDataReadable reports whether the go command's release writes
 // export data the importer reads.
 func exportDataReadable() bool {
-	out, err := exec.Command("go", "env", "GOVERSION").Output()
-	if err != nil {
-		return false
-	}
-	v := strings.TrimSpace(string(out))
+	v := goVersion()
 	return version.IsValid(v) && version.Compare(version.Lang(v), newestReadableExport) <= 0
 }
 
