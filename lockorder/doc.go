@@ -90,13 +90,18 @@
 // so it can miss a cycle. Read holds may pass between goroutines, writes
 // made outside check mode are not seen, and an object's first write is
 // taken for its initialisation until the object shows itself shared. A
+// lock taken while its goroutine holds 256 others is not checked, so that
+// a loop that locks and never unlocks keeps memory bounded. A
 // deadlock that does happen is still reported by the wait-for graph. Each
 // rule, its reason and its limit are in docs/RULES.md of the syncwatch
 // repository.
 //
-// A wait is declared a deadlock only on proof that nothing will end it:
-// Go 1.27's goroutine leak detection, or every goroutine of the program
-// blocked for two seconds. Until then a cycle is a long-wait.
+// A wait is declared a deadlock, and acted on, only on proof that nothing
+// will end it: the runtime's goroutine leak detection (Go 1.27, or 1.26
+// built with GOEXPERIMENT=goroutineleakprofile). Every goroutine of the
+// program blocked for two seconds is evidence, reported at once but not
+// acted on, since a timer may still end it. Until then a cycle is a
+// long-wait.
 //
 // # Testing
 //

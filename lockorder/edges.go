@@ -27,6 +27,9 @@ import (
 // when none waits.
 func recordEdges(gs *held.G, e held.Entry, st stack.ID) {
 	writtenHolds(gs)
+	if tooDeep(gs) {
+		return
+	}
 	obs, proving, writers, waiting := observe(gs, e, st, time.Now())
 	var now, older [][]held.Edge
 	if len(proving) > 0 {
@@ -57,6 +60,18 @@ func recordEdges(gs *held.G, e held.Entry, st stack.ID) {
 	eng.mu.Unlock()
 	publishAll(vs)
 }
+
+// maxEdgeDepth bounds the holds an acquisition records order edges from
+// (docs/RULES.md R25): an acquisition made holding as many locks or more
+// records none. A nesting of n locks records n(n-1)/2 edges: without a
+// bound, a goroutine that locks in a loop and never unlocks (a lost
+// Unlock per item) would make the graph grow with the square of the locks
+// it holds.
+const maxEdgeDepth = 256
+
+// tooDeep reports whether gs holds too many locks for its acquisition to
+// record edges (maxEdgeDepth).
+func tooDeep(gs *held.G) bool { return gs.Len() >= maxEdgeDepth }
 
 // cycleViolations returns the reports of the cycles found, closed by
 // goroutine gid's acquisition at stack st. Out of line: a Violation built
@@ -484,10 +499,14 @@ func writeUnder(gs *held.G, l *class.Lock) {
 }
 
 // heldGate returns the locks other than l that gs validly holds for
-// writing, of exclusive kinds.
+// writing, of exclusive kinds: among its first maxEdgeDepth holds only
+// (R25), so that a class first written deep in a goroutine that never
+// unlocks keeps a bounded gate. A gate with fewer locks holds back fewer
+// cycles, never more.
 func heldGate(gs *held.G, l *class.Lock) graph.Gate {
 	var ids []graph.NodeID
 	ents := gs.Entries()
+	ents = ents[:min(len(ents), maxEdgeDepth)]
 	for i := range ents {
 		if h := &ents[i]; exclusiveWrite(h) && h.Lock != l && gs.Valid(h) {
 			ids = append(ids, graph.NodeID(h.Lock.ID))

@@ -72,6 +72,9 @@ func (wg *WaitGroup) keep(gs *held.G, e held.Entry, st stack.ID) bool {
 	if e.Lock.Class.Held() {
 		return false
 	}
+	if tooDeep(gs) {
+		return true // nothing to keep (R25)
+	}
 	obs, proving, _, _ := observe(gs, e, st, time.Now())
 	for _, p := range proving {
 		if f, _ := p.Locks(); f != nil {
