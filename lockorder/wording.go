@@ -318,7 +318,11 @@ func (v Violation) String() string {
 		if v.Tests > 1 {
 			in = fmt.Sprintf(" in %d tests", v.Tests)
 		}
-		fmt.Fprintf(&b, "seen on %d instances%s; the first is shown\n", v.Instances, in)
+		what := "instances"
+		if v.Kind == KindLeaked {
+			what = "goroutines"
+		}
+		fmt.Fprintf(&b, "seen on %d %s%s; the first is shown\n", v.Instances, what, in)
 	}
 	if len(v.Cycle) > 0 {
 		for i, e := range v.Cycle {
