@@ -207,3 +207,102 @@ func TestALostUnlockPerItemKeepsTheGraphBounded(t *testing.T) {
 	assert.GreaterOrEqual(t, nodes, 256)
 	assert.Empty(t, lockorder.Violations())
 }
+
+// A write made deeper than R25's bound is not seen, so it teaches its
+// class's writers' gate nothing: Y's first write, under 256 shards and G,
+// learns no gate from a part of its holds (which would have left G out),
+// nor does Y's class count as written with no gate when its hold, the
+// shards released under it, later sits within the bound. Every write of
+// Y seen holds G, as does Y->X: R7 holds the read cycle back.
+func TestAWriteDeeperThanTheBoundTeachesTheWritersGateNothing(t *testing.T) {
+	for _, shards := range []int{254, 256} {
+		t.Run(fmt.Sprint(shards), func(t *testing.T) {
+			fresh(t)
+			g, x, y := lockorder.NewMutex("dw-G"), lockorder.NewMutex("dw-X"), lockorder.NewRWMutex("dw-Y")
+			z := lockorder.NewMutex("dw-Z")
+			ss := make([]*lockorder.Mutex, shards)
+			for i := range ss {
+				ss[i] = new(lockorder.Mutex)
+			}
+			run(func() {
+				for _, s := range ss {
+					s.Lock()
+				}
+				g.Lock()
+				y.Lock() // Y's first write
+				for i := len(ss) - 1; i >= 0; i-- {
+					ss[i].Unlock()
+				}
+				z.Lock() // under G and Y, within the bound now
+				z.Unlock()
+				y.Unlock()
+				g.Unlock()
+			})
+			gatedCycle(g, x, y)
+			assert.Empty(t, only(lockorder.KindCycle), "every write of Y held G, as did Y->X")
+		})
+	}
+}
+
+// A lock-all deeper than R25's bound, repeated, takes the fast path on
+// every Lock after the first pass: its deeper acquisitions record nothing
+// and are cached as such, as the others are.
+func TestADeepLockAllPastR25RepeatedTakesTheFastPath(t *testing.T) {
+	fresh(t)
+	const depth = 512
+	ms := make([]*lockorder.Mutex, depth)
+	for i := range ms {
+		ms[i] = new(lockorder.Mutex)
+	}
+	var cached [3]int
+	run(func() {
+		cached[0] = lockorder.Chains()
+		nestAll(ms)
+		cached[1] = lockorder.Chains()
+		nestAll(ms)
+		cached[2] = lockorder.Chains()
+	})
+	assert.GreaterOrEqual(t, cached[1]-cached[0], depth-1, "chains of the first pass cached")
+	assert.Equal(t, cached[1], cached[2], "the second pass is all cached")
+	assert.Empty(t, lockorder.Violations())
+}
+
+// A goroutine that keeps a lock and a read lock and takes, in a loop, more
+// locks than read edges may wait on it (held.MaxWaiting): the read edges
+// pushed out are recorded anew once the write edges of their acquisitions
+// are added, not at each Lock of the loop meanwhile, which stays on the
+// fast path.
+func TestALoopUnderKeptHoldsPastTheWaitsBoundTakesTheFastPath(t *testing.T) {
+	fresh(t)
+	r, m := lockorder.NewRWMutex("lk-r"), lockorder.NewMutex("lk-m")
+	xs := make([]*lockorder.Mutex, lockorder.MaxWaitingReadEdges+1)
+	for i := range xs {
+		xs[i] = lockorder.NewMutex(fmt.Sprintf("lk-x%d", i))
+	}
+	var mallocs uint64
+	run(func() {
+		r.RLock()
+		m.Lock()
+		for range 2 {
+			for _, x := range xs {
+				x.Lock()
+				x.Unlock()
+			}
+		}
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		before := ms.Mallocs
+		for range 10 {
+			for _, x := range xs {
+				x.Lock()
+				x.Unlock()
+			}
+		}
+		runtime.ReadMemStats(&ms)
+		mallocs = ms.Mallocs - before
+		m.Unlock()
+		r.RUnlock()
+	})
+	assert.Less(t, mallocs, uint64(len(xs)), "allocations of 10 rounds of the loop")
+	assert.Empty(t, lockorder.Violations())
+}

@@ -28,6 +28,9 @@ import (
 func recordEdges(gs *held.G, e held.Entry, st stack.ID) {
 	writtenHolds(gs)
 	if tooDeep(gs) {
+		// Nothing to record (R25): cached, so that a repeat takes the
+		// fast path.
+		cache(gs, e.Chain, e.Lock)
 		return
 	}
 	obs, proving, writers, waiting := observe(gs, e, st, time.Now())
@@ -499,14 +502,11 @@ func writeUnder(gs *held.G, l *class.Lock) {
 }
 
 // heldGate returns the locks other than l that gs validly holds for
-// writing, of exclusive kinds: among its first maxEdgeDepth holds only
-// (R25), so that a class first written deep in a goroutine that never
-// unlocks keeps a bounded gate. A gate with fewer locks holds back fewer
-// cycles, never more.
+// writing, of exclusive kinds. (A write deeper than R25's bound is not
+// seen: its caller is not called.)
 func heldGate(gs *held.G, l *class.Lock) graph.Gate {
 	var ids []graph.NodeID
 	ents := gs.Entries()
-	ents = ents[:min(len(ents), maxEdgeDepth)]
 	for i := range ents {
 		if h := &ents[i]; exclusiveWrite(h) && h.Lock != l && gs.Valid(h) {
 			ids = append(ids, graph.NodeID(h.Lock.ID))
@@ -682,7 +682,7 @@ func forgetWriters() {
 func writtenHolds(gs *held.G) {
 	ents := gs.Entries()
 	for i := range ents {
-		if h := &ents[i]; !h.Read && !h.Lock.Class.Written() && !(h.Init && h.Lock.InitHeld()) {
+		if h := &ents[i]; !h.Read && !h.Lock.Class.Written() && !(h.Init && h.Lock.InitHeld()) && !h.Unseen() {
 			// (An initialisation write held uncontended is no write.)
 			firstWrite(nil, h.Lock) // written, with no writers' gate
 		}

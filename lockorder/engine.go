@@ -148,16 +148,20 @@ func enter(gs *held.G, m owner, l *class.Lock, read, init bool) (_ *class.Lock, 
 		gs.MarkInit()
 		return l, false, false
 	}
-	if !read && !l.Class.Written() {
+	deep := tooDeep(gs) // a write deeper than R25's bound is not seen
+	if !read && !l.Class.Written() && !deep {
 		firstWrite(gs, l)
 	}
 	e := held.Entry{Lock: l, Read: read, Elem: l.Elem(read)}
+	if deep {
+		e.MarkUnseen()
+	}
 	if gs.Len() == 0 {
 		e.Chain = chain.Key(l.Chain(read))
 	} else {
 		fresh = prepareNested(gs, m, &e)
 	}
-	if !read && !fresh && e.Lock.Class.Gated() && (gs.Len() == 0 || e.Again) {
+	if !read && !fresh && e.Lock.Class.Gated() && (gs.Len() == 0 || e.Again) && !deep {
 		// A write the chain cache does not stand for (nothing held, or a
 		// write over a read hold): it narrows its class's writers' gate
 		// here, to the holds still valid. Every other write does in

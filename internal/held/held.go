@@ -42,6 +42,22 @@ type Entry struct {
 	Note uint64
 }
 
+// unseenWrite marks, in Gen (which a write hold does not use), a write
+// hold taken deeper than lockorder's bound (docs/RULES.md R25): its write
+// was not seen, and does not count as one of its class.
+const unseenWrite = ^uint32(0)
+
+// MarkUnseen marks e, a write hold, as taken too deep for its write to
+// be seen (R25).
+func (e *Entry) MarkUnseen() {
+	if !e.Read {
+		e.Gen = unseenWrite
+	}
+}
+
+// Unseen reports whether e is a write hold MarkUnseen marked.
+func (e *Entry) Unseen() bool { return !e.Read && e.Gen == unseenWrite }
+
 // DropNote, when set (once, at initialization), is called with the Note of
 // every entry that leaves a stack (but InitNote).
 var DropNote func(note uint64)

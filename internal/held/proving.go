@@ -108,6 +108,12 @@ type acquired struct {
 	edges []Edge
 	over  bool // ended: every edge proved or dropped, or seen anew
 	lost  bool // an edge was dropped unproved: seen again, it is recorded anew
+	// readLost: an edge of its chain from a read hold was dropped
+	// unrecorded (lose): its edges from write holds, added, must not
+	// cache the chain. Seen again while they wait, it is not recorded
+	// anew (a loop under long holds would be on the slow path at every
+	// Lock); once they are added, it is.
+	readLost bool
 }
 
 // maxDropped bounds the chains Proving remembers dropping. A chain
@@ -179,7 +185,7 @@ func (p *Proving) HoldEdges(es []Edge, epoch uint32) (out [][]Edge, ok bool) {
 		}
 		clear(a.edges[len(live):])
 		a.edges = a.edges[:0] // counted out above
-		if a.lost || len(live) < n {
+		if a.lost || a.readLost || len(live) < n {
 			p.remember(a.key) // so that a read edge's proof does not cache it
 			for i := range live {
 				live[i].lost = true // nor the caller, adding them
@@ -302,7 +308,7 @@ func (p *Proving) compact() {
 // wait must not cache the chain when they are added.
 func (p *Proving) lose(key chain.Key) {
 	if a := p.byKey[key]; a != nil && !a.over {
-		a.lost = true
+		a.readLost = true
 	}
 	p.remember(key)
 }
@@ -365,7 +371,7 @@ func (p *Proving) Released(l *class.Lock, epoch uint32) bool {
 			case e.fromID != l.ID:
 				left = append(left, e)
 			case e.Epoch == epoch && e.live():
-				e.lost = a.lost
+				e.lost = a.lost || a.readLost
 				p.proved = append(p.proved, e)
 			default:
 				a.lost = true
