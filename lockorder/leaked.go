@@ -14,9 +14,7 @@ import (
 // leakViolation reports goroutine id, which d shows the runtime found
 // blocked for good: what syncwatch knows of its wait (the primitive, who
 // holds it, the chain or cycle of waits), its stack, and where it was
-// started. The goroutines blocked for good at one place of the code,
-// started by one go statement, are one finding (its Key), each counted
-// once, however many checks see it (its instance is its id).
+// started. Each goroutine is reported once: its Key is its id.
 func leakViolation(id int64, g *waitfor.Graph, d *waitfor.Dump) Violation {
 	r, _ := d.Routine(id)
 	var v Violation
@@ -36,11 +34,6 @@ func leakViolation(id int64, g *waitfor.Graph, d *waitfor.Dump) Violation {
 	}
 	v.Detail += leakedDetail(created)
 	v.Attrs = append(v.Attrs, attribute.String(TopFunctionAttribute, r.Top))
-	at := r.Top
-	if len(v.Stack) > 0 {
-		at = v.Stack[0].String()
-	}
-	v.Key = fmt.Sprintf("%s:%s:%s", KindLeaked, at, created)
-	v.instance, v.Instances = fmt.Sprintf("%s:%d", KindLeaked, id), 1
+	v.Key = fmt.Sprintf("%s:%d", KindLeaked, id)
 	return v
 }

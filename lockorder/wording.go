@@ -318,11 +318,7 @@ func (v Violation) String() string {
 		if v.Tests > 1 {
 			in = fmt.Sprintf(" in %d tests", v.Tests)
 		}
-		what := "instances"
-		if v.Kind == KindLeaked {
-			what = "goroutines"
-		}
-		fmt.Fprintf(&b, "seen on %d %s%s; the first is shown\n", v.Instances, what, in)
+		fmt.Fprintf(&b, "seen on %d instances%s; the first is shown\n", v.Instances, in)
 	}
 	if len(v.Cycle) > 0 {
 		for i, e := range v.Cycle {

@@ -49,26 +49,6 @@ func (o *options) ignoredLeak(v lockorder.Violation) bool {
 	if slices.Contains(o.current, v.Goroutine) {
 		return true
 	}
-	return o.ignoredLeakAt(v)
-}
-
-// ignoredRecord is ignoredLeak for a recorded violation, which groups the
-// goroutines leaked at one place: the goroutine it names is the first of
-// them, and the others were filtered when they were reported (the check's
-// ReportBlockedExcept), so IgnoreCurrent ignores a record of one only.
-func (o *options) ignoredRecord(v lockorder.Violation) bool {
-	if v.Kind != lockorder.KindLeaked {
-		return false
-	}
-	if v.Instances <= 1 && slices.Contains(o.current, v.Goroutine) {
-		return true
-	}
-	return o.ignoredLeakAt(v)
-}
-
-// ignoredLeakAt reports whether o ignores the leaked goroutine v by the
-// place it is blocked at (IgnoreTopFunction).
-func (o *options) ignoredLeakAt(v lockorder.Violation) bool {
 	if len(v.Stack) > 0 && slices.Contains(o.topFuncs, v.Stack[0].Function) {
 		return true
 	}

@@ -225,7 +225,7 @@ func (o *options) counts(v lockorder.Violation) bool {
 	if v.Expected && !o.expected {
 		return false
 	}
-	if slices.Contains(o.kinds, v.Kind) || o.ignoredRecord(v) || o.noLeaks && v.Kind == lockorder.KindLeaked {
+	if slices.Contains(o.kinds, v.Kind) || o.ignoredLeak(v) || o.noLeaks && v.Kind == lockorder.KindLeaked {
 		return false
 	}
 	for _, l := range v.Locks {
