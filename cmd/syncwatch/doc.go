@@ -29,7 +29,9 @@
 // the summary names it. At the end
 // syncwatch prints each distinct finding once, across
 // all packages: its kind, its locks, its code sites, and the tests and
-// instances that showed it; the exit status is non-zero if there was one.
+// instances that showed it (the goroutines leaked at one place, each
+// reported in its test, are one finding); the exit status is non-zero if
+// there was one.
 //
 // go test's flags pass through (-run, -count, -race, -timeout, -v, -json,
 // -tags, ...). The summary goes to standard error, so that with -json

@@ -119,6 +119,9 @@ func TestOldGoLineIsVettedAsGoTestVetsIt(t *testing.T) {
 	r = syncwatch(t, "oldgo", nil, "test", "-count=1", "-tags", "vetbad", "./...")
 	assert.Equal(t, 1, r.code, r.stdout+r.stderr)
 	assert.Contains(t, r.stdout+r.stderr, "vetbad.go:11:9: second argument to errors.As")
+	// A -vet in GOFLAGS is the user's, as under go test.
+	r = syncwatch(t, "oldgo", []string{"GOFLAGS=-vet=off"}, "test", "-count=1", "-tags", "vetbad", "./...")
+	assert.Equal(t, 0, r.code, r.stdout+r.stderr)
 }
 
 // Two tests that take the same two locks in opposite orders fail the run,

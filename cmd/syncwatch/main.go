@@ -127,7 +127,7 @@ func command(o options, program bool, stdout, stderr io.Writer) (int, error) {
 	}
 	goArgs = append(goArgs, "-modfile="+modPath, "-overlay="+overlay, "-mod=mod")
 	if !program && !o.vet {
-		if f := vetFlag(goVersion(), m.goLine); f != "" {
+		if f := testVetFlag(m.goLine); f != "" {
 			goArgs = append(goArgs, f)
 		}
 	}

@@ -39,8 +39,14 @@ func mergeKey(one lockordertest.Finding) string {
 // takes reports whether one, a finding with fd's merge key, is fd's: it
 // is not if fd holds a finding of another Key from one's binary. A binary
 // records each of its Keys once and prints each as a finding of its own,
-// so the summary never folds two findings a binary told apart.
+// so the summary never folds two findings a binary told apart; but for
+// leaked goroutines, which a binary reports one by one (a test fails on
+// each of its own), the summary counts those blocked at one place, on
+// the same classes of locks, as one finding with an instance each.
 func (fd *finding) takes(one lockordertest.Finding) bool {
+	if one.Kind == lockorder.KindLeaked {
+		return true
+	}
 	k, ok := fd.keys[one.Binary]
 	return !ok || k == one.Key
 }

@@ -39,6 +39,37 @@ func TestSummaryCountsEveryTestOfAFinding(t *testing.T) {
 	assert.Contains(t, out.String(), "seen in 3 test(s): TestPut, TestBatch, TestCompact; 9 instance(s); in store.test, cmd.test")
 }
 
+// Goroutines leaked at one place, which a binary reports one by one (each
+// fails its test), are one finding of the summary with their count; a
+// leak elsewhere, or on another class of lock, is another.
+func TestSummaryCountsLeaksOfOnePlaceAsOne(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "findings")
+	var lines []byte
+	leak := func(id, site string, classes ...string) lockordertest.Finding {
+		return lockordertest.Finding{Binary: "cache.test", Test: "TestGet", Kind: lockorder.KindLeaked, Key: "leaked-goroutine:" + id,
+			Message: "goroutine " + id + " is blocked for good in select at " + site, Sites: []string{site}, Classes: classes, Instances: 1}
+	}
+	for _, f := range []lockordertest.Finding{
+		leak("12", "cache.(*policy).loop (policy.go:61)"),
+		leak("14", "cache.(*policy).loop (policy.go:61)"),
+		leak("19", "cache.(*policy).loop (policy.go:61)"),
+		leak("21", "cache.(*store).flush (store.go:9)"),
+		leak("23", "cache.(*store).get (store.go:30)", "cache.store.mu"),
+		leak("25", "cache.(*store).get (store.go:30)", "cache.index.mu"),
+	} {
+		b, err := json.Marshal(f)
+		require.NoError(t, err)
+		lines = append(append(lines, b...), '\n')
+	}
+	require.NoError(t, os.WriteFile(path, lines, 0o644))
+	fs, err := readFindings(path)
+	require.NoError(t, err)
+	require.Len(t, fs, 4)
+	var out bytes.Buffer
+	writeSummary(&out, fs)
+	assert.Contains(t, out.String(), "1. leaked-goroutine: goroutine 12 is blocked for good in select at cache.(*policy).loop (policy.go:61)\n   at cache.(*policy).loop (policy.go:61)\n   seen in 1 test(s): TestGet; 3 instance(s); in cache.test")
+}
+
 // A deadlock a test binary reported on evidence that is not proof counts
 // in the summary only if that binary then ran into its -timeout: otherwise
 // its waits ended, or VerifyTestMain recorded it. The harness's own list

@@ -3,6 +3,7 @@ package main
 import (
 	"go/version"
 	"os/exec"
+	"slices"
 	"strings"
 )
 
@@ -28,6 +29,9 @@ var vetWithoutPrintf = map[string]string{
 // run on it, and fail to build tests that pass under go test. So such a
 // module's tests are vetted with go test's other default checks, without
 // printf. A release syncwatch does not know keeps go test's default.
+//
+// stdversion (Go 1.27's list) checks nothing in a module older than Go
+// 1.21, and would with the raised line: it is left out there too.
 func vetFlag(goVersion, goLine string) string {
 	if goLine == "" {
 		goLine = "1.16" // the go command's assumption for a go.mod without one
@@ -39,15 +43,52 @@ func vetFlag(goVersion, goLine string) string {
 	if !ok {
 		return ""
 	}
+	if version.Compare("go"+goLine, stdversionGoLine) < 0 {
+		checks = strings.Join(slices.DeleteFunc(strings.Split(checks, ","), func(c string) bool { return c == "stdversion" }), ",")
+	}
 	return "-vet=" + checks
+}
+
+// stdversionGoLine is the Go version from which vet's stdversion check
+// looks at a package: it skips those of older modules.
+const stdversionGoLine = "go1.21"
+
+// vetInGoflags reports whether GOFLAGS (the environment's, or go env
+// -w's) sets -vet: a -vet the user gave, which syncwatch leaves alone.
+func vetInGoflags(goflags string) bool {
+	for _, f := range strings.Fields(goflags) {
+		name, _, _ := strings.Cut(strings.TrimLeft(f, "-"), "=")
+		if strings.HasPrefix(f, "-") && name == "vet" {
+			return true
+		}
+	}
+	return false
 }
 
 // goVersion returns the go command's release ("go1.26.3"), "" if it
 // cannot say.
 func goVersion() string {
-	out, err := exec.Command("go", "env", "GOVERSION").Output()
+	v, _ := goEnv2("GOVERSION", "GOFLAGS")
+	return v
+}
+
+// goEnv2 returns the go command's settings of two variables, "" if it
+// cannot say.
+func goEnv2(a, b string) (string, string) {
+	out, err := exec.Command("go", "env", a, b).Output()
 	if err != nil {
+		return "", ""
+	}
+	x, y, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
+	return strings.TrimSpace(x), strings.TrimSpace(y)
+}
+
+// testVetFlag is vetFlag for the go command as it is set up here: "" if
+// GOFLAGS sets -vet.
+func testVetFlag(goLine string) string {
+	v, goflags := goEnv2("GOVERSION", "GOFLAGS")
+	if vetInGoflags(goflags) {
 		return ""
 	}
-	return strings.TrimSpace(string(out))
+	return vetFlag(v, goLine)
 }

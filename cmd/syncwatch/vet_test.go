@@ -12,7 +12,8 @@ func TestVetFlag(t *testing.T) {
 		{"go1.26.3", "", "-vet=" + vetWithoutPrintf["go1.26"]}, // no go line: 1.16
 		{"go1.26.3", "1.23.4", "-vet=" + vetWithoutPrintf["go1.26"]},
 		{"go1.25.14", "1.21", "-vet=" + vetWithoutPrintf["go1.25"]},
-		{"go1.27.3", "1.17", "-vet=" + vetWithoutPrintf["go1.27"]},
+		{"go1.27.3", "1.17", "-vet=atomic,bools,buildtag,directive,errorsas,ifaceassert,nilfunc,slog,stringintconv,tests"},
+		{"go1.27.3", "1.22", "-vet=" + vetWithoutPrintf["go1.27"]},
 		{"go1.26.3", "1.24", ""},   // printf's check runs under go test too
 		{"go1.26.3", "1.25.0", ""}, // not raised
 		{"go1.29.1", "1.20", ""},   // a release syncwatch does not know
@@ -35,6 +36,33 @@ func TestVetWithoutPrintfIsGoTestsDefaultLessPrintf(t *testing.T) {
 		}
 		if slices.Contains(strings.Split(checks, ","), "printf") {
 			t.Errorf("%s: %s has printf", rel, checks)
+		}
+	}
+}
+
+// stdversion, in Go 1.27's list, checks nothing in a module older than Go
+// 1.21: it stays out of the list there, and in it from 1.21 on.
+func TestVetFlagLeavesStdversionOutBelowGo121(t *testing.T) {
+	if f := vetFlag("go1.27.3", "1.20"); strings.Contains(f, "stdversion") || !strings.Contains(f, "errorsas") {
+		t.Errorf("go 1.20: %q", f)
+	}
+	if f := vetFlag("go1.27.3", "1.22"); !strings.Contains(f, "stdversion") {
+		t.Errorf("go 1.22: %q", f)
+	}
+}
+
+// A -vet in GOFLAGS is one the user gave.
+func TestVetInGoflags(t *testing.T) {
+	for goflags, want := range map[string]bool{
+		"-vet=off":              true,
+		"-mod=mod --vet=atomic": true,
+		"-race -vet=off -v":     true,
+		"-mod=mod":              false,
+		"":                      false,
+		"-vettool=/x":           false,
+	} {
+		if got := vetInGoflags(goflags); got != want {
+			t.Errorf("vetInGoflags(%q) = %v, want %v", goflags, got, want)
 		}
 	}
 }
