@@ -1,6 +1,7 @@
 package held_test
 
 import (
+	"runtime"
 	"testing"
 
 	"github.com/syncwatch/syncwatch/internal/chain"
@@ -31,6 +32,7 @@ func heldBy(id int64, ls ...*class.Lock) {
 func TestProvingReleasedProvesItsHoldsEdges(t *testing.T) {
 	var p held.Proving
 	a, b, c := class.New(nil, kind.Mutex, 1), class.New(nil, kind.Mutex, 2), class.New(nil, kind.Mutex, 3)
+	defer runtime.KeepAlive([]*class.Lock{a, b, c}) // the edges hold them weakly
 	heldBy(7, a, b)
 	if _, ok := p.HoldEdges(edgesOf(10, c, a, b), 0); !ok {
 		t.Fatal("HoldEdges refused two edges")
@@ -65,6 +67,7 @@ func TestProvingReleasedProvesItsHoldsEdges(t *testing.T) {
 func TestProvingDropsTheEdgesOfAHandedOffHold(t *testing.T) {
 	var p held.Proving
 	a, b, c := class.New(nil, kind.Mutex, 1), class.New(nil, kind.Mutex, 2), class.New(nil, kind.Mutex, 3)
+	defer runtime.KeepAlive([]*class.Lock{a, b, c}) // the edges hold them weakly
 	heldBy(7, a, b)
 	p.HoldEdges(edgesOf(10, c, a, b), 0)
 	a.ClearHolder() // another goroutine unlocked a
@@ -94,6 +97,7 @@ func TestProvingDropsTheEdgesOfAHandedOffHold(t *testing.T) {
 func TestProvingForgetsAnotherEpoch(t *testing.T) {
 	var p held.Proving
 	a, c := class.New(nil, kind.Mutex, 1), class.New(nil, kind.Mutex, 3)
+	defer runtime.KeepAlive([]*class.Lock{a, c}) // the edges hold them weakly
 	heldBy(7, a)
 	p.HoldEdges(edgesOf(10, c, a), 0)
 	if p.ProvingKey(10, 1) {
@@ -111,6 +115,8 @@ func TestProvingBounds(t *testing.T) {
 	var p held.Proving
 	to := class.New(nil, kind.Mutex, 1)
 	many := make([]*class.Lock, held.MaxProvingAt+1)
+	defer runtime.KeepAlive(many) // the edges hold them weakly: a collection must not end them
+	defer runtime.KeepAlive(to)
 	for i := range many {
 		many[i] = class.New(nil, kind.Mutex, uintptr(i+2))
 	}
@@ -142,8 +148,10 @@ func TestProvingBounds(t *testing.T) {
 func TestProvingPastTheBoundDropsTheEdgesOfAKeptHold(t *testing.T) {
 	var p held.Proving
 	kept, other := class.New(nil, kind.Mutex, 1), class.New(nil, kind.Mutex, 2)
+	defer runtime.KeepAlive([]*class.Lock{kept, other}) // the edges hold them weakly
 	heldBy(7, kept, other)
 	var locks []*class.Lock // alive: the edges hold them weakly
+	defer func() { runtime.KeepAlive(locks) }()
 	next := func() *class.Lock {
 		l := class.New(nil, kind.Mutex, uintptr(len(locks)+3))
 		locks = append(locks, l)
