@@ -148,6 +148,9 @@ func enter(gs *held.G, m owner, l *class.Lock, read, init bool) (_ *class.Lock, 
 		gs.MarkInit()
 		return l, false, false
 	}
+	if gs.Len() > 0 {
+		dropHandedOff(gs) // before R25's depth, which counts the holds still gs's own
+	}
 	deep := tooDeep(gs) // a write deeper than R25's bound is not seen
 	if !read && !l.Class.Written() && !deep {
 		firstWrite(gs, l)
@@ -231,7 +234,8 @@ func forgetLock(id graph.NodeID) {
 }
 
 // handoffs counts the write holds released by another goroutine than
-// their holder (unlockOther, after it clears the holder). Every nested
+// their holder (unlockOther, after it clears the holder), and the read
+// holds released by a goroutine that does not hold them (R13). Every nested
 // acquisition in check mode reads it, and it moves rarely: it has a cache
 // line of its own.
 var handoffs struct {
@@ -253,18 +257,22 @@ func handedOff(l *class.Lock) {
 	}
 }
 
-// prepareNested computes e's chain key after gs's held locks and reports a
-// recursive acquisition of the mutex m. It reports whether the chain is
-// new, with edges to record.
-//
-// The chain key is that of the holds still gs's own: when handoffs has
-// moved since gs last looked, gs first drops its holds no longer valid
-// (RULES.md R14). That is one load of a rarely changing word.
-func prepareNested(gs *held.G, m owner, e *held.Entry) bool {
+// dropHandedOff drops gs's holds no longer valid when handoffs has moved
+// since gs last looked (RULES.md R14), so that the chain key, and the
+// depth, are those of the holds still gs's own. That is one load of a
+// rarely changing word.
+func dropHandedOff(gs *held.G) {
 	if n := handoffs.n.Load(); n != gs.Handoffs {
 		gs.Handoffs = n
 		gs.Prune()
 	}
+}
+
+// prepareNested computes e's chain key after gs's held locks and reports a
+// recursive acquisition of the mutex m. It reports whether the chain is
+// new, with edges to record. The caller has dropped gs's holds handed off
+// (dropHandedOff).
+func prepareNested(gs *held.G, m owner, e *held.Entry) bool {
 	l := e.Lock
 	var again *held.Entry
 	stale := false
@@ -318,7 +326,11 @@ func chainAfter(gs *held.G, elem uint64) chain.Key {
 //
 // init says it is l's initialisation write (see use).
 func tryAcquired(gs *held.G, l *class.Lock, read, init bool) {
-	if !read && !init && !l.Class.Written() {
+	if gs.Len() > 0 {
+		dropHandedOff(gs)
+	}
+	deep := tooDeep(gs) // a write deeper than R25's bound is not seen
+	if !read && !init && !l.Class.Written() && !deep {
 		// Written, with no writers' gate: a try does not queue, so it is
 		// left out of the gate, and this keeps the class out of it too.
 		firstWrite(nil, l)
@@ -327,6 +339,9 @@ func tryAcquired(gs *held.G, l *class.Lock, read, init bool) {
 		gs.Prune() // a stale hold of l (handed off) must not come back to life
 	}
 	e := held.Entry{Lock: l, Read: read, Try: true, Elem: elemOf(l.ID, read, true)}
+	if deep && !init {
+		e.MarkUnseen()
+	}
 	e.Chain = chainAfter(gs, e.Elem)
 	if read {
 		e.Gen = l.ReadGen()

@@ -71,7 +71,7 @@ func seen(gs *held.G, k chain.Key, l *class.Lock) bool {
 		}
 		me = h.Serial
 	}
-	return chains.Has(k, me) || gs.Waiting(k, readEpoch.Load()) || gs.ProvingKey(k, readEpoch.Load())
+	return chains.Has(k, me) || gs.Standing(k, readEpoch.Load())
 }
 
 // cache adds chain k into l, recorded by gs, to the chain cache.

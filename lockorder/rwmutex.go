@@ -317,7 +317,7 @@ func (m *RWMutex) runlockSlow(r int64) {
 	if w := modeWord.Load(); w&modeMask == uint32(ModeCheck) && r >= 0 && !rwlock.Unheld(r) {
 		l := m.lock()
 		if gs := gls.Home(goid.ID()); gs != nil && gs.Len() != 0 && gs.Tag() == w && gs.Top().Note == 0 &&
-			!gs.HasPending() && !gs.HasWaits() && popIfTopRead(gs, l) {
+			!gs.HasPending() && !gs.HasWaits() && !gs.HasLostReads() && popIfTopRead(gs, l) {
 			gs.Rest()
 			return
 		}
@@ -351,6 +351,7 @@ func (m *RWMutex) runlockChecked(r int64) {
 				if l.BumpReadGen() == 1 {
 					loose = loosened(l)
 				}
+				handoffs.n.Add(1) // the holder's record is stale: see prepareNested
 				gs = nil
 				shared = !l.Plain() && witnessed(l)
 			} else if gs == nil {
@@ -382,9 +383,12 @@ func (m *RWMutex) runlockChecked(r int64) {
 	if len(proved) > 0 {
 		publishProved(me, l, proved)
 	}
-	if gs != nil && gs.HasWaits() && !readsHeld(gs, l) {
+	if gs != nil && (gs.HasWaits() || gs.HasLostReads()) && !readsHeld(gs, l) {
 		// The last read hold of m that gs held is released, by gs: the
-		// edges that waited on it are proved (see holdReadEdges).
+		// edges that waited on it are proved (see holdReadEdges), and
+		// chains whose edges from it were dropped are seen anew under the
+		// next hold (held.Proving.ReadReleased).
+		gs.ReadReleased(l.ID)
 		provedReads(gs, l)
 	}
 	if gs != nil {

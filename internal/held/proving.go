@@ -97,6 +97,11 @@ type Proving struct {
 	// anew.
 	dropped  [maxDropped]chain.Key
 	nextDrop int
+	// lostBy are the acquisitions whose edges from a read hold were
+	// dropped unrecorded while it stood (readLost), by the ID of its
+	// lock: its release by the goroutine ends their standing
+	// (ReadReleased).
+	lostBy map[uint64][]*acquired
 }
 
 // acquired is the edges of one acquisition that wait: all of its chain
@@ -110,11 +115,31 @@ type acquired struct {
 	lost  bool // an edge was dropped unproved: seen again, it is recorded anew
 	// readLost: an edge of its chain from a read hold was dropped
 	// unrecorded (lose): its edges from write holds, added, must not
-	// cache the chain. Seen again while they wait, it is not recorded
-	// anew (a loop under long holds would be on the slow path at every
-	// Lock); once they are added, it is.
+	// cache the chain. Seen again while they wait and the read holds
+	// stand (lostSrcs), it is not recorded anew (a loop under long holds
+	// would be on the slow path at every Lock); once they are added, or
+	// one of those holds has fallen or been released by the goroutine
+	// (ReadReleased sets lost), it is: the chain is then under a new
+	// hold, whose edges are to be recorded.
 	readLost bool
+	lostSrcs []lostSrc
 }
+
+// lostSrc is a read hold an acquisition's edge was dropped from: of the
+// lock, held weakly, at its read generation gen.
+type lostSrc struct {
+	lock weak.Pointer[class.Lock]
+	gen  uint32
+}
+
+// stands reports whether s's hold may still be the goroutine's own.
+func (s lostSrc) stands() bool {
+	l := s.lock.Value()
+	return l != nil && l.ReadGen() == s.gen
+}
+
+// maxLostSrcs bounds an acquisition's lostSrcs: past it, it is lost.
+const maxLostSrcs = 4
 
 // maxDropped bounds the chains Proving remembers dropping. A chain
 // forgotten there may be cached by the proof of an acquisition's read
@@ -294,6 +319,13 @@ func (p *Proving) compact() {
 	over := func(a *acquired) bool { return a.over }
 	p.queue = slices.DeleteFunc(p.queue, over)
 	p.ended = 0
+	for id, as := range p.lostBy {
+		if as = slices.DeleteFunc(as, gone); len(as) == 0 {
+			delete(p.lostBy, id)
+		} else {
+			p.lostBy[id] = as
+		}
+	}
 	for l, as := range p.byFrom {
 		if as = slices.DeleteFunc(as, over); len(as) == 0 {
 			delete(p.byFrom, l)
@@ -303,19 +335,60 @@ func (p *Proving) compact() {
 	}
 }
 
-// lose notes that an edge of chain key, from a read hold, was dropped
-// unrecorded (Waits.lost): the acquisition's edges from write holds that
-// wait must not cache the chain when they are added.
-func (p *Proving) lose(key chain.Key) {
-	if a := p.byKey[key]; a != nil && !a.over {
-		a.readLost = true
-	}
+// lose notes that edges of chain key from read holds were dropped
+// unrecorded (Waits.lost): from srcs, holds that stand, or, if srcs is
+// empty, from holds another goroutine released (a Wait spoiled). The
+// acquisition's edges from write holds that wait must not cache the
+// chain when they are added. While srcs stand, seen again it is not
+// recorded anew (see acquired.readLost); a spoiled Wait's acquisition is
+// recorded anew at once.
+func (p *Proving) lose(key chain.Key, srcs []Src) {
 	p.remember(key)
+	a := p.byKey[key]
+	if a == nil || a.over {
+		return
+	}
+	if len(srcs) == 0 || len(a.lostSrcs)+len(srcs) > maxLostSrcs {
+		a.lost = true
+		return
+	}
+	a.readLost = true
+	if p.lostBy == nil {
+		p.lostBy = make(map[uint64][]*acquired)
+	}
+	for _, s := range srcs {
+		a.lostSrcs = append(a.lostSrcs, lostSrc{lock: weak.Make(s.Lock), gen: s.Gen})
+		as := p.lostBy[s.Lock.ID]
+		if len(as) >= 64 && len(as)%64 == 0 {
+			as = slices.DeleteFunc(as, gone)
+		}
+		p.lostBy[s.Lock.ID] = append(as, a)
+	}
 }
 
+// gone reports whether a needs no more looking at by a read hold's
+// release: ended, or lost already.
+func gone(a *acquired) bool { return a.over || a.lost }
+
+// ReadReleased is called when the goroutine has released itself its last
+// read hold of the lock whose ID is id: the acquisitions whose edges from
+// that hold were dropped (lose) are recorded anew when seen again, under
+// a new hold.
+func (p *Proving) ReadReleased(id uint64) {
+	for _, a := range p.lostBy[id] {
+		a.lost = true
+	}
+	delete(p.lostBy, id)
+}
+
+// HasLostReads reports whether an acquisition's edges from a read hold
+// were dropped while the hold stands: one load, for the release path.
+func (p *Proving) HasLostReads() bool { return len(p.lostBy) > 0 }
+
 // ProvingKey reports whether edges of chain key of the given epoch wait,
-// all standing: the acquisition need not be recorded again. One length
-// test when nothing waits.
+// all standing, as do the read holds whose edges into it were dropped:
+// the acquisition need not be recorded again. One length test when
+// nothing waits.
 func (p *Proving) ProvingKey(key chain.Key, epoch uint32) bool {
 	if p.n == 0 {
 		return false
@@ -326,6 +399,11 @@ func (p *Proving) ProvingKey(key chain.Key, epoch uint32) bool {
 	}
 	for i := range a.edges {
 		if !a.edges[i].live() {
+			return false
+		}
+	}
+	for _, s := range a.lostSrcs {
+		if !s.stands() {
 			return false
 		}
 	}

@@ -113,17 +113,23 @@ func (w *Wait) sameEdges(v *Wait) bool {
 type Waits struct {
 	waits []Wait
 	nwait int // the sources of waits, counted together
-	// lost are the chains of the Waits dropped (Hold) or left with a
-	// source that no longer stood (spoiled) since G last looked: their
-	// read edges are not recorded, and the edges of their acquisitions
-	// from write holds must not cache them (G.Hold, G.Settle).
-	lost []chain.Key
+	// lost are the Waits dropped (Hold) or left with no source standing
+	// (spoiled) since G last looked: their read edges are not recorded,
+	// and the edges of their acquisitions from write holds must not cache
+	// them (G.Hold, G.Settle).
+	lost []lostWait
+}
+
+// lostWait is a Wait whose edges are not recorded: its chains, and the
+// sources that still stand (none if it was spoiled).
+type lostWait struct {
+	keys []chain.Key
+	srcs []Src
 }
 
 // lose notes that w's edges are not recorded: see Waits.lost.
 func (ws *Waits) lose(w *Wait) {
-	ws.lost = append(ws.lost, w.Key)
-	ws.lost = append(ws.lost, w.more...)
+	ws.lost = append(ws.lost, lostWait{keys: w.Keys(), srcs: slices.Clone(w.Srcs)})
 }
 
 // MaxWaiting bounds the edges that wait on one goroutine (the sources of
@@ -146,23 +152,29 @@ func (ws *Waits) Waiting(key chain.Key, epoch uint32) bool {
 	if len(ws.waits) == 0 {
 		return false
 	}
-	return ws.waiting(key, epoch)
+	found, stands := ws.waiting(key, epoch)
+	return found && stands
 }
 
-func (ws *Waits) waiting(key chain.Key, epoch uint32) bool {
+// waiting reports whether there is a Wait for chain key of the given
+// epoch, and whether its every source still stands.
+func (ws *Waits) waiting(key chain.Key, epoch uint32) (found, stands bool) {
 	for i := range ws.waits {
 		w := &ws.waits[i]
-		if w.spoiled || w.Epoch != epoch || !w.hasKey(key) {
+		if w.Epoch != epoch || !w.hasKey(key) {
 			continue
+		}
+		if w.spoiled {
+			return true, false
 		}
 		for _, s := range w.Srcs {
 			if !s.live() {
-				return false
+				return true, false
 			}
 		}
-		return true
+		return true, true
 	}
-	return false
+	return false, false
 }
 
 // Hold adds w to the Waits, after dropping the sources that no longer
@@ -297,6 +309,22 @@ func (ws *Waits) sweepWaits(epoch uint32, key chain.Key) {
 	ws.waits = kept
 }
 
+// Standing reports whether the edges of chain key, of the given epoch,
+// need not be seen again: those from read holds wait, every source
+// standing; or, none waiting, those from write holds wait, all standing
+// (Proving.ProvingKey). A Wait for key with a source fallen (a hold
+// another goroutine released, R13) has it seen anew, whatever its edges
+// from write holds: a hold taken again since is a new one, whose edges
+// are to be recorded. It is two length tests when nothing waits.
+func (g *G) Standing(key chain.Key, epoch uint32) bool {
+	if len(g.waits) > 0 {
+		if found, stands := g.Waits.waiting(key, epoch); found {
+			return stands
+		}
+	}
+	return g.ProvingKey(key, epoch)
+}
+
 // Hold is Waits.Hold, telling Proving the chains whose read edges it
 // dropped (Proving.lose).
 func (g *G) Hold(w Wait) bool {
@@ -315,8 +343,10 @@ func (g *G) Settle(l *class.Lock, epoch uint32) []Wait {
 
 // noteLost tells Proving the chains Waits lost since it last looked.
 func (g *G) noteLost() {
-	for _, k := range g.Waits.lost {
-		g.Proving.lose(k)
+	for _, l := range g.Waits.lost {
+		for _, k := range l.keys {
+			g.Proving.lose(k, l.srcs)
+		}
 	}
 	clear(g.Waits.lost)
 	g.Waits.lost = g.Waits.lost[:0]
