@@ -192,6 +192,16 @@ func newChain(gs *held.G, st stack.ID) {
 	}
 	recordEdges(gs, e, st)
 	gs.Push(e)
+	markInto(gs, e.Lock)
+}
+
+// markInto marks gs's newest entry, a hold of l, if edges into l wait on
+// gs (R23): its release is to be seen (held.Proving.ReleasedInto), so
+// that those edges are not taken for a nesting's if pushed out.
+func markInto(gs *held.G, l *class.Lock) {
+	if gs.ProvingInto(l.ID) {
+		gs.MarkProving(gs.Len() - 1)
+	}
 }
 
 // reacquired drops the older entries of l after a recursive acquisition

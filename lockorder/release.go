@@ -72,13 +72,15 @@ func releaseDeep(gs *held.G, l *class.Lock, read bool) bool {
 			}
 			valid := gs.Valid(h)
 			gs.Remove(i)
-			if valid && !read && gs.HasProving() {
+			if valid && gs.HasProving() {
 				// The goroutine's own release of its hold: the edges
 				// that waited on it are proved (R23), and l is shown to
-				// gate what was taken under it (R24).
-				if gs.Released(l, readEpoch.Load()) {
+				// gate what was taken under it (R24). The edges into
+				// it are a section ended under their holds.
+				if !read && gs.Released(l, readEpoch.Load()) {
 					l.ShowGate()
 				}
+				gs.ReleasedInto(l.ID)
 			}
 			return valid
 		}

@@ -61,6 +61,7 @@ func (wg *WaitGroup) enter(gs *held.G, l *class.Lock) {
 		recordEdges(gs, e, st)
 	}
 	gs.Push(e)
+	markInto(gs, e.Lock)
 }
 
 // keep keeps the edges of e, gs's acquisition at stack st, on wg and

@@ -262,9 +262,9 @@ func (g *G) MarkInit() {
 	g.Inits = true
 }
 
-// MarkProving marks entry i, a write hold that edges wait on (R23), so
-// that its release takes the way that looks at the entry: it gets
-// ProveNote if it has no Note.
+// MarkProving marks entry i, a write hold that edges wait on or a hold
+// that edges wait into (R23), so that its release takes the way that
+// looks at the entry: it gets ProveNote if it has no Note.
 func (g *G) MarkProving(i int) {
 	if e := &g.stack[i]; e.Note == 0 {
 		e.Note = ProveNote

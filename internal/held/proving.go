@@ -112,7 +112,11 @@ type acquired struct {
 	epoch uint32
 	edges []Edge
 	over  bool // ended: every edge proved or dropped, or seen anew
-	lost  bool // an edge was dropped unproved: seen again, it is recorded anew
+	// released: the goroutine has released the hold the acquisition
+	// took (ReleasedInto): a section ended under the holds its edges
+	// are from.
+	released bool
+	lost     bool // an edge was dropped unproved: seen again, it is recorded anew
 	// readLost: an edge of its chain from a read hold was dropped
 	// unrecorded (lose): its edges from write holds, added, must not
 	// cache the chain. Seen again while they wait and the read holds
@@ -150,13 +154,15 @@ const maxDropped = 8
 // goroutine, and MaxProvingAt those of one acquisition. An acquisition
 // with more is not held back: its edges are added at once, as though the
 // holds were proved. Past MaxProving, the oldest acquisitions are taken
-// out: their edges whose holds stand are added at once too (HoldEdges
-// returns them), but those from a graph node (a lock, or every lock of a
-// named class) with MaxProvingFrom edges or more waiting on it, which are
+// out: the edges of those whose lock the goroutine still holds (a
+// nesting), whose holds stand, are added at once too (HoldEdges returns
+// them), but those from a graph node (a lock, or every lock of a named
+// class) with MaxProvingFrom edges or more waiting on it, which are
 // dropped. A deep nesting released in order needs about n²/2 at its
 // deepest, at most n from one node; a goroutine that keeps locks for good
-// (closed files' locks, of one class) and takes thousands of new chains
-// under them has them nearly all from that class.
+// (closed files' locks, of one class or many) and takes thousands of new
+// chains under them has them nearly all from those, into locks it has
+// released since: those are dropped, never guessed proved.
 const (
 	MaxProving   = 4096
 	MaxProvingAt = 1024
@@ -194,14 +200,18 @@ func (p *Proving) HoldEdges(es []Edge, epoch uint32) (out [][]Edge, ok bool) {
 		}
 		p.unindex(a)
 		n := len(a.edges)
+		// A lock taken and released under holds that outlast 4096
+		// edges is a short section under holds kept long, or for good
+		// (a file locked on close): only their goroutine's release
+		// proves them. Its edges are dropped, a missed edge at worst.
+		nested := !a.released
 		live := a.edges[:0] // a's own: filtered in place
 		for _, e := range a.edges {
 			p.perFrom[e.fromClass]--
 			// A hold most edges wait on is one its goroutine keeps for
-			// good (a file locked on close) or long past its edges:
-			// those are dropped, a missed edge at worst. The others
-			// are added, as though proved.
-			if e.Epoch == epoch && e.live() && p.perFrom[e.fromClass] < MaxProvingFrom {
+			// good or long past its edges: those are dropped too. The
+			// others are added, as though proved.
+			if nested && e.Epoch == epoch && e.live() && p.perFrom[e.fromClass] < MaxProvingFrom {
 				live = append(live, e)
 			}
 			if p.perFrom[e.fromClass] <= 0 {
@@ -465,6 +475,24 @@ func (p *Proving) Released(l *class.Lock, epoch uint32) bool {
 		}
 	}
 	return true
+}
+
+// ReleasedInto is called when the goroutine releases itself a hold of
+// the lock whose ID is id that its acquisition recorded edges into (see
+// ProvingInto): the latest acquisition of the lock, if its edges wait, is
+// a section that ended under the holds they are from.
+func (p *Proving) ReleasedInto(id uint64) {
+	if a := p.into[id]; a != nil && !a.over {
+		a.released = true
+	}
+}
+
+// ProvingInto reports whether edges into the lock whose ID is id wait:
+// the caller marks the hold (G.MarkProving) so that its release is seen
+// (ReleasedInto).
+func (p *Proving) ProvingInto(id uint64) bool {
+	a := p.into[id]
+	return a != nil && !a.over
 }
 
 // Into returns copies of the edges into to that wait and stand, of the

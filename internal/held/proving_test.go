@@ -178,3 +178,43 @@ func TestProvingPastTheBoundDropsTheEdgesOfAKeptHold(t *testing.T) {
 		t.Fatal("over the bound")
 	}
 }
+
+// Past the bound, an acquisition whose lock its goroutine has released
+// since (a section ended under the holds) is no nesting: its edges are
+// dropped, and its chain remembered as dropped. One whose lock is still
+// held (a nesting) has them added.
+func TestProvingPastTheBoundDropsASectionReleasedUnderTheHolds(t *testing.T) {
+	var p held.Proving
+	holds := make([]*class.Lock, 8)
+	for i := range holds {
+		holds[i] = class.New(nil, kind.Mutex, uintptr(i+1))
+	}
+	heldBy(7, holds...)
+	var locks []*class.Lock // alive: the edges hold them weakly
+	defer func() { runtime.KeepAlive(holds); runtime.KeepAlive(locks) }()
+	next := func() *class.Lock {
+		l := class.New(nil, kind.Mutex, uintptr(len(locks)+100))
+		locks = append(locks, l)
+		return l
+	}
+	section, nesting := next(), next()
+	p.HoldEdges(edgesOf(1, section, holds...), 0)
+	if !p.ProvingInto(section.ID) {
+		t.Fatal("edges into the section's lock wait")
+	}
+	p.ReleasedInto(section.ID)
+	p.HoldEdges(edgesOf(2, nesting, holds...), 0)
+	for k := 3; p.ProvingEdges()+len(holds) <= held.MaxProving; k++ {
+		p.HoldEdges(edgesOf(chain.Key(k), next(), holds...), 0)
+	}
+	if out, _ := p.HoldEdges(edgesOf(chain.Key(held.MaxProving), next(), holds...), 0); len(out) != 0 {
+		t.Fatalf("the oldest out, the section: want its edges dropped, got %d acquisitions added", len(out))
+	}
+	out, _ := p.HoldEdges(edgesOf(chain.Key(held.MaxProving+1), next(), holds...), 0)
+	if len(out) != 1 || len(out[0]) != len(holds) || out[0][0].Key != 2 {
+		t.Fatalf("the next oldest out, the nesting: want its %d edges added, got %d acquisitions", len(holds), len(out))
+	}
+	if !p.DroppedKey(1) || p.DroppedKey(2) {
+		t.Fatal("the section's chain lost its edges: remembered as dropped, not the nesting's")
+	}
+}
