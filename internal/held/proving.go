@@ -132,6 +132,7 @@ type acquired struct {
 // lostSrc is a read hold an acquisition's edge was dropped from: of the
 // lock, held weakly, at its read generation gen.
 type lostSrc struct {
+	id   uint64 // the lock's
 	lock weak.Pointer[class.Lock]
 	gen  uint32
 }
@@ -143,7 +144,8 @@ func (s lostSrc) stands() bool {
 }
 
 // maxLostSrcs bounds an acquisition's lostSrcs: past it, it is lost.
-const maxLostSrcs = 4
+// A Wait has no more sources than that.
+const maxLostSrcs = MaxWaiting
 
 // maxDropped bounds the chains Proving remembers dropping. A chain
 // forgotten there may be cached by the proof of an acquisition's read
@@ -308,6 +310,7 @@ func eachFrom(es []Edge, f func(id uint64)) {
 // retire marks a ended and forgets its edges.
 func (p *Proving) retire(a *acquired) {
 	a.over = true
+	p.unlose(a)
 	for _, e := range a.edges {
 		if p.perFrom[e.fromClass]--; p.perFrom[e.fromClass] <= 0 {
 			delete(p.perFrom, e.fromClass)
@@ -329,13 +332,6 @@ func (p *Proving) compact() {
 	over := func(a *acquired) bool { return a.over }
 	p.queue = slices.DeleteFunc(p.queue, over)
 	p.ended = 0
-	for id, as := range p.lostBy {
-		if as = slices.DeleteFunc(as, gone); len(as) == 0 {
-			delete(p.lostBy, id)
-		} else {
-			p.lostBy[id] = as
-		}
-	}
 	for l, as := range p.byFrom {
 		if as = slices.DeleteFunc(as, over); len(as) == 0 {
 			delete(p.byFrom, l)
@@ -367,28 +363,40 @@ func (p *Proving) lose(key chain.Key, srcs []Src) {
 		p.lostBy = make(map[uint64][]*acquired)
 	}
 	for _, s := range srcs {
-		a.lostSrcs = append(a.lostSrcs, lostSrc{lock: weak.Make(s.Lock), gen: s.Gen})
-		as := p.lostBy[s.Lock.ID]
-		if len(as) >= 64 && len(as)%64 == 0 {
-			as = slices.DeleteFunc(as, gone)
-		}
-		p.lostBy[s.Lock.ID] = append(as, a)
+		a.lostSrcs = append(a.lostSrcs, lostSrc{id: s.Lock.ID, lock: weak.Make(s.Lock), gen: s.Gen})
+		p.lostBy[s.Lock.ID] = append(p.lostBy[s.Lock.ID], a)
 	}
 }
 
-// gone reports whether a needs no more looking at by a read hold's
-// release: ended, or lost already.
-func gone(a *acquired) bool { return a.over || a.lost }
+// unlose takes a, which is ending, out of lostBy: it holds only the
+// acquisitions that wait (a read hold handed off is never released by
+// the goroutine).
+func (p *Proving) unlose(a *acquired) {
+	for _, s := range a.lostSrcs {
+		as := p.lostBy[s.id]
+		if i := slices.Index(as, a); i >= 0 {
+			as = slices.Delete(as, i, i+1)
+		}
+		if len(as) == 0 {
+			delete(p.lostBy, s.id)
+		} else {
+			p.lostBy[s.id] = as
+		}
+	}
+	a.lostSrcs = nil
+}
 
 // ReadReleased is called when the goroutine has released itself its last
 // read hold of the lock whose ID is id: the acquisitions whose edges from
 // that hold were dropped (lose) are recorded anew when seen again, under
 // a new hold.
 func (p *Proving) ReadReleased(id uint64) {
-	for _, a := range p.lostBy[id] {
-		a.lost = true
-	}
+	as := p.lostBy[id]
 	delete(p.lostBy, id)
+	for _, a := range as {
+		a.lost = true
+		p.unlose(a) // lost: ProvingKey no longer looks at its sources
+	}
 }
 
 // HasLostReads reports whether an acquisition's edges from a read hold

@@ -121,7 +121,7 @@ type Waits struct {
 }
 
 // lostWait is a Wait whose edges are not recorded: its chains, and the
-// sources that still stand (none if it was spoiled).
+// sources that still stand (none if it was spoiled: one of them fell).
 type lostWait struct {
 	keys []chain.Key
 	srcs []Src
@@ -129,7 +129,11 @@ type lostWait struct {
 
 // lose notes that w's edges are not recorded: see Waits.lost.
 func (ws *Waits) lose(w *Wait) {
-	ws.lost = append(ws.lost, lostWait{keys: w.Keys(), srcs: slices.Clone(w.Srcs)})
+	lw := lostWait{keys: w.Keys()}
+	if !w.spoiled {
+		lw.srcs = slices.Clone(w.Srcs)
+	}
+	ws.lost = append(ws.lost, lw)
 }
 
 // MaxWaiting bounds the edges that wait on one goroutine (the sources of
@@ -311,15 +315,15 @@ func (ws *Waits) sweepWaits(epoch uint32, key chain.Key) {
 
 // Standing reports whether the edges of chain key, of the given epoch,
 // need not be seen again: those from read holds wait, every source
-// standing; or, none waiting, those from write holds wait, all standing
-// (Proving.ProvingKey). A Wait for key with a source fallen (a hold
-// another goroutine released, R13) has it seen anew, whatever its edges
-// from write holds: a hold taken again since is a new one, whose edges
-// are to be recorded. It is two length tests when nothing waits.
+// standing, and those from write holds, if any wait, all standing too
+// (Proving.ProvingKey). A chain with a source fallen on either side (a
+// hold another goroutine released, R13, R23) is seen anew: a hold taken
+// again since is a new one, whose edges are to be recorded. It is two
+// length tests when nothing waits.
 func (g *G) Standing(key chain.Key, epoch uint32) bool {
 	if len(g.waits) > 0 {
 		if found, stands := g.Waits.waiting(key, epoch); found {
-			return stands
+			return stands && (!g.WaitsOnKey(key) || g.ProvingKey(key, epoch))
 		}
 	}
 	return g.ProvingKey(key, epoch)

@@ -1,0 +1,66 @@
+package lockorder_test
+
+import (
+	"fmt"
+	"runtime"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/syncwatch/syncwatch/lockorder"
+)
+
+// TestALoopUnderKeptHoldsPastTheWaitsBoundTakesTheFastPath with more read
+// holds kept. Under 5 read locks and a Mutex kept for the whole loop, an
+// acquisition whose pushed-out Wait had as many read sources is not
+// recorded anew while they stand: were it (a bound of 4 sources on what
+// an acquisition remembers losing did that), its new Wait (5 sources)
+// would push out the next one's, lost too, and every Lock of every round
+// would be on the slow path. Nothing has been released: no hold is new,
+// so there is nothing to record anew.
+func TestALoopUnderFiveKeptReadHoldsTakesTheFastPath(t *testing.T) {
+	for _, nr := range []int{1, 4, 5} {
+		t.Run(fmt.Sprint(nr, " read locks"), func(t *testing.T) {
+			fresh(t)
+			rs := make([]*lockorder.RWMutex, nr)
+			for i := range rs {
+				rs[i] = lockorder.NewRWMutex(fmt.Sprintf("fr-r%d", i))
+			}
+			m := lockorder.NewMutex("fr-m")
+			xs := make([]*lockorder.Mutex, lockorder.MaxWaitingReadEdges/nr+1)
+			for i := range xs {
+				xs[i] = lockorder.NewMutex(fmt.Sprintf("fr-x%d", i))
+			}
+			var mallocs uint64
+			run(func() {
+				for _, r := range rs {
+					r.RLock()
+				}
+				m.Lock()
+				for range 2 {
+					for _, x := range xs {
+						x.Lock()
+						x.Unlock()
+					}
+				}
+				var ms runtime.MemStats
+				runtime.ReadMemStats(&ms)
+				before := ms.Mallocs
+				for range 10 {
+					for _, x := range xs {
+						x.Lock()
+						x.Unlock()
+					}
+				}
+				runtime.ReadMemStats(&ms)
+				mallocs = ms.Mallocs - before
+				m.Unlock()
+				for i := len(rs) - 1; i >= 0; i-- {
+					rs[i].RUnlock()
+				}
+			})
+			assert.Less(t, mallocs, uint64(len(xs)), "allocations of 10 rounds of the loop over %d locks", len(xs))
+			assert.Empty(t, lockorder.Violations())
+		})
+	}
+}
