@@ -1,3 +1,5 @@
+//go:build !syncwatch_off
+
 package lockorder_test
 
 import (
