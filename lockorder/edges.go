@@ -57,6 +57,9 @@ func recordEdges(gs *held.G, e held.Entry, st stack.ID) {
 		vs = addWaited(gs.ID(), es, vs)
 		cacheAdded(gs, es) // as though proved: not recorded again each time
 	}
+	if ks := gs.GivenUp(); len(ks) > 0 {
+		cacheGivenUp(gs, ks)
+	}
 	if !e.Read && e.Lock.Class.Gated() {
 		vs = append(vs, narrowWriters(e.Lock.Class, writers)...)
 	}
@@ -344,6 +347,18 @@ func provedWrites(gs *held.G) {
 	eng.mu.Unlock()
 	gs.DoneProved() // before a handler runs, which may release locks of its own
 	publishAll(vs)
+}
+
+// cacheGivenUp caches the chains ks of sections whose edges gs gave up
+// past R23's bound (held.Proving.GivenUp), unless an edge of theirs from
+// a read hold waits or was dropped lately. Called with eng.mu held.
+func cacheGivenUp(gs *held.G, ks []chain.Key) {
+	me := clockOf(gs).Serial
+	for _, k := range ks {
+		if !gs.WaitsOnKey(k) && !gs.WaitsForKey(k) && !gs.DroppedKey(k) {
+			chains.Add(k, me) // salted when it waited: see readWaitKey
+		}
+	}
 }
 
 // cacheAdded caches the chains of es, edges from write holds of gs that

@@ -97,6 +97,9 @@ type Proving struct {
 	// anew.
 	dropped  [maxDropped]chain.Key
 	nextDrop int
+	// givenUp are the chains of sections pushed out past the bound (see
+	// HoldEdges), for the caller to cache (GivenUp).
+	givenUp []chain.Key
 	// lostBy are the acquisitions whose edges from a read hold were
 	// dropped unrecorded while it stood (readLost), by the ID of its
 	// lock: its release by the goroutine ends their standing
@@ -208,12 +211,15 @@ func (p *Proving) HoldEdges(es []Edge, epoch uint32) (out [][]Edge, ok bool) {
 		// proves them. Its edges are dropped, a missed edge at worst.
 		nested := !a.released
 		live := a.edges[:0] // a's own: filtered in place
+		stand := true       // every edge's hold stands
 		for _, e := range a.edges {
 			p.perFrom[e.fromClass]--
+			ok := e.Epoch == epoch && e.live()
+			stand = stand && ok
 			// A hold most edges wait on is one its goroutine keeps for
 			// good or long past its edges: those are dropped too. The
 			// others are added, as though proved.
-			if nested && e.Epoch == epoch && e.live() && p.perFrom[e.fromClass] < MaxProvingFrom {
+			if nested && ok && p.perFrom[e.fromClass] < MaxProvingFrom {
 				live = append(live, e)
 			}
 			if p.perFrom[e.fromClass] <= 0 {
@@ -222,7 +228,12 @@ func (p *Proving) HoldEdges(es []Edge, epoch uint32) (out [][]Edge, ok bool) {
 		}
 		clear(a.edges[len(live):])
 		a.edges = a.edges[:0] // counted out above
-		if a.lost || a.readLost || len(live) < n {
+		if !nested && stand && !a.lost && !a.readLost && a.epoch == epoch {
+			// Given up, not lost: cached (GivenUp), so that a loop of
+			// sections under the kept holds stays on the fast path. (A
+			// hold handed off makes the chain one to record anew.)
+			p.givenUp = append(p.givenUp, a.key)
+		} else if a.lost || a.readLost || len(live) < n {
 			p.remember(a.key) // so that a read edge's proof does not cache it
 			for i := range live {
 				live[i].lost = true // nor the caller, adding them
@@ -483,6 +494,18 @@ func (p *Proving) Released(l *class.Lock, epoch uint32) bool {
 		}
 	}
 	return true
+}
+
+// GivenUp returns the chains of the sections HoldEdges pushed out, whose
+// edges it dropped (their lock released since, under holds kept past the
+// bound), and forgets them: the caller caches them, as though proved, so
+// that a loop of sections under holds kept for good is not recorded
+// anew at every Lock. Their edges are missed if the holds are released
+// after all.
+func (p *Proving) GivenUp() []chain.Key {
+	ks := p.givenUp
+	p.givenUp = nil
+	return ks
 }
 
 // ReleasedInto is called when the goroutine releases itself a hold of

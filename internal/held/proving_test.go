@@ -181,7 +181,7 @@ func TestProvingPastTheBoundDropsTheEdgesOfAKeptHold(t *testing.T) {
 
 // Past the bound, an acquisition whose lock its goroutine has released
 // since (a section ended under the holds) is no nesting: its edges are
-// dropped, and its chain remembered as dropped. One whose lock is still
+// dropped, and its chain given up (to be cached). One whose lock is still
 // held (a nesting) has them added.
 func TestProvingPastTheBoundDropsASectionReleasedUnderTheHolds(t *testing.T) {
 	var p held.Proving
@@ -214,7 +214,10 @@ func TestProvingPastTheBoundDropsASectionReleasedUnderTheHolds(t *testing.T) {
 	if len(out) != 1 || len(out[0]) != len(holds) || out[0][0].Key != 2 {
 		t.Fatalf("the next oldest out, the nesting: want its %d edges added, got %d acquisitions", len(holds), len(out))
 	}
-	if !p.DroppedKey(1) || p.DroppedKey(2) {
-		t.Fatal("the section's chain lost its edges: remembered as dropped, not the nesting's")
+	if ks := p.GivenUp(); len(ks) != 1 || ks[0] != 1 {
+		t.Fatalf("the section's chain is given up, for the caller to cache: got %v", ks)
+	}
+	if p.DroppedKey(1) || p.DroppedKey(2) || len(p.GivenUp()) != 0 {
+		t.Fatal("nothing dropped, and GivenUp forgets what it returned")
 	}
 }
