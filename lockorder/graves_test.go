@@ -80,7 +80,14 @@ func TestAbandonedUnreachableLocksAreCollected(t *testing.T) {
 	grew := int64(after) - int64(before)
 	t.Logf("retained %d bytes after %d abandoned locks: %.1f a lock", grew, n, float64(grew)/n)
 	assert.LessOrEqual(t, grew, int64(n*perLock), "the states and locks of exited goroutines are kept")
+	// The heap can come down before the trims have dropped every grave
+	// (CI, Go 1.27): collect until they have, for a few seconds at most.
 	kept, _ := held.Graves()
+	for i := 0; i < 300 && kept >= held.MaxGraves; i++ {
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond)
+		kept, _ = held.Graves()
+	}
 	assert.Less(t, kept, held.MaxGraves, "graves of collected locks are dropped")
 }
 
