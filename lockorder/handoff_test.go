@@ -396,10 +396,17 @@ func TestRecursiveRLockThenExitIsHeldByExited(t *testing.T) {
 	m := lockorder.NewRWMutex("rrexit")
 	run(func() { m.RLock(); m.RLock() })
 	assert.Empty(t, only(lockorder.KindRecursiveRLock))
-	lockorder.ReportBlocked(time.Hour)
+	// run's goroutine closes its channel before it is gone: check until
+	// the check sees it exited, for a few seconds at most.
 	var found bool
-	for _, v := range only(lockorder.KindHeldByExited) {
-		found = found || strings.Contains(v.Message, "rrexit#")
+	for i := 0; i < 300 && !found; i++ {
+		if i > 0 {
+			time.Sleep(10 * time.Millisecond)
+		}
+		lockorder.ReportBlocked(time.Hour)
+		for _, v := range only(lockorder.KindHeldByExited) {
+			found = found || strings.Contains(v.Message, "rrexit#")
+		}
 	}
 	assert.True(t, found, "the holds left at exit are reported: %v", lockorder.Violations())
 	run(func() { m.RUnlock(); m.RUnlock() }) // released on its behalf
