@@ -44,6 +44,7 @@ func (notCopied) rebind(old *class.Lock) *class.Lock { return old }
 func leaveBlocking(gs *held.G, l *class.Lock) {
 	if i := gs.Find(l); i >= 0 {
 		gs.Remove(i)
+		endedInto(gs, l)
 	}
 	gs.Rest()
 }
@@ -54,6 +55,7 @@ func leaveBlocking(gs *held.G, l *class.Lock) {
 func leaveAcquiring(gs *held.G, l *class.Lock, p *atomic.Pointer[hb.Clock]) {
 	if i := gs.Find(l); i >= 0 {
 		gs.Remove(i)
+		endedInto(gs, l)
 	}
 	acquireClock(gs, p)
 	gs.Rest()

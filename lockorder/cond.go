@@ -55,7 +55,7 @@ func (c *Cond) Wait() {
 	c.mu.Lock()
 	c.waiters = append(c.waiters, w)
 	c.mu.Unlock()
-	c.L.Unlock()
+	c.unlockL()
 	c.block(w)
 	c.L.Lock()
 }

@@ -13,6 +13,20 @@ import (
 	"github.com/syncwatch/syncwatch/internal/waitfor"
 )
 
+// unlockL unlocks c.L for Wait, which takes it again before it returns:
+// for this package's locks, the release does not end the caller's
+// section under c.L (R23).
+func (c *Cond) unlockL() {
+	switch l := c.L.(type) {
+	case *Mutex:
+		l.unlockInWait()
+	case *RWMutex:
+		l.unlockInWait()
+	default:
+		c.L.Unlock()
+	}
+}
+
 // block waits for w to be signalled by Signal or Broadcast, registered in
 // the wait-for graph.
 func (c *Cond) block(w *condWaiter) {

@@ -7,3 +7,6 @@ type condID struct{}
 
 // block waits for ch to be closed by Signal or Broadcast.
 func (c *Cond) block(w *condWaiter) { c.await(w) }
+
+// unlockL unlocks c.L for Wait.
+func (c *Cond) unlockL() { c.L.Unlock() }

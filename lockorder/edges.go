@@ -355,9 +355,16 @@ func provedWrites(gs *held.G) {
 func cacheGivenUp(gs *held.G, ks []chain.Key) {
 	me := clockOf(gs).Serial
 	for _, k := range ks {
-		if !gs.WaitsOnKey(k) && !gs.WaitsForKey(k) && !gs.DroppedKey(k) {
-			chains.Add(k, me) // salted when it waited: see readWaitKey
-		}
+		cacheSettled(gs, k, me)
+	}
+}
+
+// cacheSettled caches chain k of gs, whose clock's serial is me, unless
+// an edge of it waits still, from a write hold or a read hold, or was
+// dropped lately. Called with eng.mu held.
+func cacheSettled(gs *held.G, k chain.Key, me uint64) {
+	if !gs.WaitsOnKey(k) && !gs.WaitsForKey(k) && !gs.DroppedKey(k) {
+		chains.Add(k, me) // salted when it waited: see readWaitKey
 	}
 }
 
@@ -368,11 +375,7 @@ func cacheGivenUp(gs *held.G, ks []chain.Key) {
 // Called with eng.mu held.
 func cacheAdded(gs *held.G, es []held.Edge) {
 	me, epoch := clockOf(gs).Serial, readEpoch.Load()
-	keep := func(k chain.Key) {
-		if !gs.WaitsOnKey(k) && !gs.WaitsForKey(k) && !gs.DroppedKey(k) {
-			chains.Add(k, me) // salted when it waited: see readWaitKey
-		}
-	}
+	keep := func(k chain.Key) { cacheSettled(gs, k, me) }
 	if len(es) <= 8 {
 		for i, e := range es {
 			k := e.Key

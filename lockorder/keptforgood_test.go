@@ -15,50 +15,82 @@ import (
 // handles that their goroutine locks for good when it closes them (a
 // closed file's lock, by design), one anonymous lock each, with the
 // goroutine going on under them: it takes the registry, a short section
-// released at once, thousands of edges' worth. Those edges wait for the
+// ended at once, thousands of edges' worth. Those edges wait for the
 // handles' release, which never comes; pushed out past the bound they
 // were added as though proved (a nesting's would be), and closed a cycle
 // with "registry, then handle" (CloseAll): a false report, since no
-// goroutine but the keeper ever locks a closed handle. A section released
-// under the holds is no nesting: its edges are dropped.
+// goroutine but the keeper ever locks a closed handle. A section ended
+// under the holds is no nesting: its edges are dropped, however it ends:
+// an Unlock, an Unlock by another goroutine (a hand-off, legal Go), or a
+// WaitGroup.Wait (on a flush whose worker locks the registry: group ->
+// registry, and handle -> group would close the cycle).
 func TestSectionsUnderHandlesKeptForGoodPastTheBoundCloseNoCycle(t *testing.T) {
-	fresh(t)
 	type handle struct {
 		mu   lockorder.Mutex
 		data int
 	}
-	var reg struct {
+	type registry struct {
 		mu lockorder.Mutex
+		wg lockorder.WaitGroup
 		hs []*handle
 	}
-	open := func() *handle {
-		h := new(handle)
-		reg.mu.Lock()
-		reg.hs = append(reg.hs, h)
-		reg.mu.Unlock()
-		h.mu.Lock() // used
-		h.data++
-		h.mu.Unlock()
-		return h
-	}
-	closeAll := func() {
-		reg.mu.Lock()
-		for _, h := range reg.hs {
-			h.mu.Lock() // closed: locked for good
-		}
-		reg.hs = nil
-		reg.mu.Unlock()
-	}
-	run(func() {
-		for range 3 {
-			for range 60 {
-				open()
+	for _, tc := range []struct {
+		name    string
+		section func(reg *registry, h *handle)
+	}{
+		{"unlocked", func(reg *registry, h *handle) {
+			reg.mu.Lock()
+			reg.hs = append(reg.hs, h)
+			reg.mu.Unlock()
+		}},
+		{"handed off", func(reg *registry, h *handle) {
+			reg.mu.Lock()
+			reg.hs = append(reg.hs, h)
+			done := make(chan struct{})
+			go func() { reg.mu.Unlock(); close(done) }()
+			<-done
+		}},
+		{"waited on", func(reg *registry, h *handle) {
+			reg.mu.Lock()
+			reg.hs = append(reg.hs, h)
+			reg.mu.Unlock()
+			reg.wg.Go(func() { // a flush: the worker touches the registry
+				reg.mu.Lock()
+				reg.mu.Unlock()
+			})
+			reg.wg.Wait()
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fresh(t)
+			var reg registry
+			open := func() {
+				h := new(handle)
+				tc.section(&reg, h)
+				h.mu.Lock() // used
+				h.data++
+				h.mu.Unlock()
 			}
-			closeAll()
-			open() // under every handle closed so far
-		}
-	})
-	assert.Empty(t, only(lockorder.KindCycle), "no goroutine but the keeper locks a closed handle")
+			closeAll := func() {
+				reg.mu.Lock()
+				for _, h := range reg.hs {
+					h.mu.Lock() // closed: locked for good
+				}
+				reg.hs = nil
+				reg.mu.Unlock()
+			}
+			run(func() {
+				for range 3 {
+					for range 60 {
+						open()
+					}
+					closeAll()
+					open() // under every handle closed so far
+				}
+			})
+			assert.Empty(t, only(lockorder.KindCycle), "no goroutine but the keeper locks a closed handle")
+		})
+	}
 }
 
 // The edges of sections pushed out past R23's bound are dropped, and

@@ -254,15 +254,24 @@ func (m *Mutex) Unlock() {
 }
 
 // unlockSlow is Unlock past the inlined fast path: ModeCheck, or a lock
-// with waiters to wake.
-func (m *Mutex) unlockSlow() {
+// with waiters to wake. Kept out of line so that Unlock inlines.
+//
+//go:noinline
+func (m *Mutex) unlockSlow() { m.unlock(false) }
+
+// unlockInWait is Unlock for a Cond.Wait on m, which takes m again
+// before it returns: the caller's section under m goes on (R23).
+func (m *Mutex) unlockInWait() { m.unlock(true) }
+
+// unlock is unlockSlow; inWait is releaseDeep's.
+func (m *Mutex) unlock(inWait bool) {
 	if w := modeWord.Load(); w&modeMask == uint32(ModeCheck) {
 		l := m.lock()
 		// The common case, inline: the caller holds m and took it last.
 		if gs := gls.Home(goid.ID()); gs != nil && gs.Len() != 0 && gs.Tag() == w &&
 			gs.Top().Note == 0 && popIfTop(gs, l) {
 			gs.Rest()
-		} else if ok, proved := releaseOwn(w, l, false); !ok {
+		} else if ok, proved := releaseOwn(w, l, false, inWait); !ok {
 			if shared := m.unlockOther(l); shared != nil {
 				unlockSync(&m.mu)
 				initShared(shared)

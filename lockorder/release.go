@@ -39,7 +39,8 @@ func popIfTopRead(gs *held.G, l *class.Lock) bool {
 // another goroutine, or a bad unlock. If the release proved edges from
 // the hold (R23), it returns the goroutine's state too, not rested: the
 // caller passes it to provedWrites once l is unlocked, then rests it.
-func releaseOwn(w uint32, l *class.Lock, read bool) (bool, *held.G) {
+// inWait is releaseDeep's.
+func releaseOwn(w uint32, l *class.Lock, read, inWait bool) (bool, *held.G) {
 	gs := gls.Find(goid.ID())
 	if gs == nil {
 		return false, nil
@@ -50,11 +51,11 @@ func releaseOwn(w uint32, l *class.Lock, read bool) (bool, *held.G) {
 	var ok bool
 	switch {
 	case gs.Top().Note != 0:
-		ok = releaseDeep(gs, l, read)
+		ok = releaseDeep(gs, l, read, inWait)
 	case read:
-		ok = popIfTopRead(gs, l) || releaseDeep(gs, l, true)
+		ok = popIfTopRead(gs, l) || releaseDeep(gs, l, true, inWait)
 	default:
-		ok = popIfTop(gs, l) || releaseDeep(gs, l, false)
+		ok = popIfTop(gs, l) || releaseDeep(gs, l, false, inWait)
 	}
 	if gs.HasProved() {
 		return ok, gs
@@ -63,7 +64,11 @@ func releaseOwn(w uint32, l *class.Lock, read bool) (bool, *held.G) {
 	return ok, nil
 }
 
-func releaseDeep(gs *held.G, l *class.Lock, read bool) bool {
+// releaseDeep pops the goroutine's newest hold of l (for reading if read)
+// from anywhere in gs's stack, and reports whether it was its own. If
+// inWait, the release is a Cond.Wait's: the caller holds l again when the
+// Wait returns.
+func releaseDeep(gs *held.G, l *class.Lock, read, inWait bool) bool {
 	ents := gs.Entries()
 	for i := len(ents) - 1; i >= 0; i-- {
 		if h := &ents[i]; h.Lock == l && h.Read == read {
@@ -76,16 +81,29 @@ func releaseDeep(gs *held.G, l *class.Lock, read bool) bool {
 				// The goroutine's own release of its hold: the edges
 				// that waited on it are proved (R23), and l is shown to
 				// gate what was taken under it (R24). The edges into
-				// it are a section ended under their holds.
+				// it, once it holds l no more, are a section ended
+				// under their holds, unless a Cond.Wait takes l again.
 				if !read && gs.Released(l, readEpoch.Load()) {
 					l.ShowGate()
 				}
-				gs.ReleasedInto(l.ID)
+				if !inWait {
+					endedInto(gs, l)
+				}
 			}
 			return valid
 		}
 	}
 	return false
+}
+
+// endedInto tells gs, which has just dropped its entry for a hold of l,
+// that the hold has ended unless it holds l still (a recursive read): if
+// edges into l wait, they are a section's that ended under the holds they
+// are from (R23).
+func endedInto(gs *held.G, l *class.Lock) {
+	if gs.HasProving() && !gs.HoldsValid(l.ID) {
+		gs.ReleasedInto(l.ID)
+	}
 }
 
 // finishRelease adds the edges a release proved (see releaseOwn), once

@@ -245,13 +245,20 @@ func (m *RWMutex) TryRLock() bool {
 
 // Unlock unlocks m for writing. It is a run-time error, reported first in
 // ModeCheck, if m is not locked for writing on entry.
-func (m *RWMutex) Unlock() {
+func (m *RWMutex) Unlock() { m.unlock(false) }
+
+// unlockInWait is Unlock for a Cond.Wait on m, which takes m again
+// before it returns: the caller's section under m goes on (R23).
+func (m *RWMutex) unlockInWait() { m.unlock(true) }
+
+// unlock is Unlock; inWait is releaseDeep's.
+func (m *RWMutex) unlock(inWait bool) {
 	var shared *class.Lock
 	var proved *held.G
 	if w := modeWord.Load(); Mode(w&modeMask) == ModeCheck {
 		l := m.lock()
 		var ok bool
-		if ok, proved = releaseOwn(w, l, false); !ok {
+		if ok, proved = releaseOwn(w, l, false, inWait); !ok {
 			shared = m.unlockOther(l)
 		}
 		// Readers are not tracked by holder: forget the writer so that a
@@ -346,7 +353,7 @@ func (m *RWMutex) runlockChecked(r int64) {
 		}
 		gs = gls.Home(goid.ID())
 		if gs == nil || gs.Len() == 0 || gs.Tag() != w || gs.Top().Note != 0 || !popIfTopRead(gs, l) {
-			if ok, _ := releaseOwn(w, l, true); !ok {
+			if ok, _ := releaseOwn(w, l, true, false); !ok {
 				// Read-held by others; one of their holds ends here.
 				if l.BumpReadGen() == 1 {
 					loose = loosened(l)

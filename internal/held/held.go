@@ -319,9 +319,28 @@ func (g *G) Valid(e *Entry) bool {
 	return e.Lock.Holder() == g.ID()
 }
 
+// HoldsValid reports whether g holds the lock whose ID is id, for
+// reading or writing, as its own (Valid). It looks at the whole stack.
+func (g *G) HoldsValid(id uint64) bool {
+	for i := len(g.stack) - 1; i >= 0; i-- {
+		if e := &g.stack[i]; e.Lock.ID == id && g.Valid(e) {
+			return true
+		}
+	}
+	return false
+}
+
 // Prune drops entries that are no longer valid. It reports whether any was
-// dropped.
+// dropped. A hold of a lock that edges wait to go into, handed off, ends
+// the section that took it (Proving.ReleasedInto).
 func (g *G) Prune() bool {
+	if g.Proving.n > 0 {
+		for i := range g.stack {
+			if e := &g.stack[i]; !g.Valid(e) && !g.HoldsValid(e.Lock.ID) {
+				g.Proving.ReleasedInto(e.Lock.ID)
+			}
+		}
+	}
 	kept := g.stack[:0]
 	for i := range g.stack {
 		if g.Valid(&g.stack[i]) {
@@ -417,6 +436,7 @@ func Revive(id int64, r *Remnant) *G {
 	g.forgetful = r.forgetful
 	g.HB, g.Inherit = r.hb, r.inherit
 	g.busy = 1 // before g is shared
+	g.Proving.owner = g
 	return g
 }
 

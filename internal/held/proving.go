@@ -105,6 +105,10 @@ type Proving struct {
 	// lock: its release by the goroutine ends their standing
 	// (ReadReleased).
 	lostBy map[uint64][]*acquired
+	// owner is the goroutine state that embeds p (set by Revive), whose
+	// holds HoldEdges looks at; nil for a Proving of its own (tests),
+	// which takes every acquisition not released for a nesting.
+	owner *G
 }
 
 // acquired is the edges of one acquisition that wait: all of its chain
@@ -209,7 +213,10 @@ func (p *Proving) HoldEdges(es []Edge, epoch uint32) (out [][]Edge, ok bool) {
 		// edges is a short section under holds kept long, or for good
 		// (a file locked on close): only their goroutine's release
 		// proves them. Its edges are dropped, a missed edge at worst.
-		nested := !a.released
+		// So are those of a lock the goroutine no longer holds as its
+		// own: handed off to another goroutine to release, or a wait
+		// (WaitGroup.Wait, Once.Do) that has ended (R23).
+		nested := !a.released && p.holds(a.to)
 		live := a.edges[:0] // a's own: filtered in place
 		stand := true       // every edge's hold stands
 		for _, e := range a.edges {
@@ -508,10 +515,19 @@ func (p *Proving) GivenUp() []chain.Key {
 	return ks
 }
 
-// ReleasedInto is called when the goroutine releases itself a hold of
-// the lock whose ID is id that its acquisition recorded edges into (see
-// ProvingInto): the latest acquisition of the lock, if its edges wait, is
-// a section that ended under the holds they are from.
+// holds reports whether the goroutine holds, as its own, the lock whose
+// ID is id: always, for a Proving no goroutine state embeds.
+func (p *Proving) holds(id uint64) bool {
+	return p.owner == nil || p.owner.HoldsValid(id)
+}
+
+// ReleasedInto is called when the goroutine's last hold of the lock whose
+// ID is id, which its acquisition recorded edges into (see ProvingInto),
+// has ended: released by the goroutine (but in a Cond.Wait, whose caller
+// holds the lock again on return), handed off to another goroutine to
+// release (Prune), or a wait on it that returned. The latest acquisition
+// of the lock, if its edges wait, is a section that ended under the holds
+// they are from.
 func (p *Proving) ReleasedInto(id uint64) {
 	if a := p.into[id]; a != nil && !a.over {
 		a.released = true

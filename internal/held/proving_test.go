@@ -22,6 +22,19 @@ func edgesOf(key chain.Key, to *class.Lock, froms ...*class.Lock) []held.Edge {
 	return es
 }
 
+// newLocks returns a maker of new Mutex identities, at addresses from
+// base on, which it keeps alive until the test ends: edges hold their
+// locks weakly.
+func newLocks(t *testing.T, base uintptr) func() *class.Lock {
+	var locks []*class.Lock
+	t.Cleanup(func() { runtime.KeepAlive(locks) })
+	return func() *class.Lock {
+		l := class.New(nil, kind.Mutex, base+uintptr(len(locks)))
+		locks = append(locks, l)
+		return l
+	}
+}
+
 func heldBy(id int64, ls ...*class.Lock) {
 	for _, l := range ls {
 		l.SetHolder(id)
@@ -150,13 +163,7 @@ func TestProvingPastTheBoundDropsTheEdgesOfAKeptHold(t *testing.T) {
 	kept, other := class.New(nil, kind.Mutex, 1), class.New(nil, kind.Mutex, 2)
 	defer runtime.KeepAlive([]*class.Lock{kept, other}) // the edges hold them weakly
 	heldBy(7, kept, other)
-	var locks []*class.Lock // alive: the edges hold them weakly
-	defer func() { runtime.KeepAlive(locks) }()
-	next := func() *class.Lock {
-		l := class.New(nil, kind.Mutex, uintptr(len(locks)+3))
-		locks = append(locks, l)
-		return l
-	}
+	next := newLocks(t, 3)
 	// The first acquisition has an edge from each; then only kept's.
 	if _, ok := p.HoldEdges(edgesOf(1, next(), kept, other), 0); !ok {
 		t.Fatal("refused")
@@ -185,18 +192,13 @@ func TestProvingPastTheBoundDropsTheEdgesOfAKeptHold(t *testing.T) {
 // held (a nesting) has them added.
 func TestProvingPastTheBoundDropsASectionReleasedUnderTheHolds(t *testing.T) {
 	var p held.Proving
+	hold := newLocks(t, 1)
 	holds := make([]*class.Lock, 8)
 	for i := range holds {
-		holds[i] = class.New(nil, kind.Mutex, uintptr(i+1))
+		holds[i] = hold()
 	}
 	heldBy(7, holds...)
-	var locks []*class.Lock // alive: the edges hold them weakly
-	defer func() { runtime.KeepAlive(holds); runtime.KeepAlive(locks) }()
-	next := func() *class.Lock {
-		l := class.New(nil, kind.Mutex, uintptr(len(locks)+100))
-		locks = append(locks, l)
-		return l
-	}
+	next := newLocks(t, 100)
 	section, nesting := next(), next()
 	p.HoldEdges(edgesOf(1, section, holds...), 0)
 	if !p.ProvingInto(section.ID) {

@@ -12,15 +12,18 @@ import (
 	"github.com/syncwatch/syncwatch/lockorder"
 )
 
-// TestALoopUnderKeptHoldsPastTheWaitsBoundTakesTheFastPath with more read
-// holds kept. Under 5 read locks and a Mutex kept for the whole loop, an
-// acquisition whose pushed-out Wait had as many read sources is not
-// recorded anew while they stand: were it (a bound of 4 sources on what
-// an acquisition remembers losing did that), its new Wait (5 sources)
-// would push out the next one's, lost too, and every Lock of every round
-// would be on the slow path. Nothing has been released: no hold is new,
-// so there is nothing to record anew.
-func TestALoopUnderFiveKeptReadHoldsTakesTheFastPath(t *testing.T) {
+// A goroutine that keeps read locks and a lock and takes, in a loop, more
+// locks than read edges may wait on it (held.MaxWaiting): the read edges
+// pushed out are recorded anew once the write edges of their acquisitions
+// are added, not at each Lock of the loop meanwhile, which stays on the
+// fast path. An acquisition whose pushed-out Wait had as many read
+// sources as there are read locks kept is not recorded anew while they
+// stand: were it (a bound of 4 sources on what an acquisition remembers
+// losing did that), its new Wait (5 sources) would push out the next
+// one's, lost too, and every Lock of every round would be on the slow
+// path. Nothing has been released: no hold is new, so there is nothing
+// to record anew.
+func TestALoopUnderKeptHoldsPastTheWaitsBoundTakesTheFastPath(t *testing.T) {
 	for _, nr := range []int{1, 4, 5} {
 		t.Run(fmt.Sprint(nr, " read locks"), func(t *testing.T) {
 			fresh(t)
