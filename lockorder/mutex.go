@@ -250,21 +250,16 @@ func (m *Mutex) Unlock() {
 	if atomic.LoadUint32(&fastOff) == 0 && atomic.CompareAndSwapInt32(syncword.State(&m.mu), syncword.Locked, 0) {
 		return
 	}
-	m.unlockSlow()
+	m.unlockSlow(false)
 }
-
-// unlockSlow is Unlock past the inlined fast path: ModeCheck, or a lock
-// with waiters to wake. Kept out of line so that Unlock inlines.
-//
-//go:noinline
-func (m *Mutex) unlockSlow() { m.unlock(false) }
 
 // unlockInWait is Unlock for a Cond.Wait on m, which takes m again
 // before it returns: the caller's section under m goes on (R23).
-func (m *Mutex) unlockInWait() { m.unlock(true) }
+func (m *Mutex) unlockInWait() { m.unlockSlow(true) }
 
-// unlock is unlockSlow; inWait is releaseDeep's.
-func (m *Mutex) unlock(inWait bool) {
+// unlockSlow is Unlock past the inlined fast path: ModeCheck, or a lock
+// with waiters to wake. inWait is releaseDeep's.
+func (m *Mutex) unlockSlow(inWait bool) {
 	if w := modeWord.Load(); w&modeMask == uint32(ModeCheck) {
 		l := m.lock()
 		// The common case, inline: the caller holds m and took it last.
