@@ -57,7 +57,7 @@ func (c *Cond) Wait() {
 	c.mu.Unlock()
 	c.unlockL()
 	c.block(w)
-	c.L.Lock()
+	c.relockL()
 }
 
 // Signal wakes one goroutine waiting on c, if there is any: the one that

@@ -9,6 +9,7 @@ import (
 	"github.com/syncwatch/syncwatch/internal/class"
 	"github.com/syncwatch/syncwatch/internal/kind"
 
+	"github.com/syncwatch/syncwatch/internal/gls"
 	"github.com/syncwatch/syncwatch/internal/goid"
 	"github.com/syncwatch/syncwatch/internal/waitfor"
 )
@@ -19,11 +20,39 @@ import (
 func (c *Cond) unlockL() {
 	switch l := c.L.(type) {
 	case *Mutex:
-		l.unlockInWait()
+		l.unlockSlow(true)
 	case *RWMutex:
-		l.unlockInWait()
+		l.unlock(true)
+	case *rlocker:
+		(*RWMutex)(l).runlockInWait()
 	default:
 		c.L.Unlock()
+	}
+}
+
+// relockL locks c.L again for Wait. For this package's locks, the hold
+// taken again is the one unlockL released, as R23 sees it: if edges into
+// c.L wait on the goroutine, it is marked, so that its release, the
+// section's end, is seen (markInto), as the first hold's would have been.
+func (c *Cond) relockL() {
+	c.L.Lock()
+	var l *class.Lock
+	switch m := c.L.(type) {
+	case *Mutex:
+		l = m.lock()
+	case *RWMutex:
+		l = m.lock()
+	case *rlocker:
+		l = (*RWMutex)(m).lock()
+	default:
+		return
+	}
+	if w := modeWord.Load(); Mode(w&modeMask) == ModeCheck {
+		if gs := gls.Home(goid.ID()); gs != nil && gs.Tag() == w && gs.ProvingInto(l.ID) {
+			if i := gs.Find(l); i >= 0 {
+				gs.MarkProving(i)
+			}
+		}
 	}
 }
 

@@ -10,3 +10,6 @@ func (c *Cond) block(w *condWaiter) { c.await(w) }
 
 // unlockL unlocks c.L for Wait.
 func (c *Cond) unlockL() { c.L.Unlock() }
+
+// relockL locks c.L again for Wait.
+func (c *Cond) relockL() { c.L.Lock() }

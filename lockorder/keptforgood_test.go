@@ -21,18 +21,22 @@ import (
 // with "registry, then handle" (CloseAll): a false report, since no
 // goroutine but the keeper ever locks a closed handle. A section ended
 // under the holds is no nesting: its edges are dropped, however it ends:
-// an Unlock, an Unlock by another goroutine (a hand-off, legal Go), or a
+// an Unlock, an Unlock by another goroutine (a hand-off, legal Go), a
 // WaitGroup.Wait (on a flush whose worker locks the registry: group ->
-// registry, and handle -> group would close the cycle).
+// registry, and handle -> group would close the cycle), or an Unlock
+// after a Cond.Wait, which does not end the section but takes the
+// registry again as the section's hold (Cond.relockL marks it).
 func TestSectionsUnderHandlesKeptForGoodPastTheBoundCloseNoCycle(t *testing.T) {
 	type handle struct {
 		mu   lockorder.Mutex
 		data int
 	}
 	type registry struct {
-		mu lockorder.Mutex
-		wg lockorder.WaitGroup
-		hs []*handle
+		mu    lockorder.Mutex
+		wg    lockorder.WaitGroup
+		cond  *lockorder.Cond
+		ready bool
+		hs    []*handle
 	}
 	for _, tc := range []struct {
 		name    string
@@ -60,10 +64,28 @@ func TestSectionsUnderHandlesKeptForGoodPastTheBoundCloseNoCycle(t *testing.T) {
 			})
 			reg.wg.Wait()
 		}},
+		{"with a Cond.Wait", func(reg *registry, h *handle) {
+			reg.mu.Lock()
+			h.mu.Lock() // initialised under the registry: edges pushed out while it is held
+			h.mu.Unlock()
+			reg.ready = false
+			go func() {
+				reg.mu.Lock()
+				reg.ready = true
+				reg.cond.Signal()
+				reg.mu.Unlock()
+			}()
+			for !reg.ready {
+				reg.cond.Wait()
+			}
+			reg.hs = append(reg.hs, h)
+			reg.mu.Unlock()
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fresh(t)
 			var reg registry
+			reg.cond = lockorder.NewCond(&reg.mu)
 			open := func() {
 				h := new(handle)
 				tc.section(&reg, h)

@@ -253,12 +253,10 @@ func (m *Mutex) Unlock() {
 	m.unlockSlow(false)
 }
 
-// unlockInWait is Unlock for a Cond.Wait on m, which takes m again
-// before it returns: the caller's section under m goes on (R23).
-func (m *Mutex) unlockInWait() { m.unlockSlow(true) }
-
 // unlockSlow is Unlock past the inlined fast path: ModeCheck, or a lock
-// with waiters to wake. inWait is releaseDeep's.
+// with waiters to wake. inWait is releaseDeep's: set for a Cond.Wait on
+// m, which takes m again before it returns (the caller's section under m
+// goes on, R23).
 func (m *Mutex) unlockSlow(inWait bool) {
 	if w := modeWord.Load(); w&modeMask == uint32(ModeCheck) {
 		l := m.lock()

@@ -247,11 +247,9 @@ func (m *RWMutex) TryRLock() bool {
 // ModeCheck, if m is not locked for writing on entry.
 func (m *RWMutex) Unlock() { m.unlock(false) }
 
-// unlockInWait is Unlock for a Cond.Wait on m, which takes m again
-// before it returns: the caller's section under m goes on (R23).
-func (m *RWMutex) unlockInWait() { m.unlock(true) }
-
-// unlock is Unlock; inWait is releaseDeep's.
+// unlock is Unlock; inWait is releaseDeep's: set for a Cond.Wait on m,
+// which takes m again before it returns (the caller's section under m
+// goes on, R23).
 func (m *RWMutex) unlock(inWait bool) {
 	var shared *class.Lock
 	var proved *held.G
@@ -312,6 +310,18 @@ func (m *RWMutex) RUnlock() {
 	}
 }
 
+// runlockInWait is RUnlock for a Cond.Wait on m.RLocker(), which takes
+// the read hold again before it returns: the caller's section under m
+// goes on (R23).
+func (m *RWMutex) runlockInWait() {
+	if rwlock.RaceEnabled {
+		m.mu.ReaderOut()
+		m.runlockChecked(m.mu.AddReader(-1), true)
+		return
+	}
+	m.runlockChecked(atomic.AddInt64(m.mu.Readers(), -1), true)
+}
+
 // runlockSlow is RUnlock past the inlined fast path, after the subtraction
 // from the reader count, which returned r. If r >= 0 the read lock is
 // already released; ModeCheck then only brings its records up to date.
@@ -329,11 +339,12 @@ func (m *RWMutex) runlockSlow(r int64) {
 			return
 		}
 	}
-	m.runlockChecked(r)
+	m.runlockChecked(r, false)
 }
 
-// runlockChecked is runlockSlow but for its common case.
-func (m *RWMutex) runlockChecked(r int64) {
+// runlockChecked is runlockSlow but for its common case. inWait is
+// releaseDeep's.
+func (m *RWMutex) runlockChecked(r int64, inWait bool) {
 	var (
 		l      *class.Lock // m's identity, in ModeCheck
 		gs     *held.G     // the caller's state, if it released a hold of its own
@@ -353,7 +364,7 @@ func (m *RWMutex) runlockChecked(r int64) {
 		}
 		gs = gls.Home(goid.ID())
 		if gs == nil || gs.Len() == 0 || gs.Tag() != w || gs.Top().Note != 0 || !popIfTopRead(gs, l) {
-			if ok, _ := releaseOwn(w, l, true, false); !ok {
+			if ok, _ := releaseOwn(w, l, true, inWait); !ok {
 				// Read-held by others; one of their holds ends here.
 				if l.BumpReadGen() == 1 {
 					loose = loosened(l)

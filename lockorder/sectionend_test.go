@@ -3,6 +3,7 @@
 package lockorder_test
 
 import (
+	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -68,37 +69,83 @@ func TestACondWaitInALockAllPastTheBoundClosesTheCycle(t *testing.T) {
 	})
 }
 
-// A lock-all deeper than held.MaxProving in which shard k (an RWMutex) is
-// read-locked twice, the second hold released out of order once shard k+1
-// is taken. The goroutine still holds the first: the section under it goes
-// on, and its edges, pushed out, are added as a nesting's, closing the
-// cycle with another goroutine's "rw, then shard 0".
-func TestARecursiveRUnlockInALockAllPastTheBoundClosesTheCycle(t *testing.T) {
-	fresh(t)
+// A lock-all deeper than held.MaxProving (a nesting: its pushed-out edges
+// are added as proved) read-locks rw at depth k and holds it to the end,
+// as its shards. The section under rw goes on through each of these; its
+// edges "shard i -> rw", pushed out, close the true cycle with another
+// goroutine's "rw (write), then shard 0":
+//   - a recursive read hold, released out of order once shard k is taken:
+//     the goroutine still holds the first;
+//   - a Cond.Wait on rw.RLocker(), which releases the read hold and takes
+//     it again;
+//   - two other goroutines handing a read hold of rw off (RLock in one,
+//     RUnlock in the other: legal), which bumps rw's read generation
+//     (R13), so the lock-all's own read hold looks handed off (G.Valid
+//     false), though it is not: a read hold's staleness is no sign that
+//     the section under it ended.
+func TestAReadSectionThatGoesOnInALockAllPastTheBoundClosesTheCycle(t *testing.T) {
 	const n, k = 100, 5
-	shards := make([]*lockorder.Mutex, n)
-	for i := range shards {
-		shards[i] = new(lockorder.Mutex)
+	for _, tc := range []struct {
+		name   string
+		before func(rw *lockorder.RWMutex)        // once rw is read-locked, before shard k
+		after  func(i int, rw *lockorder.RWMutex) // once shard i is locked
+	}{
+		{"recursive RUnlock", func(rw *lockorder.RWMutex) { rw.RLock() }, func(i int, rw *lockorder.RWMutex) {
+			if i == k {
+				rw.RUnlock()
+			}
+		}},
+		{"Cond.Wait on an RLocker", func(rw *lockorder.RWMutex) {
+			cond := lockorder.NewCond(rw.RLocker())
+			woke := make(chan struct{})
+			go func() { // wakes the Wait, whenever it starts
+				for {
+					cond.Broadcast()
+					select {
+					case <-woke:
+						return
+					default:
+						runtime.Gosched()
+					}
+				}
+			}()
+			cond.Wait()
+			close(woke)
+		}, func(int, *lockorder.RWMutex) {}},
+		{"read hand-off by others", func(*lockorder.RWMutex) {}, func(i int, rw *lockorder.RWMutex) {
+			if i == k+1 {
+				handed := make(chan struct{})
+				go func() { rw.RLock(); close(handed) }()
+				<-handed
+				run(func() { rw.RUnlock() }) // a hand-off between two others
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fresh(t)
+			shards := make([]*lockorder.Mutex, n)
+			for i := range shards {
+				shards[i] = new(lockorder.Mutex)
+			}
+			var rw lockorder.RWMutex
+			run(func() {
+				for i, s := range shards {
+					if i == k {
+						rw.RLock()
+						tc.before(&rw)
+					}
+					s.Lock()
+					tc.after(i, &rw)
+				}
+				for i := n - 1; i >= 0; i-- {
+					shards[i].Unlock()
+					if i == k {
+						rw.RUnlock()
+					}
+				}
+			})
+			run(func() { lockAB(&rw, shards[0]) })
+			assert.Len(t, only(lockorder.KindCycle), 1, "shard 0 -> rw, then rw -> shard 0")
+		})
 	}
-	var rw lockorder.RWMutex
-	run(func() {
-		for i, s := range shards {
-			if i == k {
-				rw.RLock()
-				rw.RLock()
-			}
-			s.Lock()
-			if i == k {
-				rw.RUnlock()
-			}
-		}
-		for i := n - 1; i >= 0; i-- {
-			shards[i].Unlock()
-			if i == k {
-				rw.RUnlock()
-			}
-		}
-	})
-	run(func() { lockAB(&rw, shards[0]) })
-	assert.Len(t, only(lockorder.KindCycle), 1, "shard 0 -> rw, then rw -> shard 0")
 }

@@ -331,15 +331,11 @@ func (g *G) HoldsValid(id uint64) bool {
 }
 
 // Prune drops entries that are no longer valid. It reports whether any was
-// dropped. A hold of a lock that edges wait to go into, handed off, ends
-// the section that took it (Proving.ReleasedInto).
+// dropped. A write hold of a lock that edges wait to go into, handed off,
+// ends the section that took it (see endHandedOff).
 func (g *G) Prune() bool {
 	if g.Proving.n > 0 {
-		for i := range g.stack {
-			if e := &g.stack[i]; !g.Valid(e) && !g.HoldsValid(e.Lock.ID) {
-				g.Proving.ReleasedInto(e.Lock.ID)
-			}
-		}
+		g.endHandedOff()
 	}
 	kept := g.stack[:0]
 	for i := range g.stack {
@@ -358,6 +354,33 @@ func (g *G) Prune() bool {
 	g.stack = kept
 	g.rekey(0)
 	return true
+}
+
+// endHandedOff tells Proving of the write holds no longer valid, handed
+// off to another goroutine to release, whose lock edges wait to go into
+// and g holds no more: each ended its section (Proving.ReleasedInto). A
+// read hold's validity is no evidence: any goroutine's hand-off of a read
+// hold of the lock makes every reader's entry stale (R13). Linear in the
+// stack: a lock-all of thousands may be handed off whole.
+func (g *G) endHandedOff() {
+	var valid map[uint64]struct{} // the locks g holds validly, once needed
+	for i := range g.stack {
+		e := &g.stack[i]
+		if e.Read || g.Valid(e) || !g.Proving.ProvingInto(e.Lock.ID) {
+			continue
+		}
+		if valid == nil {
+			valid = make(map[uint64]struct{})
+			for j := range g.stack {
+				if f := &g.stack[j]; g.Valid(f) {
+					valid[f.Lock.ID] = struct{}{}
+				}
+			}
+		}
+		if _, ok := valid[e.Lock.ID]; !ok {
+			g.Proving.ReleasedInto(e.Lock.ID)
+		}
+	}
 }
 
 func (g *G) rekey(from int) {

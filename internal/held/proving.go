@@ -114,11 +114,12 @@ type Proving struct {
 // acquired is the edges of one acquisition that wait: all of its chain
 // key.
 type acquired struct {
-	key   chain.Key
-	to    uint64 // the ID of the lock acquired
-	epoch uint32
-	edges []Edge
-	over  bool // ended: every edge proved or dropped, or seen anew
+	key    chain.Key
+	to     uint64 // the ID of the lock acquired
+	toRead bool   // acquired for reading
+	epoch  uint32
+	edges  []Edge
+	over   bool // ended: every edge proved or dropped, or seen anew
 	// released: the goroutine has released the hold the acquisition
 	// took (ReleasedInto): a section ended under the holds its edges
 	// are from.
@@ -216,7 +217,9 @@ func (p *Proving) HoldEdges(es []Edge, epoch uint32) (out [][]Edge, ok bool) {
 		// So are those of a lock the goroutine no longer holds as its
 		// own: handed off to another goroutine to release, or a wait
 		// (WaitGroup.Wait, Once.Do) that has ended (R23).
-		nested := !a.released && p.holds(a.to)
+		// (A read hold's validity says nothing of the goroutine's own:
+		// any reader's hand-off makes every reader's entry stale, R13.)
+		nested := !a.released && (a.toRead || p.holds(a.to))
 		live := a.edges[:0] // a's own: filtered in place
 		stand := true       // every edge's hold stands
 		for _, e := range a.edges {
@@ -252,7 +255,7 @@ func (p *Proving) HoldEdges(es []Edge, epoch uint32) (out [][]Edge, ok bool) {
 		p.n -= n
 		p.retire(a)
 	}
-	a := &acquired{key: key, to: es[0].toID, epoch: epoch, edges: es}
+	a := &acquired{key: key, to: es[0].toID, toRead: es[0].Obs.ToRead, epoch: epoch, edges: es}
 	p.queue = append(p.queue, a)
 	if p.byKey == nil {
 		p.byKey = make(map[chain.Key]*acquired)
@@ -525,7 +528,7 @@ func (p *Proving) holds(id uint64) bool {
 // ID is id, which its acquisition recorded edges into (see ProvingInto),
 // has ended: released by the goroutine (but in a Cond.Wait, whose caller
 // holds the lock again on return), handed off to another goroutine to
-// release (Prune), or a wait on it that returned. The latest acquisition
+// release (a write hold, at Prune), or a wait on it that returned. The latest acquisition
 // of the lock, if its edges wait, is a section that ended under the holds
 // they are from.
 func (p *Proving) ReleasedInto(id uint64) {

@@ -63,3 +63,33 @@ func TestProvingPastTheBoundTakesForANestingOnlyAHoldStillOwn(t *testing.T) {
 		})
 	}
 }
+
+// Prune after a lock-all of thousands, edges waiting into each lock, was
+// handed off whole to another goroutine to release: it tells Proving of
+// each section's end in one pass over the stack, not one per entry
+// dropped (quadratic: 2,000 entries cost ~40x more).
+func BenchmarkPruneAfterADeepHandOff(b *testing.B) {
+	const me, n = 7, 2000
+	kept := newLocks(b, 1)()
+	kept.SetHolder(me)
+	next := newLocks(b, 100)
+	locks := make([]*class.Lock, n)
+	for i := range locks {
+		locks[i] = next()
+	}
+	for b.Loop() {
+		b.StopTimer()
+		g := held.New(me, false)
+		g.Push(held.Entry{Lock: kept})
+		for i, l := range locks {
+			g.HoldEdges(edgesOf(chain.Key(i+1), l, kept), 0)
+			l.SetHolder(me)
+			g.Push(held.Entry{Lock: l})
+		}
+		for _, l := range locks {
+			l.ClearHolder() // handed off
+		}
+		b.StartTimer()
+		g.Prune()
+	}
+}

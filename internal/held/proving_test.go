@@ -25,7 +25,7 @@ func edgesOf(key chain.Key, to *class.Lock, froms ...*class.Lock) []held.Edge {
 // newLocks returns a maker of new Mutex identities, at addresses from
 // base on, which it keeps alive until the test ends: edges hold their
 // locks weakly.
-func newLocks(t *testing.T, base uintptr) func() *class.Lock {
+func newLocks(t testing.TB, base uintptr) func() *class.Lock {
 	var locks []*class.Lock
 	t.Cleanup(func() { runtime.KeepAlive(locks) })
 	return func() *class.Lock {
