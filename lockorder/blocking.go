@@ -38,6 +38,7 @@ type notCopied struct{}
 
 func (notCopied) free() bool                         { return false }
 func (notCopied) rebind(old *class.Lock) *class.Lock { return old }
+func (notCopied) at() uintptr                        { return 0 }
 
 // leaveBlocking drops gs's newest entry for l, however the wait ended,
 // and rests gs if it holds nothing more: it ends the call.

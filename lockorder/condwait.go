@@ -36,6 +36,10 @@ func (c *Cond) unlockL() {
 // section's end, is seen (markInto), as the first hold's would have been.
 func (c *Cond) relockL() {
 	c.L.Lock()
+	w := modeWord.Load()
+	if Mode(w&modeMask) != ModeCheck {
+		return // no identity made: other modes make none at a Wait
+	}
 	var l *class.Lock
 	switch m := c.L.(type) {
 	case *Mutex:
@@ -47,11 +51,9 @@ func (c *Cond) relockL() {
 	default:
 		return
 	}
-	if w := modeWord.Load(); Mode(w&modeMask) == ModeCheck {
-		if gs := gls.Home(goid.ID()); gs != nil && gs.Tag() == w && gs.ProvingInto(l.ID) {
-			if i := gs.Find(l); i >= 0 {
-				gs.MarkProving(i)
-			}
+	if gs := gls.Home(goid.ID()); gs != nil && gs.Tag() == w && gs.ProvingInto(l.ID) {
+		if i := gs.Find(l); i >= 0 {
+			gs.MarkProving(i)
 		}
 	}
 }

@@ -37,6 +37,8 @@ type owner interface {
 	// rebind gives the mutex an identity of its own, in place of old,
 	// and returns it.
 	rebind(old *class.Lock) *class.Lock
+	// at returns the mutex's address, 0 if it has no copies to tell.
+	at() uintptr
 }
 
 // recursive is called when gs, taking e.Lock through the mutex m, already
@@ -54,7 +56,12 @@ type owner interface {
 // reported as such, and e gets m's new identity; or another goroutine
 // released it on gs's behalf since gs looked (its release of the holder
 // comes before its Unlock, which came before free's TryLock), and the
-// stale hold is dropped. e's chain key is then computed anew.
+// stale hold is dropped. e's chain key is then computed anew. A read
+// hold's release by another goroutine frees m before it makes the hold
+// stale (the reader count first, then the read generation, R13): a read
+// hold still valid, met taking the very mutex its identity was made for
+// (same address), is taken for such a release under way, not a copy (a
+// copy read-locked before its original is then not told).
 func recursive(gs *held.G, m owner, e *held.Entry, h held.Entry) bool {
 	if !m.free() {
 		if h.Read && e.Read {
@@ -66,7 +73,7 @@ func recursive(gs *held.G, m owner, e *held.Entry, h held.Entry) bool {
 		// recursive lock, once there is evidence that nobody can (rule W1).
 		return true
 	}
-	if gs.Valid(&h) {
+	if gs.Valid(&h) && !(h.Read && m.at() == e.Lock.Label().Addr) {
 		old := e.Lock
 		e.Lock = m.rebind(old)
 		reportCopied(gs, old, e.Lock)
@@ -86,6 +93,8 @@ func (m *Mutex) free() bool {
 	return false
 }
 
+func (m *Mutex) at() uintptr { return uintptr(unsafe.Pointer(m)) }
+
 func (m *Mutex) rebind(old *class.Lock) *class.Lock {
 	return rebind(&m.l, old, kind.Mutex, unsafe.Pointer(m))
 }
@@ -97,6 +106,8 @@ func (m *RWMutex) free() bool {
 	}
 	return false
 }
+
+func (m *RWMutex) at() uintptr { return uintptr(unsafe.Pointer(m)) }
 
 func (m *RWMutex) rebind(old *class.Lock) *class.Lock {
 	return rebind(&m.l, old, kind.RWMutex, unsafe.Pointer(m))

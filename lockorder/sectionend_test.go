@@ -149,3 +149,26 @@ func TestAReadSectionThatGoesOnInALockAllPastTheBoundClosesTheCycle(t *testing.T
 		})
 	}
 }
+
+// A Cond.Wait in ModeOff gives its Mutex no identity (no allocation, no
+// walk of the caller's stack): a SetClass after it still passes.
+func TestACondWaitInModeOffMakesNoIdentity(t *testing.T) {
+	fresh(t)
+	lockorder.Configure(lockorder.WithMode(lockorder.ModeOff))
+	t.Cleanup(func() { lockorder.Configure(lockorder.WithMode(lockorder.ModeCheck)) })
+	var mu lockorder.Mutex
+	c := lockorder.NewCond(&mu)
+	ready := false
+	mu.Lock()
+	go func() {
+		mu.Lock()
+		ready = true
+		c.Signal()
+		mu.Unlock()
+	}()
+	for !ready {
+		c.Wait()
+	}
+	mu.Unlock()
+	assert.NotPanics(t, func() { mu.SetClass("condoff") }, "ModeOff made mu no identity before")
+}

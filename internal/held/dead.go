@@ -164,7 +164,7 @@ func ReachableDeadHolds(states []*G, exited func(id int64) bool) []DeadHold {
 // keep its locks reachable.
 //
 //go:norace
-func forgetExitedEdges(g *G) { g.Proving, g.Waits = Proving{}, Waits{} }
+func forgetExitedEdges(g *G) { g.Proving, g.Waits = Proving{owner: g}, Waits{} }
 
 // ForgetEdges is forgetExitedEdges, for internal/gls once a goroutine
 // dump shows g's goroutine gone.

@@ -148,7 +148,7 @@ func (g *G) retag(tag uint32) {
 	dropNotes(g.stack)
 	clear(g.stack)
 	g.stack = g.stack[:0]
-	g.Proofs, g.Waits, g.Proving = Proofs{}, Waits{}, Proving{}
+	g.Proofs, g.Waits, g.Proving = Proofs{}, Waits{}, Proving{owner: g}
 	g.tag = tag
 }
 

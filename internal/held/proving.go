@@ -88,8 +88,11 @@ type Proving struct {
 	// perFrom counts the edges waiting by the class of the lock held
 	// (its graph node: every lock of a named class is one).
 	perFrom map[uint64]int
-	// into is the latest acquisition, by the ID of the lock acquired.
-	into   map[uint64]*acquired
+	// into are the acquisitions whose edges wait, oldest first, by the
+	// ID of the lock acquired: a lock taken under several chains (a
+	// Cond.Wait that takes it again on top of a TryLock's hold) has one
+	// for each.
+	into   map[uint64][]*acquired
 	n      int    // the edges waiting
 	proved []Edge // see Released and DoneProved
 	// dropped are the chains of the latest acquisitions one of whose
@@ -261,9 +264,9 @@ func (p *Proving) HoldEdges(es []Edge, epoch uint32) (out [][]Edge, ok bool) {
 		p.byKey = make(map[chain.Key]*acquired)
 		p.byFrom = make(map[uint64][]*acquired)
 		p.perFrom = make(map[uint64]int)
-		p.into = make(map[uint64]*acquired)
+		p.into = make(map[uint64][]*acquired)
 	}
-	p.into[a.to] = a
+	p.into[a.to] = append(p.into[a.to], a)
 	p.byKey[key] = a
 	eachFrom(es, func(id uint64) {
 		as := p.byFrom[id]
@@ -294,17 +297,7 @@ func (p *Proving) end(a *acquired) {
 
 // unindex takes a, out of the queue, out of byFrom.
 func (p *Proving) unindex(a *acquired) {
-	eachFrom(a.edges, func(id uint64) {
-		as := p.byFrom[id]
-		if i := slices.Index(as, a); i >= 0 { // there once: appended once per lock
-			as = slices.Delete(as, i, i+1)
-		}
-		if len(as) == 0 {
-			delete(p.byFrom, id)
-		} else {
-			p.byFrom[id] = as
-		}
-	})
+	eachFrom(a.edges, func(id uint64) { unfile(p.byFrom, id, a) })
 }
 
 // eachFrom calls f once with each lock held that edges of es are from, in
@@ -342,8 +335,20 @@ func (p *Proving) retire(a *acquired) {
 	if p.byKey[a.key] == a {
 		delete(p.byKey, a.key)
 	}
-	if p.into[a.to] == a {
-		delete(p.into, a.to)
+	unfile(p.into, a.to, a)
+}
+
+// unfile takes a out of m's list for id, and id out of m once its list
+// is empty.
+func unfile(m map[uint64][]*acquired, id uint64, a *acquired) {
+	as := m[id]
+	if i := slices.Index(as, a); i >= 0 { // there once: filed once per id (byFrom: per lock)
+		as = slices.Delete(as, i, i+1)
+	}
+	if len(as) == 0 {
+		delete(m, id)
+	} else {
+		m[id] = as
 	}
 }
 
@@ -394,15 +399,7 @@ func (p *Proving) lose(key chain.Key, srcs []Src) {
 // the goroutine).
 func (p *Proving) unlose(a *acquired) {
 	for _, s := range a.lostSrcs {
-		as := p.lostBy[s.id]
-		if i := slices.Index(as, a); i >= 0 {
-			as = slices.Delete(as, i, i+1)
-		}
-		if len(as) == 0 {
-			delete(p.lostBy, s.id)
-		} else {
-			p.lostBy[s.id] = as
-		}
+		unfile(p.lostBy, s.id, a)
 	}
 	a.lostSrcs = nil
 }
@@ -528,11 +525,11 @@ func (p *Proving) holds(id uint64) bool {
 // ID is id, which its acquisition recorded edges into (see ProvingInto),
 // has ended: released by the goroutine (but in a Cond.Wait, whose caller
 // holds the lock again on return), handed off to another goroutine to
-// release (a write hold, at Prune), or a wait on it that returned. The latest acquisition
-// of the lock, if its edges wait, is a section that ended under the holds
-// they are from.
+// release (a write hold, at Prune), or a wait on it that returned. Each
+// acquisition of the lock whose edges wait is a section that ended under
+// the holds they are from.
 func (p *Proving) ReleasedInto(id uint64) {
-	if a := p.into[id]; a != nil && !a.over {
+	for _, a := range p.into[id] {
 		a.released = true
 	}
 }
@@ -540,10 +537,7 @@ func (p *Proving) ReleasedInto(id uint64) {
 // ProvingInto reports whether edges into the lock whose ID is id wait:
 // the caller marks the hold (G.MarkProving) so that its release is seen
 // (ReleasedInto).
-func (p *Proving) ProvingInto(id uint64) bool {
-	a := p.into[id]
-	return a != nil && !a.over
-}
+func (p *Proving) ProvingInto(id uint64) bool { return len(p.into[id]) > 0 }
 
 // Into returns copies of the edges into to that wait and stand, of the
 // goroutine's latest acquisition of to, for a goroutine about to wait for
@@ -554,10 +548,11 @@ func (p *Proving) Into(to *class.Lock) []Edge {
 	if p.n == 0 {
 		return nil
 	}
-	a := p.into[to.ID]
-	if a == nil || a.over {
+	as := p.into[to.ID]
+	if len(as) == 0 {
 		return nil
 	}
+	a := as[len(as)-1]
 	var out []Edge
 	for _, e := range a.edges {
 		if e.live() {
