@@ -3,7 +3,9 @@
 package lockorder
 
 import (
+	"runtime"
 	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"github.com/syncwatch/syncwatch/internal/class"
@@ -60,8 +62,9 @@ type owner interface {
 // hold's release by another goroutine frees m before it makes the hold
 // stale (the reader count first, then the read generation, R13): a read
 // hold still valid, met taking the very mutex its identity was made for
-// (same address), is taken for such a release under way, not a copy (a
-// copy read-locked before its original is then not told).
+// (same address), may be such a release under way, or a copy's hold (the
+// copy read-locked first). recursive waits for the hold to go stale, for
+// at most handOffWait, before it takes it for a copy's.
 func recursive(gs *held.G, m owner, e *held.Entry, h held.Entry) bool {
 	if !m.free() {
 		if h.Read && e.Read {
@@ -73,7 +76,10 @@ func recursive(gs *held.G, m owner, e *held.Entry, h held.Entry) bool {
 		// recursive lock, once there is evidence that nobody can (rule W1).
 		return true
 	}
-	if gs.Valid(&h) && !(h.Read && m.at() == e.Lock.Label().Addr) {
+	if h.Read && m.at() == e.Lock.Label().Addr {
+		awaitReadHandOff(gs, &h)
+	}
+	if gs.Valid(&h) {
 		old := e.Lock
 		e.Lock = m.rebind(old)
 		reportCopied(gs, old, e.Lock)
@@ -83,6 +89,28 @@ func recursive(gs *held.G, m owner, e *held.Entry, h held.Entry) bool {
 	e.Elem = e.Lock.Elem(e.Read)
 	e.Chain = chainAfter(gs, e.Elem)
 	return false
+}
+
+// handOffWait bounds recursive's wait for a read hand-off under way to
+// make the hold stale: a few instructions, unless the releasing goroutine
+// is descheduled between them.
+const handOffWait = 100 * time.Millisecond
+
+// awaitReadHandOff waits until gs's read hold h is stale, or handOffWait
+// has passed. Only a copy read-locked before its original pays the wait,
+// once: the copy then gets an identity of its own.
+func awaitReadHandOff(gs *held.G, h *held.Entry) {
+	deadline := time.Now().Add(handOffWait)
+	for i := 0; gs.Valid(h); i++ {
+		if i < 64 {
+			runtime.Gosched()
+			continue
+		}
+		if time.Now().After(deadline) {
+			return
+		}
+		time.Sleep(50 * time.Microsecond)
+	}
 }
 
 func (m *Mutex) free() bool {

@@ -122,3 +122,98 @@ func TestCopiedRWMutex(t *testing.T) {
 	})
 	assert.Len(t, only(lockorder.KindRecursiveRLock), 1)
 }
+
+// A copy of a used RWMutex read-locked while its original is read-locked
+// is told, as a Mutex's is.
+func TestACopyReadLockedAfterItsOriginalIsTold(t *testing.T) {
+	fresh(t)
+	orig := lockorder.NewRWMutex("rv1")
+	cp := copyOf(orig)
+	run(func() {
+		orig.RLock()
+		cp.RLock()
+		cp.RUnlock()
+		orig.RUnlock()
+	})
+	assert.Len(t, only(lockorder.KindCopiedLock), 1)
+	assert.Len(t, lockorder.Violations(), 1)
+}
+
+// A copy read-locked before its original, which is then locked, is told
+// too (once a read hand-off under way is ruled out: see recursive), and
+// nothing else is reported: a lock-order cycle between the two, seen as
+// one identity, would be false.
+func TestACopyReadLockedBeforeItsOriginalIsTold(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		f    func(orig, cp *lockorder.RWMutex, x *lockorder.Mutex)
+	}{
+		{"rlock", func(orig, cp *lockorder.RWMutex, x *lockorder.Mutex) {
+			cp.RLock()
+			orig.RLock()
+			orig.RUnlock()
+			cp.RUnlock()
+		}},
+		{"rlock out of order", func(orig, cp *lockorder.RWMutex, x *lockorder.Mutex) {
+			cp.RLock()
+			orig.RLock()
+			cp.RUnlock()
+			orig.RUnlock()
+		}},
+		{"lock", func(orig, cp *lockorder.RWMutex, x *lockorder.Mutex) {
+			cp.RLock()
+			orig.Lock()
+			orig.Unlock()
+			cp.RUnlock()
+		}},
+		{"lock out of order", func(orig, cp *lockorder.RWMutex, x *lockorder.Mutex) {
+			cp.RLock()
+			orig.Lock()
+			cp.RUnlock()
+			orig.Unlock()
+		}},
+		{"rlock under x", func(orig, cp *lockorder.RWMutex, x *lockorder.Mutex) {
+			cp.RLock()
+			x.Lock()
+			orig.RLock()
+			orig.RUnlock()
+			x.Unlock()
+			cp.RUnlock()
+		}},
+		{"lock under x", func(orig, cp *lockorder.RWMutex, x *lockorder.Mutex) {
+			cp.RLock()
+			x.Lock()
+			orig.Lock()
+			orig.Unlock()
+			x.Unlock()
+			cp.RUnlock()
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fresh(t)
+			orig := new(lockorder.RWMutex)
+			orig.RLock()
+			orig.RUnlock()
+			cp := copyOf(orig)
+			x := new(lockorder.Mutex)
+			run(func() { tc.f(orig, cp, x) })
+			// afterwards: ordinary use of each goes on without reports
+			run(func() {
+				orig.RLock()
+				orig.RUnlock()
+				cp.Lock()
+				cp.Unlock()
+				x.Lock()
+				orig.RLock()
+				orig.RUnlock()
+				x.Unlock()
+			})
+			assert.Len(t, only(lockorder.KindCopiedLock), 1)
+			assert.Empty(t, only(lockorder.KindCycle))
+			assert.Empty(t, only(lockorder.KindBadUnlock))
+			assert.Empty(t, only(lockorder.KindNotHeld))
+			assert.Empty(t, only(lockorder.KindRecursiveRLock))
+			assert.Empty(t, only(lockorder.KindRecursiveLock))
+		})
+	}
+}

@@ -529,8 +529,11 @@ func (p *Proving) holds(id uint64) bool {
 // acquisition of the lock whose edges wait is a section that ended under
 // the holds they are from.
 func (p *Proving) ReleasedInto(id uint64) {
-	for _, a := range p.into[id] {
-		a.released = true
+	// The list is a released prefix, marked by an earlier call, and the
+	// acquisitions appended since: marked from the newest back.
+	as := p.into[id]
+	for i := len(as) - 1; i >= 0 && !as[i].released; i-- {
+		as[i].released = true
 	}
 }
 
