@@ -8,9 +8,17 @@ import (
 	"github.com/syncwatch/syncwatch/internal/class"
 	"github.com/syncwatch/syncwatch/internal/gls"
 	"github.com/syncwatch/syncwatch/internal/goid"
+	"github.com/syncwatch/syncwatch/internal/hb"
 	"github.com/syncwatch/syncwatch/internal/held"
 	"github.com/syncwatch/syncwatch/internal/waitfor"
 )
+
+// MaxPool is the largest pool of workers, each taking one edge, whose
+// every sighting R21 keeps: past it their edge orders nothing.
+const MaxPool = hb.MaxSighters
+
+// MaxClockEntries is how many goroutines a clock names at most.
+const MaxClockEntries = hb.MaxEntries
 
 // GraphSize returns the number of nodes and edges in the order graph.
 func GraphSize() (nodes, edges int) {

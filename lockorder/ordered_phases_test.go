@@ -132,15 +132,16 @@ func TestACondSignalFromOneOfTwoProducersOrdersNothing(t *testing.T) {
 // takes a then b, starts 4 workers with WaitGroup.Go that take b then a,
 // and waits for them. Every round is ordered (the workers inherit the
 // starter's clock). But the starter's clock accumulates every worker it
-// waited for; past hb.MaxEntries (32) goroutines Join keeps the largest
-// ids, and the starter's own id is the smallest: from round 9 on, the
-// clock it forks to its workers no longer names the starter itself, and
-// the round is reported.
+// waited for; past hb.MaxEntries goroutines Join keeps the largest
+// ids, and the starter's own id is the smallest: from then on, the clock
+// it forks to its workers no longer names the starter itself, and the
+// round is reported. The rounds go past that bound (internal/hb pins
+// the clock's part: TestForkPastTheBoundKnowsTheStarter).
 func TestManyPhasesKeepTheStartersOwnEntry(t *testing.T) {
 	fresh(t)
 	run(func() {
 		var wg lockorder.WaitGroup
-		for round := range 12 {
+		for round := range 3 + lockorder.MaxClockEntries/4 {
 			a := lockorder.NewMutex(fmt.Sprintf("r21b-many-a%d", round))
 			b := lockorder.NewMutex(fmt.Sprintf("r21b-many-b%d", round))
 			lockAB(a, b)

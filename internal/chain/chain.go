@@ -11,6 +11,7 @@
 package chain
 
 import (
+	"slices"
 	"sync"
 	"sync/atomic"
 )
@@ -39,8 +40,10 @@ func Extend(k Key, elem uint64) Key {
 const Many = ^uint64(0)
 
 // MaxOwners is how many goroutine clocks record a chain before it is
-// Many's.
-const MaxOwners = 16
+// Many's: a pool of workers up to one less, each recording the chain,
+// keeps every worker's sighting (docs/RULES.md R21). Each of them pays
+// the slow path once for it.
+const MaxOwners = 64
 
 // Set is a concurrent set of keys, each with its owners: the serials of
 // the goroutine clocks that recorded it, or Many. The zero Set is empty
@@ -68,7 +71,7 @@ type table struct {
 // that as absent.
 type slot struct {
 	key, owner atomic.Uint64
-	more       atomic.Pointer[[]uint64] // owners after the first; replaced, never changed
+	more       atomic.Pointer[[]uint64] // owners after the first, sorted; replaced, never changed
 }
 
 // Contains reports whether k is in the set, whoever recorded it. It never
@@ -89,11 +92,8 @@ func (s *Set) Has(k Key, owner uint64) bool {
 		return o != 0
 	}
 	if more := sl.more.Load(); more != nil {
-		for _, o := range *more {
-			if o == owner {
-				return true
-			}
-		}
+		_, found := slices.BinarySearch(*more, owner)
+		return found
 	}
 	return false
 }
@@ -201,17 +201,16 @@ func (sl *slot) addOwner(owner uint64) {
 	if p := sl.more.Load(); p != nil {
 		more = *p
 	}
-	for _, x := range more {
-		if x == owner {
-			return
-		}
+	i, found := slices.BinarySearch(more, owner)
+	if found {
+		return
 	}
 	if owner == Many || 1+len(more)+1 >= MaxOwners {
 		sl.owner.Store(Many)
 		sl.more.Store(nil)
 		return
 	}
-	next := append(append(make([]uint64, 0, len(more)+1), more...), owner)
+	next := slices.Insert(slices.Clone(more), i, owner) // sorted: Has searches it
 	sl.more.Store(&next)
 }
 

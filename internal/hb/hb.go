@@ -46,8 +46,10 @@ var serials atomic.Uint64
 
 // MaxEntries bounds a Clock. Past it the entries of the oldest goroutines
 // (the smallest ids) are dropped: what a clock forgets orders nothing, so
-// a cycle it would have held back is reported.
-const MaxEntries = 32
+// a cycle it would have held back is reported. A goroutine that waited
+// for a pool of up to hb.MaxSighters workers, and forks to a second,
+// names each of them and itself.
+const MaxEntries = MaxSighters + 1
 
 // A Clock says, for each goroutine it names, the last epoch of that
 // goroutine known to have happened before: its events at that epoch or
@@ -92,8 +94,17 @@ func (c *Clock) covers(d *Clock) bool {
 	if d == nil || c == d {
 		return true
 	}
+	if c == nil || len(c.ents) < len(d.ents) {
+		return false
+	}
+	// One walk over both, in id order: d's every entry must be in c,
+	// and no later there.
+	i := 0
 	for _, e := range d.ents {
-		if c.At(e.id) < e.t {
+		for i < len(c.ents) && c.ents[i].id < e.id {
+			i++
+		}
+		if i == len(c.ents) || c.ents[i].id != e.id || c.ents[i].t < e.t {
 			return false
 		}
 	}

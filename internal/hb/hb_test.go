@@ -180,6 +180,23 @@ func TestForkKnowsTheStarter(t *testing.T) {
 	}
 }
 
+// A starter that waited for more goroutines than a clock names, all of
+// larger ids than its own, still names itself in what it forks: the
+// clock drops another's entry, not its own.
+func TestForkPastTheBoundKnowsTheStarter(t *testing.T) {
+	parent := hb.NewG(1, nil)
+	var group atomic.Pointer[hb.Clock]
+	for id := int64(2); id <= hb.MaxEntries+5; id++ {
+		hb.NewG(id, nil).Release(&group)
+	}
+	parent.Acquire(group.Load(), 0)
+	sp := parent.Sighting(0)
+	child := hb.NewG(hb.MaxEntries+6, parent.Fork())
+	if !hb.Ordered(sp, 7, child.Sighting(0), 8) {
+		t.Fatal("the starter's sighting is not ordered before the started goroutine's")
+	}
+}
+
 // One goroutine's sightings of an edge may fall on both sides of
 // another's: each pair is ordered.
 func TestSightingsOnBothSidesOfAnother(t *testing.T) {

@@ -4,7 +4,7 @@ package hb
 // is of so many goroutines that no order between them is kept. It is
 // internal/chain's MaxOwners less one, so that the sighting that makes a
 // chain everyone's (chain.Many) makes its edges' Sights unknown.
-const MaxSighters = 15
+const MaxSighters = 63
 
 // maxSeen bounds the sightings a Sight keeps of one goroutine: past it
 // the two oldest are kept as one, as late as the later and knowing what
