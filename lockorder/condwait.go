@@ -18,17 +18,27 @@ import (
 // for this package's locks, the release does not end the caller's
 // section under c.L (R23).
 func (c *Cond) unlockL() {
-	switch l := c.L.(type) {
-	case *Mutex:
-		l.unlockSlow(true)
-	case *RWMutex:
-		l.unlock(true)
-	case *rlocker:
-		(*RWMutex)(l).runlockInWait()
-	default:
-		c.L.Unlock()
+	if l, ok := c.L.(waitLocker); ok {
+		l.unlockInWait()
+		return
 	}
+	c.L.Unlock()
 }
+
+// waitLocker is what a Cond's Wait asks of this package's locks: the
+// release that keeps the caller's section going (R23), and the lock's
+// identity.
+type waitLocker interface {
+	unlockInWait()
+	lock() *class.Lock
+}
+
+func (m *Mutex) unlockInWait()   { m.unlockSlow(true) }
+func (m *RWMutex) unlockInWait() { m.unlock(true) }
+func (r *rlocker) unlockInWait() { (*RWMutex)(r).runlockInWait() }
+
+// lock returns the identity of the RWMutex r read-locks.
+func (r *rlocker) lock() *class.Lock { return (*RWMutex)(r).lock() }
 
 // relockL locks c.L again for Wait. For this package's locks, the hold
 // taken again is the one unlockL released, as R23 sees it: if edges into
@@ -40,17 +50,11 @@ func (c *Cond) relockL() {
 	if Mode(w&modeMask) != ModeCheck {
 		return // no identity made: other modes make none at a Wait
 	}
-	var l *class.Lock
-	switch m := c.L.(type) {
-	case *Mutex:
-		l = m.lock()
-	case *RWMutex:
-		l = m.lock()
-	case *rlocker:
-		l = (*RWMutex)(m).lock()
-	default:
+	m, ok := c.L.(waitLocker)
+	if !ok {
 		return
 	}
+	l := m.lock()
 	if gs := gls.Home(goid.ID()); gs != nil && gs.Tag() == w && gs.ProvingInto(l.ID) {
 		if i := gs.Find(l); i >= 0 {
 			gs.MarkProving(i)
