@@ -120,51 +120,61 @@ func Join(a, b *Clock) *Clock {
 	case b.covers(a):
 		return b
 	}
-	out := make([]ent, 0, len(a.ents)+len(b.ents))
+	// Past MaxEntries only the largest ids are kept: count first, so that
+	// the one slice made is of the size kept.
+	n := 0
+	merge(a.ents, b.ents, func(ent) { n++ })
+	skip := max(0, n-MaxEntries)
+	out := make([]ent, 0, n-skip)
+	merge(a.ents, b.ents, func(e ent) {
+		if skip > 0 {
+			skip--
+			return
+		}
+		out = append(out, e)
+	})
+	return &Clock{ents: out}
+}
+
+// merge calls f for each id of a or b, in order, with its later epoch.
+func merge(a, b []ent, f func(ent)) {
 	i, j := 0, 0
-	for i < len(a.ents) || j < len(b.ents) {
+	for i < len(a) || j < len(b) {
 		switch {
-		case j == len(b.ents) || i < len(a.ents) && a.ents[i].id < b.ents[j].id:
-			out = append(out, a.ents[i])
+		case j == len(b) || i < len(a) && a[i].id < b[j].id:
+			f(a[i])
 			i++
-		case i == len(a.ents) || b.ents[j].id < a.ents[i].id:
-			out = append(out, b.ents[j])
+		case i == len(a) || b[j].id < a[i].id:
+			f(b[j])
 			j++
 		default:
-			out = append(out, ent{a.ents[i].id, max(a.ents[i].t, b.ents[j].t)})
+			f(ent{a[i].id, max(a[i].t, b[j].t)})
 			i++
 			j++
 		}
 	}
-	if len(out) > MaxEntries {
-		out = slices.Clone(out[len(out)-MaxEntries:])
-	}
-	return &Clock{ents: out}
 }
 
 // with returns c knowing also goroutine id's events up to epoch t.
 func (c *Clock) with(id int64, t uint64) *Clock {
-	j := Join(c, &Clock{ents: []ent{{id, t}}})
-	if j.At(id) >= t {
-		return j
+	if c.Len() < MaxEntries || c.At(id) != 0 {
+		return Join(c, &Clock{ents: []ent{{id, t}}})
 	}
-	// Past MaxEntries Join keeps the largest ids, and id was the
-	// smallest: a goroutine's fork must name the goroutine itself (its
-	// starter's id is smaller than its workers'), so drop the smallest
-	// other id instead.
-	others := c.ents[len(c.ents)-(MaxEntries-1):]
+	// Full, and id not in it: past MaxEntries Join keeps the largest ids,
+	// and id may be the smallest. A goroutine's fork must name the
+	// goroutine itself (its starter's id is smaller than its workers'),
+	// so the smallest other id is dropped instead.
 	out := make([]ent, 0, MaxEntries)
-	out = append(out, ent{id, t})
-	out = append(out, others...)
-	slices.SortFunc(out, func(x, y ent) int {
-		switch {
-		case x.id < y.id:
-			return -1
-		case x.id > y.id:
-			return 1
+	placed := false
+	for _, e := range c.ents[len(c.ents)-(MaxEntries-1):] {
+		if !placed && id < e.id {
+			out, placed = append(out, ent{id, t}), true
 		}
-		return 0
-	})
+		out = append(out, e)
+	}
+	if !placed {
+		out = append(out, ent{id, t})
+	}
 	return &Clock{ents: out}
 }
 
