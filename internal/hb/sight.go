@@ -110,10 +110,22 @@ func Ordered(a Sight, aTo uint64, b Sight, bTo uint64) bool {
 	// First as if every sighting were recorded, which orders at least as
 	// much as the truth: only if that orders them are the goroutines
 	// watched, for what they may have done unrecorded.
+	// Each goroutine's spans are made once a pass, when first needed: a
+	// pass over two pools of MaxSighters is n² comparisons, not n²
+	// slices; and a goroutine is watched only once a pair needs it.
+	xs, ys := make([]spans, len(a.s.tracks)), make([]spans, len(b.s.tracks))
 	for _, watch := range []bool{false, true} {
-		for _, x := range a.s.tracks {
-			for _, y := range b.s.tracks {
-				if !x.spans(aTo, watch).apart(y.spans(bTo, watch)) {
+		clear(xs)
+		clear(ys)
+		for i, x := range a.s.tracks {
+			if xs[i] == nil {
+				xs[i] = x.spans(aTo, watch)
+			}
+			for j, y := range b.s.tracks {
+				if ys[j] == nil {
+					ys[j] = y.spans(bTo, watch)
+				}
+				if !xs[i].apart(ys[j]) {
 					return false
 				}
 			}
