@@ -55,7 +55,11 @@ func TestAPoolWaitedForOrdersTheInverseTakenAfter(t *testing.T) {
 							a := lockorder.NewMutex("r21-pool-a")
 							b := lockorder.NewMutex("r21-pool-b")
 							var wg lockorder.WaitGroup
-							for range n {
+							workers := n
+							if stray {
+								workers-- // n goroutines take a then b in all
+							}
+							for range workers {
 								s.start(&wg, func() { lockAB(a, b) })
 							}
 							wg.Wait()
@@ -74,4 +78,98 @@ func TestAPoolWaitedForOrdersTheInverseTakenAfter(t *testing.T) {
 			}
 		}
 	}
+}
+
+// Where R21's bounds lie: a pool of MaxPool is ordered, past it or with a
+// sighting nothing orders, reported.
+
+// A full pool of which one worker takes a then b after its Done: that
+// sighting is not before the waiter's inverse.
+func TestAFullPoolWithASightingAfterDoneIsACycle(t *testing.T) {
+	fresh(t)
+	run(func() {
+		a := lockorder.NewMutex("rv-after-a")
+		b := lockorder.NewMutex("rv-after-b")
+		var wg lockorder.WaitGroup
+		for range lockorder.MaxPool - 1 {
+			wg.Go(func() { lockAB(a, b) })
+		}
+		late := make(chan struct{})
+		wg.Add(1)
+		go func() {
+			defer close(late)
+			wg.Done()
+			lockAB(a, b)
+		}()
+		wg.Wait()
+		<-late // a channel: no order R21 sees
+		lockAB(b, a)
+	})
+	assert.Len(t, only(lockorder.KindCycle), 1)
+}
+
+// A pool of MaxPool workers waited for orders the inverse; one of
+// MaxPool+1 leaves the edge knowing nothing (its chain is everyone's):
+// reported.
+func TestAPoolPastTheBoundIsACycle(t *testing.T) {
+	for _, n := range []int{lockorder.MaxPool, lockorder.MaxPool + 1} {
+		fresh(t)
+		run(func() {
+			a := lockorder.NewMutex("rv-past-a")
+			b := lockorder.NewMutex("rv-past-b")
+			var wg lockorder.WaitGroup
+			for range n {
+				wg.Go(func() { lockAB(a, b) })
+			}
+			wg.Wait()
+			lockAB(b, a)
+		})
+		if n > lockorder.MaxPool {
+			assert.Len(t, only(lockorder.KindCycle), 1, "n=%d", n)
+		} else {
+			assert.Empty(t, only(lockorder.KindCycle), "n=%d", n)
+		}
+	}
+}
+
+// 63 workers waited for take a then b; the waiter takes b then a (held
+// back). Then one goroutine nobody waits for takes a then b: the 64th
+// owner of the chain and the 64th sighter of the edge: reported.
+func TestTheSixtyFourthSighterAfterTheInverseIsACycle(t *testing.T) {
+	fresh(t)
+	a := lockorder.NewMutex("rv-64th-a")
+	b := lockorder.NewMutex("rv-64th-b")
+	run(func() {
+		var wg lockorder.WaitGroup
+		for range lockorder.MaxPool {
+			wg.Go(func() { lockAB(a, b) })
+		}
+		wg.Wait()
+		lockAB(b, a)
+	})
+	assert.Empty(t, only(lockorder.KindCycle))
+	run(func() { lockAB(a, b) })
+	assert.Len(t, only(lockorder.KindCycle), 1)
+	// And past it, more of them through the cached (Many) chain.
+	for range 3 {
+		run(func() { lockAB(a, b) })
+	}
+	assert.Len(t, only(lockorder.KindCycle), 1)
+}
+
+// The waiter itself took a then b too: one goroutine on both sides.
+func TestAFullPoolAndTheWaiterOnBothSidesIsACycle(t *testing.T) {
+	fresh(t)
+	run(func() {
+		a := lockorder.NewMutex("rv-both-a")
+		b := lockorder.NewMutex("rv-both-b")
+		var wg lockorder.WaitGroup
+		for range lockorder.MaxPool - 1 {
+			wg.Go(func() { lockAB(a, b) })
+		}
+		wg.Wait()
+		lockAB(a, b)
+		lockAB(b, a)
+	})
+	assert.Len(t, only(lockorder.KindCycle), 1)
 }
