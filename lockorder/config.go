@@ -218,9 +218,12 @@ const (
 	//
 	// It acts only on proof: a goroutine waiting for itself (Once.Do in
 	// its own function), or the runtime's leak detection (Go 1.27; Go 1.26
-	// built with GOEXPERIMENT=goroutineleakprofile). A deadlock seen only
-	// as every goroutine blocked is reported, in full at once, but not
-	// acted on: a timer (time.AfterFunc, a timer's channel, a deadline)
+	// built with GOEXPERIMENT=goroutineleakprofile). A wait blocked for
+	// good outside any cycle is acted on only if it holds up a test or
+	// main: otherwise it is a leaked goroutine, which the program goes on
+	// without, as with sync, and is reported as leaked-goroutine. A
+	// deadlock seen only as every goroutine blocked is reported, in full
+	// at once, but not acted on: a timer (time.AfterFunc, a timer's channel, a deadline)
 	// may still wake a goroutine that ends it, and only the runtime sees
 	// timers. Such a test ends at its -timeout, as with sync, and its
 	// report is marked expected if the waits end after all.

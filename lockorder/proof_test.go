@@ -9,7 +9,9 @@ import (
 	"os/exec"
 	"runtime/pprof"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 
@@ -112,13 +114,70 @@ var proofShapes = map[string]struct {
 }
 
 // runProof runs proof shape name in this child process under go test's
-// defaults (DeadlockPanic, a test timeout), and blocks for good. It does
-// not return.
+// defaults (DeadlockPanic, a test timeout), and blocks the main goroutine
+// for good, which the deadlock holds up: on a channel nothing else can
+// reach (not in select {}, which is how a server's main parks on
+// purpose). It does not return.
 func runProof(name string) {
 	flag.Parse() // -test.timeout, as go test passes it
 	lockorder.Configure(lockorder.WithDeadlockAction(lockorder.DeadlockPanic), lockorder.WithHandler(nil))
 	proofShapes[name].run()
-	select {}
+	<-make(chan struct{})
+}
+
+// runLeakGoesOn leaves a goroutine blocked for good on a WaitGroup that
+// nobody will finish, as a test does that waits for a job with a timeout
+// and finds it did not run, then goes on: the goroutine holds up neither
+// main nor a test. Under DeadlockPanic, the program is not ended: it
+// prints the leak's report and goes on, as it would with sync.
+func runLeakGoesOn() {
+	flag.Parse()
+	reported := make(chan struct{})
+	var once sync.Once
+	lockorder.Configure(lockorder.WithDeadlockAction(lockorder.DeadlockPanic), lockorder.WithLongWait(time.Millisecond),
+		lockorder.WithHandler(func(v lockorder.Violation) {
+			os.Stdout.WriteString(v.String() + "\n")
+			if v.Kind == lockorder.KindLeaked {
+				once.Do(func() { close(reported) })
+			}
+		}))
+	wait := func(wg *lockorder.WaitGroup) chan bool {
+		ch := make(chan bool)
+		go func() {
+			wg.Wait()
+			ch <- true
+		}()
+		return ch
+	}
+	var wg lockorder.WaitGroup
+	wg.Add(1) // the job that must not run
+	select {
+	case <-wait(&wg):
+		os.Stdout.WriteString("the job ran\n")
+	case <-time.After(time.Millisecond):
+	}
+	<-reported
+	os.Stdout.WriteString("went on\n")
+	os.Exit(0)
+}
+
+// A goroutine blocked for good that holds up neither main nor a test is a
+// leak: reported as leaked-goroutine, as the exit check would, and not
+// acted on (RULES.md W2). A test that waits for a job with a timeout,
+// and leaves the waiter behind, is not ended for it.
+func TestABlockedWaitThatHoldsNothingUpIsALeakNotActedOn(t *testing.T) {
+	if !proofAvailable() {
+		t.Skip("needs the runtime's leak detection (Go 1.27)")
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^$", "-test.timeout=10m")
+	cmd.Env = append(os.Environ(), childEnv+"=leak-goes-on")
+	out, exited := childUntil(t, cmd, "")
+	assert.True(t, exited, out)
+	assert.Contains(t, out, "leaked-goroutine: goroutine")
+	assert.Contains(t, out, "in a wait for WaitGroup")
+	assert.Contains(t, out, "went on")
+	assert.NotContains(t, out, "panic:")
+	assert.NotContains(t, out, "the job ran")
 }
 
 func TestDeadlocksOutsideCyclesFailFast(t *testing.T) {

@@ -67,6 +67,8 @@ func runChild() {
 		wg.Wait()
 		os.Stdout.WriteString("Wait returned\n")
 		os.Exit(0)
+	case "leak-goes-on":
+		runLeakGoesOn()
 	case "race-off":
 		raceScenario(lockorder.ModeOff)
 	case "race-trace":

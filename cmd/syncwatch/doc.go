@@ -15,7 +15,8 @@
 // checked as lockordertest.VerifyTestMain checks it: a lock-order cycle,
 // recursive lock, bad unlock, deadlock or goroutine blocked at exit fails
 // the run; a deadlock the runtime proves fails it at once, without a
-// timeout. Under Go 1.26, syncwatch test builds with
+// timeout, if it holds up a test (a goroutine left blocked for good
+// that nothing waits for is a leak, reported when the tests end). Under Go 1.26, syncwatch test builds with
 // GOEXPERIMENT=goroutineleakprofile, which gives the runtime the leak
 // detection Go 1.27 has built in (the first build compiles the standard
 // library and the dependencies again; GOEXPERIMENT=nogoroutineleakprofile

@@ -81,6 +81,33 @@ func (d *Dump) LeakedIDs() []int64 {
 	return out
 }
 
+// HoldsUp reports whether a goroutine d shows the runtime found blocked
+// for good holds the program up: a test's goroutine (the test cannot
+// end), or the main goroutine, unless it parked itself for good on
+// purpose (select {}, a server's main whose work goes on elsewhere).
+// Other goroutines blocked for good are leaked: the program goes on
+// without them (docs/RULES.md W2).
+func (d *Dump) HoldsUp() bool {
+	for _, id := range d.LeakedIDs() {
+		r, _ := d.Routine(id)
+		if id == mainGoroutine {
+			base, _, _ := strings.Cut(r.State, ", ")
+			if state, _ := leak.Marked(base); state != "select (no cases)" {
+				return true
+			}
+		}
+		for _, f := range r.Frames {
+			if f.Function == "testing.tRunner" || f.Function == "testing.(*B).runN" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// mainGoroutine is the id of the goroutine that runs main.main.
+const mainGoroutine = 1
+
 // Routine returns goroutine gid as d shows it.
 func (d *Dump) Routine(gid int64) (Routine, bool) {
 	span, ok := d.index[gid]
