@@ -33,7 +33,8 @@ const (
 	KindCopiedLock Kind = "copied-lock"
 	// KindBadUnlock: Unlock or RUnlock of a lock that is not locked.
 	KindBadUnlock Kind = "bad-unlock"
-	// KindWaitTimeout: a bounded lock wait gave up (LockContext).
+	// KindWaitTimeout: a bounded lock wait gave up (LockContext). It is
+	// Expected: the caller has the error.
 	KindWaitTimeout Kind = "wait-timeout"
 	// KindNotHeld: AssertHeld or AssertRHeld found the lock not held by the
 	// calling goroutine.

@@ -147,6 +147,10 @@ func reportWaitTimeout(ctx context.Context, gid int64, l *class.Lock, err *WaitE
 		Holder:    err.Holder,
 		Waited:    err.Waited,
 		Err:       err,
+		// The bound the caller chose did its job: the caller has the
+		// error. Recorded, traced and handed to a handler; no test fails
+		// for it (lockordertest's IncludeExpected counts it).
+		Expected: true,
 	}.perCode(KindWaitTimeout, l, st)
 	if err.Holder != 0 {
 		// What the holder is doing costs no goroutine dump: its own wait,

@@ -1,12 +1,15 @@
 package lockordertest_test
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/syncwatch/syncwatch/lockorder"
 	"github.com/syncwatch/syncwatch/lockorder/lockordertest"
@@ -129,6 +132,34 @@ func TestExpectedViolationsIgnoredByDefault(t *testing.T) {
 	}
 	if err := lockordertest.Find(lockordertest.IncludeExpected(), lockordertest.IncludeReported()); err == nil {
 		t.Fatal("IncludeExpected did not include it")
+	}
+}
+
+// A LockContext that reached its deadline did what its caller asked: the
+// caller has the error. It fails no test; IncludeExpected counts it.
+func TestAWaitTimeoutTheCallerGotFailsNoTest(t *testing.T) {
+	setup(t)
+	mu := lockorder.NewMutex("bounded")
+	mu.Lock()
+	got := make(chan error)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Millisecond)
+		defer cancel()
+		got <- mu.LockContext(ctx)
+	}()
+	err := <-got
+	mu.Unlock()
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("LockContext = %v, want the deadline's error", err)
+	}
+	var r recorder
+	lockordertest.VerifyNone(&r)
+	if len(r.errs) != 0 {
+		t.Fatalf("a wait-timeout the caller got failed the check: %v", r.errs)
+	}
+	err = lockordertest.Find(lockordertest.IncludeExpected(), lockordertest.IncludeReported())
+	if err == nil || !strings.Contains(err.Error(), "wait-timeout") {
+		t.Fatalf("IncludeExpected did not include the wait-timeout: %v", err)
 	}
 }
 
