@@ -279,9 +279,8 @@ func All() []byte {
 // the go statement that started it ("created by main.run in goroutine 1",
 // as a Frame of main.run at that statement), zero if none is shown.
 func Origin(text string) (top string, created Frame) {
-	lines := strings.Split(text, "\n")
-	for i := 1; i+1 < len(lines); i += 2 {
-		fn, loc := lines[i], strings.TrimSpace(lines[i+1])
+	for _, p := range framePairs(text) {
+		fn, loc := p[0], strings.TrimSpace(p[1])
 		rest, isCreated := strings.CutPrefix(fn, "created by ")
 		if !isCreated {
 			if top == "" {
@@ -329,13 +328,31 @@ func ParseGoroutine(text string) (header string, frames []Frame) {
 		return "", nil
 	}
 	header = lines[0]
-	for i := 1; i+1 < len(lines); i += 2 {
-		fn := strings.TrimPrefix(funcName(lines[i]), "created by ")
-		file, line := fileLine(strings.TrimSpace(lines[i+1]))
-		if isInternal(fn) || strings.HasPrefix(lines[i], "created by ") {
+	for _, p := range framePairs(text) {
+		fn := strings.TrimPrefix(funcName(p[0]), "created by ")
+		file, line := fileLine(strings.TrimSpace(p[1]))
+		if isInternal(fn) || strings.HasPrefix(p[0], "created by ") {
 			continue
 		}
 		frames = append(frames, Frame{Function: fn, File: file, Line: line})
 	}
 	return header, frames
+}
+
+// framePairs returns the frames of one goroutine's text, past its header,
+// each as its function line and its location line. The line a deep stack
+// has between its innermost and outermost frames ("...12 frames
+// elided...") is skipped, so that the frames past it pair up.
+func framePairs(text string) [][2]string {
+	var out [][2]string
+	lines := strings.Split(text, "\n")
+	for i := 1; i+1 < len(lines); {
+		if strings.HasPrefix(lines[i], "...") {
+			i++
+			continue
+		}
+		out = append(out, [2]string{lines[i], lines[i+1]})
+		i += 2
+	}
+	return out
 }

@@ -160,3 +160,22 @@ func TestTraceGivesAddressesAndID(t *testing.T) {
 		t.Fatalf("frames %v, want traceHere then the test", fs)
 	}
 }
+
+// A deep stack's text has one line between its innermost and outermost
+// frames ("...N frames elided..."): the frames past it are read as
+// frames, and where the goroutine was started is found.
+func TestParseGoroutinePastElidedFrames(t *testing.T) {
+	text := "goroutine 7 [chan receive]:\n" +
+		"main.inner()\n\t/x/a.go:1 +0x1\n" +
+		"...51 frames elided...\n" +
+		"main.outer(0xc000012345)\n\t/x/a.go:2 +0x2\n" +
+		"created by main.main in goroutine 1\n\t/x/a.go:3 +0x3"
+	_, frames := stack.ParseGoroutine(text)
+	want := []stack.Frame{{Function: "main.inner", File: "/x/a.go", Line: 1}, {Function: "main.outer", File: "/x/a.go", Line: 2}}
+	if len(frames) != len(want) || frames[0] != want[0] || frames[1] != want[1] {
+		t.Fatalf("frames = %+v, want %+v", frames, want)
+	}
+	if top, created := stack.Origin(text); top != "main.inner" || created.Function != "main.main" || created.Line != 3 {
+		t.Fatalf("Origin = %q, %+v", top, created)
+	}
+}
