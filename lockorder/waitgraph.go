@@ -120,17 +120,16 @@ func reportFinding(f waitfor.Finding) {
 	switch f.Kind {
 	case waitfor.Deadlock:
 		v = deadlockViolation(f)
-	case waitfor.Blocked:
-		if f.Dump != nil && !f.Dump.HoldsUp() {
-			// Blocked for good, and holding up neither a test nor main:
-			// leaked goroutines, which the program goes on without, as
-			// it would with sync. Reported as the exit check reports
-			// them, under the same keys, and not acted on (RULES.md W2).
-			for _, w := range f.Waits {
-				publishFromMonitor(leakViolation(w.Goroutine, f.Graph, f.Dump))
-			}
-			return
+	case waitfor.Leaked:
+		// Blocked for good, and holding up neither a test nor main:
+		// leaked goroutines, which the program goes on without, as it
+		// would with sync. Reported as the exit check reports them, under
+		// the same keys, and not acted on (RULES.md W2).
+		for _, w := range f.Waits {
+			publishFromMonitor(leakViolation(w.Goroutine, f.Graph, f.Dump))
 		}
+		return
+	case waitfor.Blocked:
 		v = blockedViolation(f)
 	case waitfor.LongWait:
 		w := f.Waits[0]

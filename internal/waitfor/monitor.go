@@ -70,8 +70,14 @@ const (
 	// Finding.Conclusive.
 	HeldByExited
 	// Blocked: the runtime proved Waits blocked for good, outside any
-	// cycle of waits.
+	// cycle of waits, and they hold the program up (Dump.HoldsUp).
 	Blocked
+	// Leaked: the runtime proved Waits blocked for good, outside any
+	// cycle of waits, and they hold nothing up: leaked goroutines, which
+	// the program goes on without (docs/RULES.md W2). Each is found once;
+	// where the monitor keeps looking (Settings.KeepLooking), they are
+	// asked about again, and found Blocked once they hold the program up.
+	Leaked
 )
 
 // Finding is one thing the monitor found.
@@ -108,7 +114,7 @@ func (f Finding) Standing() bool {
 				return false
 			}
 		}
-	case Blocked:
+	case Blocked, Leaked:
 		return Lookup(f.Waits[0].Goroutine) == f.Waits[0] // the others are proven
 	case HeldByExited:
 		return f.Waits[0].Holder() == f.Holder
@@ -129,6 +135,9 @@ const (
 	// (every goroutine blocked, W1), and still looked into while the
 	// runtime's leak detection may prove it.
 	seenEvidence
+	// seenLeaked: found Leaked, and still asked about while the monitor
+	// keeps looking: it is Blocked once it holds the program up.
+	seenLeaked
 )
 
 // A suspect is a cycle of waits not yet proven a deadlock.
@@ -419,8 +428,30 @@ func look(s *Settings, g *Graph, now int64) (found []Finding, pending bool) {
 			stuck = append(stuck, w)
 		}
 	}
-	if len(stuck) > 0 && settle(stuck) {
-		found = append(found, Finding{Kind: Blocked, Waits: stuck, Graph: g, Dump: e.dump, evidence: e})
+	switch {
+	case len(stuck) == 0:
+	case e.dump.HoldsUp():
+		if settle(stuck) {
+			found = append(found, Finding{Kind: Blocked, Waits: stuck, Graph: g, Dump: e.dump, evidence: e})
+		}
+	default:
+		// Leaked: each told once. Where the monitor keeps looking (under
+		// go test), they are asked about again, backing off, in case what
+		// the program does next hangs on them (a test that waits for what
+		// a leaked goroutine would have sent); elsewhere nothing will act
+		// on them, and they are settled.
+		var fresh []*Wait
+		for _, w := range stuck {
+			if mark([]*Wait{w}, seenLeaked) {
+				fresh = append(fresh, w)
+			}
+		}
+		if !keepLooking {
+			settle(stuck)
+		}
+		if len(fresh) > 0 {
+			found = append(found, Finding{Kind: Leaked, Waits: fresh, Graph: g, Dump: e.dump, evidence: e})
+		}
 	}
 	exited := map[*Wait]int64{}
 	for _, w := range exits {
