@@ -98,7 +98,23 @@ func writeSummary(w io.Writer, fs []*finding) {
 	if len(fs) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "\nsyncwatch: %d distinct finding(s)\n", len(fs))
+	leaks := 0
+	for _, f := range fs {
+		if f.Kind == lockorder.KindLeaked {
+			leaks++
+		}
+	}
+	// Leaks (goroutines blocked for good on anything, a channel too) are
+	// told apart from what locks showed: a suite whose tests leave
+	// goroutines behind fails for those alone.
+	kinds := ""
+	switch {
+	case leaks == len(fs):
+		kinds = ", all leaked-goroutine (goroutines left blocked for good)"
+	case leaks > 0:
+		kinds = fmt.Sprintf(": %d leaked-goroutine (goroutines left blocked for good), %d of other kinds", leaks, len(fs)-leaks)
+	}
+	fmt.Fprintf(w, "\nsyncwatch: %d distinct finding(s)%s\n", len(fs), kinds)
 	for i, f := range fs {
 		fmt.Fprintf(w, "\n%d. %s: %s\n", i+1, f.Kind, f.Message)
 		if len(f.Locks) > 0 {

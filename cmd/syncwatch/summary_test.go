@@ -37,6 +37,7 @@ func TestSummaryCountsEveryTestOfAFinding(t *testing.T) {
 	var out bytes.Buffer
 	writeSummary(&out, fs)
 	assert.Contains(t, out.String(), "seen in 3 test(s): TestPut, TestBatch, TestCompact; 9 instance(s); in store.test, cmd.test")
+	assert.Contains(t, out.String(), "syncwatch: 1 distinct finding(s)\n", "no leak: the count alone")
 }
 
 // Goroutines leaked at one place, which a binary reports one by one (each
@@ -68,6 +69,10 @@ func TestSummaryCountsLeaksOfOnePlaceAsOne(t *testing.T) {
 	var out bytes.Buffer
 	writeSummary(&out, fs)
 	assert.Contains(t, out.String(), "1. leaked-goroutine: goroutine 12 is blocked for good in select at cache.(*policy).loop (policy.go:61)\n   at cache.(*policy).loop (policy.go:61)\n   seen in 1 test(s): TestGet; 3 instance(s); in cache.test")
+	assert.Contains(t, out.String(), "syncwatch: 4 distinct finding(s), all leaked-goroutine (goroutines left blocked for good)\n")
+	out.Reset()
+	writeSummary(&out, append(fs, deadlockFinding(lockorder.KindCycle, "cycle of 2 locks")))
+	assert.Contains(t, out.String(), "syncwatch: 5 distinct finding(s): 4 leaked-goroutine (goroutines left blocked for good), 1 of other kinds\n")
 }
 
 // A deadlock a test binary reported on evidence that is not proof counts
