@@ -103,18 +103,6 @@ func TestHeldUpInner(t *testing.T) {
 			os.Stdout.WriteString("REPORTED MORE THAN ONCE\n")
 		}
 		os.Exit(0)
-	case "late-hang":
-		// The cron shape, then the test waits again, for good, for the
-		// result the leaked helper would have sent.
-		ch := leakedSender()
-		select {
-		case <-ch:
-			t.Fatal("the job ran")
-		case <-time.After(time.Millisecond):
-		}
-		<-reported // the helper is reported as a leak, not acted on
-		os.Stdout.WriteString("test blocks for good\n")
-		<-ch
 	case "deep-test", "shallow-test":
 		// The test goroutine blocks for good on the leaked helper's
 		// channel. A progress logger keeps t reachable (it sleeps, so the
@@ -156,7 +144,7 @@ func runHeldUp(t *testing.T, name string, limit time.Duration) (string, bool) {
 // for good holds the program up: W2's exception must not leave it to the
 // -timeout. Each scenario's test goroutine can never end.
 func TestAHungTestBehindALeakIsActedOn(t *testing.T) {
-	for _, name := range []string{"late-hang", "deep-test", "shallow-test"} {
+	for _, name := range []string{"deep-test", "shallow-test"} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			out, exited := runHeldUp(t, name, 45*time.Second)

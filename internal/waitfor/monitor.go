@@ -74,9 +74,8 @@ const (
 	Blocked
 	// Leaked: the runtime proved Waits blocked for good, outside any
 	// cycle of waits, and they hold nothing up: leaked goroutines, which
-	// the program goes on without (docs/RULES.md W2). Each is found once;
-	// where the monitor keeps looking (Settings.KeepLooking), they are
-	// asked about again, and found Blocked once they hold the program up.
+	// the program goes on without (docs/RULES.md W2). Each is found once,
+	// and asked about no more.
 	Leaked
 )
 
@@ -135,9 +134,6 @@ const (
 	// (every goroutine blocked, W1), and still looked into while the
 	// runtime's leak detection may prove it.
 	seenEvidence
-	// seenLeaked: found Leaked, and still asked about while the monitor
-	// keeps looking: it is Blocked once it holds the program up.
-	seenLeaked
 )
 
 // A suspect is a cycle of waits not yet proven a deadlock.
@@ -435,22 +431,11 @@ func look(s *Settings, g *Graph, now int64) (found []Finding, pending bool) {
 			found = append(found, Finding{Kind: Blocked, Waits: stuck, Graph: g, Dump: e.dump, evidence: e})
 		}
 	default:
-		// Leaked: each told once. Where the monitor keeps looking (under
-		// go test), they are asked about again, backing off, in case what
-		// the program does next hangs on them (a test that waits for what
-		// a leaked goroutine would have sent); elsewhere nothing will act
-		// on them, and they are settled.
-		var fresh []*Wait
-		for _, w := range stuck {
-			if mark([]*Wait{w}, seenLeaked) {
-				fresh = append(fresh, w)
-			}
-		}
-		if !keepLooking {
-			settle(stuck)
-		}
-		if len(fresh) > 0 {
-			found = append(found, Finding{Kind: Leaked, Waits: fresh, Graph: g, Dump: e.dump, evidence: e})
+		// Leaked, told once and settled: asking about them again, to act
+		// if the program later hangs on them, would keep the monitor
+		// looking for as long as they last (RULES.md W2, its limit).
+		if settle(stuck) {
+			found = append(found, Finding{Kind: Leaked, Waits: stuck, Graph: g, Dump: e.dump, evidence: e})
 		}
 	}
 	exited := map[*Wait]int64{}
