@@ -36,6 +36,20 @@ func TestSectionsUnderHandlesKeptForGoodPastTheBoundCloseNoCycle(t *testing.T) {
 		ready bool
 		hs    []*keptHandle
 	}
+	// awaitSignal waits on the registry's Cond, holding its lock, until
+	// another goroutine has signalled it.
+	awaitSignal := func(reg *registry) {
+		reg.ready = false
+		go func() {
+			reg.mu.Lock()
+			reg.ready = true
+			reg.cond.Signal()
+			reg.mu.Unlock()
+		}()
+		for !reg.ready {
+			reg.cond.Wait()
+		}
+	}
 	for _, tc := range []struct {
 		name    string
 		section func(reg *registry, h *keptHandle)
@@ -66,16 +80,7 @@ func TestSectionsUnderHandlesKeptForGoodPastTheBoundCloseNoCycle(t *testing.T) {
 			reg.mu.Lock()
 			h.mu.Lock() // initialised under the registry: edges pushed out while it is held
 			h.mu.Unlock()
-			reg.ready = false
-			go func() {
-				reg.mu.Lock()
-				reg.ready = true
-				reg.cond.Signal()
-				reg.mu.Unlock()
-			}()
-			for !reg.ready {
-				reg.cond.Wait()
-			}
+			awaitSignal(reg)
 			reg.hs = append(reg.hs, h)
 			reg.mu.Unlock()
 		}},
@@ -89,16 +94,7 @@ func TestSectionsUnderHandlesKeptForGoodPastTheBoundCloseNoCycle(t *testing.T) {
 			if !reg.inner.TryLock() {
 				panic("inner is free")
 			}
-			reg.ready = false
-			go func() {
-				reg.mu.Lock()
-				reg.ready = true
-				reg.cond.Signal()
-				reg.mu.Unlock()
-			}()
-			for !reg.ready {
-				reg.cond.Wait()
-			}
+			awaitSignal(reg)
 			reg.inner.Unlock()
 			reg.hs = append(reg.hs, h)
 			reg.mu.Unlock()

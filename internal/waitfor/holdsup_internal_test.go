@@ -6,18 +6,21 @@ import (
 	"testing"
 )
 
-// Goroutines blocked for good hold the program up when one of them is a
-// test's or benchmark's, or main, unless main parked itself on purpose
-// (select {}); a worker blocked for good is a leak the program goes on
-// without.
-func TestHoldsUp(t *testing.T) {
-	const worker = `goroutine 21 [sync.WaitGroup.Wait (leaked)]:
+// leakedWorker is a dump's text of a worker blocked for good on a
+// WaitGroup: a leak that holds nothing up.
+const leakedWorker = `goroutine 21 [sync.WaitGroup.Wait (leaked)]:
 sync.runtime_SemacquireWaitGroup(0x0?, 0x0?)
 	/usr/local/go/src/runtime/sema.go:114 +0x2e
 main.wait.func1()
 	/x/main_test.go:10 +0x1d
 created by main.wait in goroutine 7
 	/x/main_test.go:8 +0x25`
+
+// Goroutines blocked for good hold the program up when one of them is a
+// test's or benchmark's, or main, unless main parked itself on purpose
+// (select {}); a worker blocked for good is a leak the program goes on
+// without.
+func TestHoldsUp(t *testing.T) {
 	const test = `goroutine 7 [chan receive (leaked)]:
 main.TestHangs(0xc000102000)
 	/x/main_test.go:20 +0x3d
@@ -50,12 +53,12 @@ testing.tRunner(0xc000102000, 0x5a3b10)
 		dump  []string
 		holds bool
 	}{
-		{"a worker alone", []string{worker}, false},
-		{"a worker and a running test", []string{testRunning, worker}, false},
-		{"a worker and main parked in select {}", []string{mainParked, worker}, false},
-		{"a worker and a test", []string{test, worker}, true},
-		{"a worker and a benchmark", []string{bench, worker}, true},
-		{"a worker and main", []string{mainStuck, worker}, true},
+		{"a worker alone", []string{leakedWorker}, false},
+		{"a worker and a running test", []string{testRunning, leakedWorker}, false},
+		{"a worker and main parked in select {}", []string{mainParked, leakedWorker}, false},
+		{"a worker and a test", []string{test, leakedWorker}, true},
+		{"a worker and a benchmark", []string{bench, leakedWorker}, true},
+		{"a worker and main", []string{mainStuck, leakedWorker}, true},
 	} {
 		text := ""
 		for _, g := range c.dump {
@@ -74,13 +77,6 @@ testing.tRunner(0xc000102000, 0x5a3b10)
 // is not marked leaked here (a goroutine still running, or asleep, can
 // reach the test's *testing.T, as a progress logger does).
 func TestHoldsUpSeesTheTestOfAnElidedStack(t *testing.T) {
-	const worker = `goroutine 21 [sync.WaitGroup.Wait (leaked)]:
-sync.runtime_SemacquireWaitGroup(0x0?, 0x0?)
-	/usr/local/go/src/runtime/sema.go:114 +0x2e
-main.wait.func1()
-	/x/main_test.go:10 +0x1d
-created by main.wait in goroutine 7
-	/x/main_test.go:8 +0x25`
 	const parent = `goroutine 1 [chan receive]:
 testing.(*T).Run(0xc000102000, {0x5a3b10, 0x5}, 0x5a3b18)
 	/usr/local/go/src/testing/testing.go:2005 +0x485
@@ -108,7 +104,7 @@ main.main()
 	b.WriteString("testing.tRunner(0xc000102000, 0x5a3b10)\n\t/usr/local/go/src/testing/testing.go:1934 +0xea\n")
 	b.WriteString("created by testing.(*T).Run in goroutine 1\n\t/usr/local/go/src/testing/testing.go:1997 +0x465")
 	deep := b.String()
-	text := fmt.Sprintf("%s\n\n%s\n\n%s\n\n", parent, deep, worker)
+	text := fmt.Sprintf("%s\n\n%s\n\n%s\n\n", parent, deep, leakedWorker)
 	d := parseDump([]byte(text))
 	if !d.HoldsUp() {
 		r, _ := d.Routine(7)
