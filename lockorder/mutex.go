@@ -142,9 +142,27 @@ func firstLockOf(p *atomic.Pointer[class.Lock], k kind.Kind, addr unsafe.Pointer
 	return l, st
 }
 
-// chainStack returns st, the stack firstLockOf took, or else the calling
-// goroutine's, for a new chain (newChain). Inlined, it captures in its
-// caller's frame.
+// firstStack is firstLockOf for a lock given its identity before it was
+// ever taken (NewMutex, SetClass, SetClassIfNew: syncwatch test names
+// every lock it rewrites so): if this acquisition may be l's first, it
+// records the calling goroutine's stack as where l is first taken
+// (noteFirst then has nothing to do) and returns it, for the new chain the
+// acquisition makes if it is under another lock. One unwind serves both,
+// as firstLockOf's does: a program that takes a new lock under another
+// each time (a node of a cache made and locked under the cache's lock)
+// unwinds once per lock, not twice. It returns the zero ID otherwise.
+func firstStack(l *class.Lock) stack.ID {
+	if l.First() != 0 || !l.Unused() {
+		return 0
+	}
+	st := stack.Capture()
+	l.SetFirst(uint32(st))
+	return st
+}
+
+// chainStack returns st, the stack firstLockOf or firstStack took, or
+// else the calling goroutine's, for a new chain (newChain). Inlined, it
+// captures in its caller's frame.
 func chainStack(st stack.ID) stack.ID {
 	if st != 0 {
 		return st
@@ -205,6 +223,9 @@ func (m *Mutex) lockSlow() {
 		}
 	} else {
 		// The acquisition path (acquire.go).
+		if first == 0 {
+			first = firstStack(l)
+		}
 		a, fresh := acquiring(gs, l, w, false).begin(m)
 		if fresh {
 			newChain(gs, chainStack(first))

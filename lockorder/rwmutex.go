@@ -91,6 +91,8 @@ func (m *RWMutex) Lock() {
 	var first stack.ID
 	if l == nil {
 		l, first = m.firstLock()
+	} else {
+		first = firstStack(l)
 	}
 	a, fresh := acquiring(current(w), l, w, false).begin(m)
 	if fresh {
@@ -161,6 +163,8 @@ func (m *RWMutex) rlockChecked(r int64) {
 	var first stack.ID
 	if l == nil {
 		l, first = m.firstLock()
+	} else {
+		first = firstStack(l)
 	}
 	id := goid.ID()
 	gs := gls.Mine(id)
