@@ -21,7 +21,7 @@
 //
 //	go test -run '^$' -bench . -benchmem ./bench
 //	go test -run '^$' -bench PerGoroutine -benchmem -cpu 1,2 ./bench
-//	go test -run '^$' -bench 'Churn|GraphScale|Striped' -benchmem -benchtime 1x ./bench
+//	go test -run '^$' -bench 'Churn|GraphScale|Striped|CacheNodes' -benchmem -benchtime 1x ./bench
 //	go test -run '^$' -bench . -benchmem -tags syncwatch_off ./bench
 //
 // Benchmarks never run under plain go test; the package's tests are quick.
@@ -94,6 +94,11 @@
 //     function (go-deadlock has no WaitGroup: its row is sync's). ns/call
 //     is per call; growth is the time of the last tenth of the calls over
 //     the first tenth's, 1 when the cost per call stays constant.
+//   - (n) BenchmarkCacheNodes: an op makes 100,000 nodes of a cache, each
+//     with a new lock of one named class (as syncwatch test names a
+//     field's locks), locked under the cache's read lock (sync and check
+//     only). ns/node is per node: in check mode the first acquisition of
+//     a new lock costs its stack, and no new chain (RULES.md R2).
 //
 // # Detection
 //

@@ -80,6 +80,7 @@ var cases = []Case{
 	{"k", "BenchmarkStriped", "8 objects of 16,384 striped locks", oneShot},
 	{"l", "BenchmarkLiveGoroutines", "100k live goroutines, each locking once", oneShot},
 	{"m", "BenchmarkWaitGroupGo", "1M WaitGroup.Go", oneShot},
+	{"n", "BenchmarkCacheNodes", "100k new locks of one class under a read lock", oneShot},
 }
 
 // caseByID returns the case with letter id; it panics for an unknown id.

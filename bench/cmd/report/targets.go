@@ -75,6 +75,7 @@ var targets = []target{
 	{"l", "check: live heap once they are gone ≤ 1.1x sync's", metricVsSync(implCheck, "heap-MiB", 1.1)},
 	{"m", "check ≤ 3x sync", vsSync(implCheck, 3, false)},
 	{"m", "check: constant cost per call (last tenth ≤ 1.5x first)", metricAtMost(implCheck, "growth", 1.5, "x")},
+	{"n", "check: a new lock under a held one ≤ 1 µs", metricAtMost(implCheck, "ns/node", 1000, " ns")},
 }
 
 // Evaluate checks every target against d.
