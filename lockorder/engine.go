@@ -191,7 +191,7 @@ func newChain(gs *held.G, st stack.ID) {
 		nestedUnderInit(gs)
 	}
 	r := e
-	r.Chain = edgesKey(gs, &e, holdsKin(gs, e.Lock))
+	r.Chain = edgesKey(gs, &e, keyByLock(gs, e.Lock))
 	recordEdges(gs, r, st)
 	gs.Push(e)
 	markInto(gs, e.Lock)
@@ -287,12 +287,12 @@ func dropHandedOff(gs *held.G) {
 func prepareNested(gs *held.G, m owner, e *held.Entry) bool {
 	l := e.Lock
 	var again *held.Entry
-	stale, kin := false, false
+	stale, byLock := false, false
 	ents := gs.Entries()
 	for i := range ents {
 		h := &ents[i]
-		if h.Lock.Class == l.Class {
-			kin = true
+		if namesLock(h, l) {
+			byLock = true
 		}
 		if h.Lock == l {
 			if !gs.Valid(h) {
@@ -311,7 +311,7 @@ func prepareNested(gs *held.G, m owner, e *held.Entry) bool {
 		e.Again = true
 		return false
 	}
-	if seen(gs, edgesKey(gs, e, kin), e.Lock) {
+	if seen(gs, edgesKey(gs, e, byLock), e.Lock) {
 		// Recorded, or its edges from read holds wait on gs already (a
 		// loop under a read hold sees them once).
 		return false
@@ -320,7 +320,7 @@ func prepareNested(gs *held.G, m owner, e *held.Entry) bool {
 	// before recording edges from them.
 	if gs.Prune() {
 		e.Chain = chainAfter(gs, e.Elem)
-		if seen(gs, edgesKey(gs, e, kin), e.Lock) {
+		if seen(gs, edgesKey(gs, e, byLock), e.Lock) {
 			return false
 		}
 	}
@@ -328,30 +328,39 @@ func prepareNested(gs *held.G, m owner, e *held.Entry) bool {
 }
 
 // edgesKey returns the key under which the chain cache, and the edges
-// that wait (R12, R23), know the edges of gs's acquisition e, which is not
-// on gs's stack: e.Chain, the chain of gs's holds followed by e's lock;
-// or, for a lock of a named class, unless kin (gs holds a lock of that
-// class), the chain of gs's holds followed by the class (RULES.md R2).
-// The edges into a lock join its holds to its class, with gates that are
-// its holds: which lock of the class it is changes none of them. So a
-// program that makes a new lock of one class under the same holds each
-// time (a cache's node, locked under the cache's lock) records their
-// edges once, not once per lock (nor floods the cache with keys of locks
-// taken once). e.Chain itself, which the locks taken under e's extend, is
-// made of instances: e's lock is one of their gates.
-func edgesKey(gs *held.G, e *held.Entry, kin bool) chain.Key {
+// from read holds that wait (R12), know the edges of gs's acquisition e,
+// which is not on gs's stack: e.Chain, the chain of gs's holds followed
+// by e's lock; or, for a lock of a named class, unless byLock (see
+// namesLock), the chain of gs's holds followed by the class (RULES.md
+// R2). The edges into a lock join its holds to its class, with gates
+// that are its holds: which lock of the class it is changes none of them.
+// So a program that makes a new lock of one class under the same read
+// holds each time (a cache's node, locked under the cache's read lock)
+// records their edges once, not once per lock (nor floods the cache with
+// keys of locks taken once). e.Chain itself, which the locks taken under
+// e's extend, is made of instances: e's lock is one of their gates.
+func edgesKey(gs *held.G, e *held.Entry, byLock bool) chain.Key {
 	l := e.Lock
-	if kin || !l.Class.Named || !l.Kind.Lock() {
+	if byLock || !l.Class.Named || !l.Kind.Lock() {
 		return e.Chain
 	}
 	return chainAfter(gs, elemOf(l.Class.ID, e.Read, false))
 }
 
-// holdsKin reports whether gs holds a lock of l's class.
-func holdsKin(gs *held.G, l *class.Lock) bool {
+// namesLock reports whether hold h makes the key of the edges into l name
+// l itself: h is of l's class (R2: those edges join instances), or a
+// write hold whose edges wait for its own release (R23), which files
+// them, and finds them for a deadlock's proof, by the lock taken.
+func namesLock(h *held.Entry, l *class.Lock) bool {
+	return h.Lock.Class == l.Class || !h.Read && h.Lock.Kind.WritesHandOff()
+}
+
+// keyByLock reports whether a hold of gs names l in the key of the edges
+// into it (see namesLock).
+func keyByLock(gs *held.G, l *class.Lock) bool {
 	ents := gs.Entries()
 	for i := range ents {
-		if ents[i].Lock.Class == l.Class {
+		if namesLock(&ents[i], l) {
 			return true
 		}
 	}

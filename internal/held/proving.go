@@ -33,11 +33,6 @@ type Edge struct {
 	fromID, toID uint64
 	fromClass    uint64 // the ID of fromID's class
 	from, to     weak.Pointer[class.Lock]
-	// kept is to, if its class is named: the edge joins its holds to the
-	// class's node, which outlives the lock, and the chain cache knows
-	// it by the class (RULES.md R2), so the edge must reach the graph
-	// even if the lock is collected before the edge is proved.
-	kept *class.Lock
 	// lost is set on an edge Released proves whose acquisition had lost
 	// an edge, dropped unproved: its chain must not be cached.
 	lost bool
@@ -51,20 +46,13 @@ func (e *Edge) Lost() bool { return e.lost }
 // NewEdge returns the edge from a write hold of from into to, seen at obs
 // in epoch, from's hold as it stands now.
 func NewEdge(from, to *class.Lock, obs graph.Observation, epoch uint32) Edge {
-	e := Edge{Obs: obs, Moves: from.Moves(), Epoch: epoch, fromID: from.ID, toID: to.ID, fromClass: from.Class.ID, from: weak.Make(from), to: weak.Make(to)}
-	if to.Class.Named && to.Class != from.Class {
-		e.kept = to
-	}
-	return e
+	return Edge{Obs: obs, Moves: from.Moves(), Epoch: epoch, fromID: from.ID, toID: to.ID, fromClass: from.Class.ID, from: weak.Make(from), to: weak.Make(to)}
 }
 
 // Locks returns the lock held and the lock acquired, nil if either has
 // been collected.
 func (e *Edge) Locks() (from, to *class.Lock) {
-	from, to = e.from.Value(), e.kept
-	if to == nil {
-		to = e.to.Value()
-	}
+	from, to = e.from.Value(), e.to.Value()
 	if from == nil || to == nil {
 		return nil, nil
 	}
