@@ -160,3 +160,25 @@ func TestAPushedOutNestingOfASecondLockOfTheClassKeepsItsEdge(t *testing.T) {
 	run(func() { lockAB(n1, w) })
 	require.Len(t, only(lockorder.KindCycle), 1, "W -> N -> W")
 }
+
+// A read hold handed off (another goroutine read-unlocks it) spoils the
+// edges from it that wait (R12, R13): a second lock of the class, taken
+// once the hold is taken again, is recorded anew, not counted as the
+// first lock's spoiled chain, and the inverse order is a cycle.
+func TestASecondLockOfTheClassAfterAReadHandOffIsRecorded(t *testing.T) {
+	fresh(t)
+	r := lockorder.NewRWMutex("classkey.ho.r")
+	n1, n2 := lockorder.NewMutex("classkey.ho.n"), lockorder.NewMutex("classkey.ho.n")
+	run(func() {
+		r.RLock()
+		n1.Lock()
+		n1.Unlock()
+		run(r.RUnlock) // handed off
+		r.RLock()
+		n2.Lock()
+		n2.Unlock()
+		r.RUnlock()
+	})
+	run(func() { lockAB(n2, r) })
+	require.Len(t, only(lockorder.KindCycle), 1)
+}
