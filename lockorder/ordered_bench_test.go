@@ -118,3 +118,49 @@ func BenchmarkFanOutFreshLocks(b *testing.B) {
 		}
 	})
 }
+
+// A worker started by WaitGroup.Go waits, per request, for a WaitGroup
+// made for it, which another goroutine (a flusher) marks done: each Wait
+// is on a group never Go'd (R22), under the worker's hold of its own
+// group (R21). Beside sync, from the same run.
+func BenchmarkFreshGroupWaitedInGo(b *testing.B) {
+	b.Run("impl=sync", func(b *testing.B) {
+		reqs := make(chan *sync.WaitGroup)
+		go func() {
+			for wg := range reqs {
+				wg.Done()
+			}
+		}()
+		defer close(reqs)
+		var workers sync.WaitGroup
+		workers.Go(func() {
+			for b.Loop() {
+				wg := &sync.WaitGroup{}
+				wg.Add(1)
+				reqs <- wg
+				wg.Wait()
+			}
+		})
+		workers.Wait()
+	})
+	b.Run("impl=check", func(b *testing.B) {
+		checkMode(b)
+		reqs := make(chan *lockorder.WaitGroup)
+		go func() {
+			for wg := range reqs {
+				wg.Done()
+			}
+		}()
+		defer close(reqs)
+		var workers lockorder.WaitGroup
+		workers.Go(func() {
+			for b.Loop() {
+				wg := &lockorder.WaitGroup{}
+				wg.Add(1)
+				reqs <- wg
+				wg.Wait()
+			}
+		})
+		workers.Wait()
+	})
+}

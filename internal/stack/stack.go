@@ -134,14 +134,20 @@ func Len() int { return defaultTable.len() }
 
 // table interns stacks by their program counters. Lookups hash the
 // counters and compare them, so a stack seen before costs no allocation.
+// A stack is symbolized when its frames are first asked for (a report),
+// not when it is interned: symbolizing a stack the first time costs tens
+// of microseconds, and most stacks interned are never reported.
 type table struct {
 	mu     sync.Mutex
 	byHash map[uint64][]ID
 	pcs    [][]uintptr
-	stacks [][]Frame
+	stacks []*[]Frame // nil until symbolized
 }
 
 var defaultTable = &table{byHash: make(map[uint64][]ID)}
+
+// symbolized counts the stacks symbolized, for tests.
+var symbolized atomic.Int64
 
 // maxStacks bounds the table: a program has a bounded number of distinct
 // call paths, but a pathological one (deep recursion with varying depth)
@@ -156,23 +162,20 @@ func (t *table) intern(pcs []uintptr) ID {
 	if id != 0 {
 		return id
 	}
-	// Symbolize outside the table lock: it is the slow part. It gets a
-	// copy, which the table keeps: pcs itself must not escape, so that a
-	// capture's array stays on its caller's stack (runtime.CallersFrames
-	// keeps the slice it is given).
+	// The table keeps a copy: pcs itself must not escape, so that a
+	// capture's array stays on its caller's stack.
 	own := slices.Clone(pcs)
-	frames := symbolize(own)
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if id := t.lookup(h, pcs); id != 0 {
 		return id
 	}
-	if len(t.stacks) >= maxStacks {
+	if len(t.pcs) >= maxStacks {
 		return 0
 	}
-	t.stacks = append(t.stacks, frames)
 	t.pcs = append(t.pcs, own)
-	id = ID(len(t.stacks))
+	t.stacks = append(t.stacks, nil)
+	id = ID(len(t.pcs))
 	t.byHash[h] = append(t.byHash[h], id)
 	return id
 }
@@ -186,19 +189,36 @@ func (t *table) lookup(h uint64, pcs []uintptr) ID {
 	return 0
 }
 
+// frames returns the frames of id, symbolizing them on the first call.
+// It symbolizes outside the table's lock: it is the slow part, and
+// runtime.CallersFrames may keep the slice it is given (an interned
+// stack's counters are never written again).
 func (t *table) frames(id ID) []Frame {
 	t.mu.Lock()
-	defer t.mu.Unlock()
-	if id == 0 || int(id) > len(t.stacks) {
+	if id == 0 || int(id) > len(t.pcs) {
+		t.mu.Unlock()
 		return nil
 	}
-	return t.stacks[id-1]
+	if fs := t.stacks[id-1]; fs != nil {
+		t.mu.Unlock()
+		return *fs
+	}
+	pcs := t.pcs[id-1]
+	t.mu.Unlock()
+	symbolized.Add(1)
+	fs := symbolize(pcs)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.stacks[id-1] == nil {
+		t.stacks[id-1] = &fs
+	}
+	return *t.stacks[id-1]
 }
 
 func (t *table) len() int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return len(t.stacks)
+	return len(t.pcs)
 }
 
 // pcHash hashes a pc slice (FNV-1a over the words).

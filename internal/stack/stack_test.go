@@ -179,3 +179,38 @@ func TestParseGoroutinePastElidedFrames(t *testing.T) {
 		t.Fatalf("Origin = %q, %+v", top, created)
 	}
 }
+
+// captureAt captures a stack depth frames below its caller: each depth
+// is a stack of its own.
+//
+//go:noinline
+func captureAt(depth int) stack.ID {
+	if depth == 0 {
+		return stack.Capture()
+	}
+	return captureAt(depth - 1)
+}
+
+// A stack is symbolized when its frames are first asked for, once, and
+// never when it is captured: most stacks captured are never reported.
+func TestStacksAreSymbolizedWhenFirstShown(t *testing.T) {
+	before := stack.Symbolized()
+	ids := make([]stack.ID, 8)
+	for i := range ids {
+		ids[i] = captureAt(i)
+	}
+	if n := stack.Symbolized() - before; n != 0 {
+		t.Fatalf("capturing 8 new stacks symbolized %d", n)
+	}
+	fs := stack.Frames(ids[3])
+	if n := stack.Symbolized() - before; n != 1 {
+		t.Fatalf("showing one stack symbolized %d", n)
+	}
+	if got := strings.Count(fmt.Sprint(fs), "captureAt"); got != 4 {
+		t.Errorf("frames show captureAt %d times, want 4: %v", got, fs)
+	}
+	stack.Frames(ids[3])
+	if n := stack.Symbolized() - before; n != 1 {
+		t.Fatalf("showing it again symbolized %d in all", n)
+	}
+}
