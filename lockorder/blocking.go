@@ -97,7 +97,7 @@ func selfWait(gid int64, l *class.Lock, kind, what string) {
 // blockOn registers gid's wait for the primitive l, of kind kind, whose
 // end needs the goroutines blockers lists.
 func blockOn(gs *held.G, gid int64, l *class.Lock, kind string, blockers func([]int64) []int64, count func() (int64, bool)) *waitfor.Wait {
-	w := &waitfor.Wait{Goroutine: gid, Kind: kind, Object: l.Name(), ObjectID: l.ID, Class: l.Label().ClassName(), Blockers: blockers, Count: count}
+	w := &waitfor.Wait{Goroutine: gid, Kind: kind, Named: l, ObjectID: l.ID, Class: l.Label().ClassName(), Blockers: blockers, Count: count}
 	if gs != nil {
 		skip := 0 // the entry for l itself, if the wait pushed one
 		if n := gs.Len(); n > 0 && gs.Entries()[n-1].Lock == l {

@@ -435,7 +435,7 @@ func waitViolation(kind Kind, f waitfor.Finding, what string) Violation {
 	if len(v.Stack) > 0 {
 		top = v.Stack[0].String()
 	}
-	code := w.Object
+	code := w.Name()
 	if w.Class != "" {
 		code = w.Class // a Once's or a WaitGroup's: not the instance
 	}

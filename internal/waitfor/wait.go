@@ -61,10 +61,13 @@ type Wait struct {
 	Goroutine int64
 	// Kind is what is awaited: one of the Kind constants.
 	Kind string
-	// Object names the barrier, clock... (for a lock, empty: see Name),
-	// and ObjectID identifies it.
+	// Object names the barrier, clock... (for a lock, or a primitive
+	// named by Named, empty: see Name), and ObjectID identifies it.
 	Object   string
 	ObjectID uint64
+	// Named is the Once, WaitGroup or Cond waited for, whose name Name
+	// formats only when a report asks: most waits end unreported.
+	Named *class.Lock
 	// Class names what every instance of the awaited object's kind made
 	// at one place or under one name shares (a Once's or a WaitGroup's
 	// class), or is empty: reports are keyed by it, one per place.
@@ -140,12 +143,18 @@ func (w *Wait) Holder() int64 {
 	return w.Lock.Holder()
 }
 
-// Name returns the name of what w waits for: Object, or the lock's name.
+// Name returns the name of what w waits for: Object, or the name of the
+// lock or of the primitive Named.
 func (w *Wait) Name() string {
-	if w.Object == "" && w.Lock != nil {
+	switch {
+	case w.Object != "":
+		return w.Object
+	case w.Lock != nil:
 		return w.Lock.Name()
+	case w.Named != nil:
+		return w.Named.Name()
 	}
-	return w.Object
+	return ""
 }
 
 // IsLock reports whether w waits for a lock.
