@@ -67,6 +67,9 @@
 // value that meets code which is not rewritten, such as a *sync.Mutex
 // passed to another module's function, stays sync, with every variable,
 // field and parameter it flows through; syncwatch says so once per site.
+// A Go file that a //go:embed embeds is not rewritten, since the overlay
+// would stand for it in the embedded copy too: what it declares stays
+// sync, as does what its values flow to, and syncwatch names the file.
 //
 // A lock is named in reports after its declaration, where the code that
 // locks it says which: a package-level variable ("pkg.mu"), a field of a

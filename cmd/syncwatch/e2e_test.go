@@ -395,3 +395,14 @@ func TestPassingResultsAreCached(t *testing.T) {
 	assert.Equal(t, 0, r.code, r.stdout+r.stderr)
 	assert.Contains(t, r.stdout, "ok  \texample.com/clean\t(cached)")
 }
+
+// A Go file that a //go:embed embeds keeps its bytes: it is not rewritten,
+// what it declares stays sync, and so does what flows to it from the
+// files that are (a lock passed to its function); the summary says so.
+func TestEmbeddedGoFileKeepsItsBytes(t *testing.T) {
+	r := syncwatch(t, "embedself", nil, "test", "-count=1", "./...")
+	assert.Equal(t, 0, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stdout, "ok  \texample.com/embedself")
+	assert.Contains(t, r.stderr, "store.go: stays sync: a //go:embed embeds this file")
+	assert.NotContains(t, r.stderr, "counter.go", "only the embedded file is named")
+}

@@ -46,7 +46,7 @@ func prepare(m module, o options, work string, excluded map[string]bool, extra m
 	patterns = append(slices.Clone(patterns), m.path+"/...")
 	mode := packages.NeedName | packages.NeedFiles | packages.NeedCompiledGoFiles |
 		packages.NeedImports | packages.NeedTypes | packages.NeedSyntax |
-		packages.NeedTypesInfo | packages.NeedModule
+		packages.NeedTypesInfo | packages.NeedModule | packages.NeedEmbedFiles
 	if o.deps || !exportDataReadable() {
 		mode |= packages.NeedDeps
 	}
@@ -91,7 +91,21 @@ func prepare(m module, o options, work string, excluded map[string]bool, extra m
 	if len(chosen) == 0 {
 		return "", rewriteSet{}, fmt.Errorf("syncwatch: no Go package to rewrite in %s", m.dir)
 	}
+	// A Go file that a //go:embed embeds keeps its bytes: the overlay
+	// that rewrites a file stands for it in the embedded copy too, and a
+	// test comparing what it embeds with the file would fail.
+	frozen := map[string]bool{}
+	for _, p := range all {
+		for _, name := range p.EmbedFiles {
+			if strings.HasSuffix(name, ".go") {
+				frozen[name] = true
+			}
+		}
+	}
 	an := swap.NewAnalysis(chosen[0].Fset, func(path string) bool { return byPath[path] })
+	if len(frozen) > 0 {
+		an.Frozen = func(name string) bool { return frozen[name] }
+	}
 	for _, p := range chosen {
 		an.AddPackage(p.Syntax, p.TypesInfo)
 	}
@@ -124,6 +138,9 @@ func prepare(m module, o options, work string, excluded map[string]bool, extra m
 				continue // seen, or cgo's output (the original is read below)
 			}
 			done[name] = true
+			if frozen[name] {
+				continue // embedded: left as it is (see above)
+			}
 			isTest := strings.HasSuffix(name, "_test.go")
 			if isTest && p.Module.Main {
 				testDirs[filepath.Dir(name)] = strings.TrimSuffix(p.Name, "_test")
@@ -141,7 +158,7 @@ func prepare(m module, o options, work string, excluded map[string]bool, extra m
 		}
 		// Files the type checker did not see: other build tags, cgo.
 		for _, name := range append(slices.Clone(p.GoFiles), p.IgnoredFiles...) {
-			if done[name] || !strings.HasSuffix(name, ".go") {
+			if done[name] || !strings.HasSuffix(name, ".go") || frozen[name] {
 				continue
 			}
 			done[name] = true

@@ -23,6 +23,11 @@ type Analysis struct {
 	// Rewritten reports whether the package with the given import path is
 	// rewritten.
 	Rewritten func(path string) bool
+	// Frozen, if set, reports whether the file with the given name, of a
+	// rewritten package, is left as it is: a //go:embed embeds it, and
+	// must get its bytes. What it declares stays sync, and so does every
+	// slot its values flow to or from.
+	Frozen func(filename string) bool
 
 	fset  *token.FileSet
 	decl  map[any]declOf      // slot -> the expression that gives it its type
@@ -397,6 +402,23 @@ func (a *Analysis) Solve() {
 		seen[s] = true
 		queue = append(queue, s)
 	}
+	if a.Frozen != nil {
+		frozen := map[string]bool{}
+		for s := range a.decl {
+			pos := slotPos(s)
+			if !pos.IsValid() || seen[s] {
+				continue
+			}
+			if name := a.fset.Position(pos).Filename; a.Frozen(name) {
+				seen[s] = true
+				queue = append(queue, s)
+				if !frozen[name] {
+					frozen[name] = true
+					notes = append(notes, note{a.fset.File(pos).Pos(0), fmt.Sprintf("%s: stays sync: a //go:embed embeds this file, which must keep its bytes", name)})
+				}
+			}
+		}
+	}
 	slices.SortFunc(notes, func(x, y note) int { return int(x.pos - y.pos) })
 	for i, n := range notes {
 		if i == 0 || n.pos != notes[i-1].pos {
@@ -416,6 +438,17 @@ func (a *Analysis) Solve() {
 			}
 		}
 	}
+}
+
+// slotPos returns where slot s is declared or made.
+func slotPos(s any) token.Pos {
+	switch s := s.(type) {
+	case types.Object:
+		return s.Pos()
+	case ast.Expr:
+		return s.Pos()
+	}
+	return token.NoPos
 }
 
 // keepIn keeps every swapped sync name in d's expression.

@@ -1,0 +1,3 @@
+module example.com/embedself
+
+go 1.22
