@@ -138,7 +138,7 @@ func learn(gs *held.G, c *hb.Clock) {
 		gs.HB.Acquire(c, gs.Len())
 	case c == nil:
 	case gs.Len() == 0:
-		gs.Inherit = hb.Join(gs.Inherit, c)
+		gs.Inherit = hb.Acquired(gs.Inherit, c)
 	default:
 		clockOf(gs).Acquire(c, gs.Len())
 	}

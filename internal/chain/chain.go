@@ -11,7 +11,6 @@
 package chain
 
 import (
-	"slices"
 	"sync"
 	"sync/atomic"
 )
@@ -43,7 +42,7 @@ const Many = ^uint64(0)
 // Many's: a pool of workers up to one less, each recording the chain,
 // keeps every worker's sighting (docs/RULES.md R21). Each of them pays
 // the slow path once for it.
-const MaxOwners = 64
+const MaxOwners = 256
 
 // Set is a concurrent set of keys, each with its owners: the serials of
 // the goroutine clocks that recorded it, or Many. The zero Set is empty
@@ -71,7 +70,7 @@ type table struct {
 // that as absent.
 type slot struct {
 	key, owner atomic.Uint64
-	more       atomic.Pointer[[]uint64] // owners after the first, sorted; replaced, never changed
+	more       atomic.Pointer[owners] // owners after the first
 }
 
 // Contains reports whether k is in the set, whoever recorded it. It never
@@ -91,11 +90,7 @@ func (s *Set) Has(k Key, owner uint64) bool {
 	case owner, Many:
 		return o != 0
 	}
-	if more := sl.more.Load(); more != nil {
-		_, found := slices.BinarySearch(*more, owner)
-		return found
-	}
-	return false
+	return sl.more.Load().has(owner)
 }
 
 // find returns k's slot, or nil.
@@ -197,21 +192,20 @@ func (sl *slot) addOwner(owner uint64) {
 	if o == owner || o == Many {
 		return
 	}
-	var more []uint64
-	if p := sl.more.Load(); p != nil {
-		more = *p
-	}
-	i, found := slices.BinarySearch(more, owner)
-	if found {
+	more := sl.more.Load()
+	if more.has(owner) {
 		return
 	}
-	if owner == Many || 1+len(more)+1 >= MaxOwners {
+	if owner == Many || 1+more.len()+1 >= MaxOwners {
 		sl.owner.Store(Many)
 		sl.more.Store(nil)
 		return
 	}
-	next := slices.Insert(slices.Clone(more), i, owner) // sorted: Has searches it
-	sl.more.Store(&next)
+	if more == nil || (more.n+1)*2 > len(more.ids) {
+		more = more.grown()
+		sl.more.Store(more)
+	}
+	more.add(owner)
 }
 
 func (t *table) grow() *table {

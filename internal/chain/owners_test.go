@@ -82,3 +82,15 @@ func TestSetOwnersConcurrentHas(t *testing.T) {
 		t.Fatal("Many with MaxOwners-1 owners")
 	}
 }
+
+// A goroutine with no clock asks for owner 0: no chain is its, however
+// many owners hold it (an empty place is not owner 0).
+func TestSetNoOwnerZero(t *testing.T) {
+	var s chain.Set
+	for o := uint64(1); o < 20; o++ {
+		s.Add(7, o)
+		if s.Has(7, 0) {
+			t.Fatalf("owner 0 found with %d owners", o)
+		}
+	}
+}

@@ -22,3 +22,6 @@ func (c *Clock) With(id int64, t uint64) *Clock { return c.with(id, t) }
 
 // Covers is c.covers.
 func (c *Clock) Covers(d *Clock) bool { return c.covers(d) }
+
+// Extends reports whether c extends flat clock r, sharing it.
+func (c *Clock) Extends(r *Clock) bool { return c.base == r }

@@ -12,10 +12,7 @@
 // synchronisation, is "after".
 package hb
 
-import (
-	"slices"
-	"sync/atomic"
-)
+import "sync/atomic"
 
 // Fork and Learn, when set (by lockorder, at initialization), are the
 // calling goroutine's clock for the syncwatch packages that synchronise
@@ -43,140 +40,6 @@ func newBlock() uint64 { return tick.Add(epochBlock) - epochBlock + 1 }
 
 // serials numbers the Gs: a chain cache entry names its recorder by it.
 var serials atomic.Uint64
-
-// MaxEntries bounds a Clock. Past it the entries of the oldest goroutines
-// (the smallest ids) are dropped: what a clock forgets orders nothing, so
-// a cycle it would have held back is reported. A goroutine that waited
-// for a pool of up to hb.MaxSighters workers, and forks to a second,
-// names each of them and itself.
-const MaxEntries = MaxSighters + 1
-
-// A Clock says, for each goroutine it names, the last epoch of that
-// goroutine known to have happened before: its events at that epoch or
-// earlier. A Clock is immutable once made; nil is the empty clock.
-type Clock struct{ ents []ent }
-
-type ent struct {
-	id int64
-	t  uint64
-}
-
-// At returns the last epoch of goroutine id that c knows, 0 if none.
-func (c *Clock) At(id int64) uint64 {
-	if c == nil {
-		return 0
-	}
-	i, ok := slices.BinarySearchFunc(c.ents, id, func(e ent, id int64) int {
-		switch {
-		case e.id < id:
-			return -1
-		case e.id > id:
-			return 1
-		}
-		return 0
-	})
-	if !ok {
-		return 0
-	}
-	return c.ents[i].t
-}
-
-// Len returns the number of goroutines c names.
-func (c *Clock) Len() int {
-	if c == nil {
-		return 0
-	}
-	return len(c.ents)
-}
-
-// covers reports whether c knows everything d does.
-func (c *Clock) covers(d *Clock) bool {
-	if d == nil || c == d {
-		return true
-	}
-	if c == nil || len(c.ents) < len(d.ents) {
-		return false
-	}
-	// One walk over both, in id order: d's every entry must be in c,
-	// and no later there.
-	i := 0
-	for _, e := range d.ents {
-		for i < len(c.ents) && c.ents[i].id < e.id {
-			i++
-		}
-		if i == len(c.ents) || c.ents[i].id != e.id || c.ents[i].t < e.t {
-			return false
-		}
-	}
-	return true
-}
-
-// Join returns the clock that knows what a and b know: a or b itself
-// when one covers the other, or a new clock.
-func Join(a, b *Clock) *Clock {
-	switch {
-	case a.covers(b):
-		return a
-	case b.covers(a):
-		return b
-	}
-	// Past MaxEntries only the largest ids are kept: count first, so that
-	// the one slice made is of the size kept.
-	n := 0
-	merge(a.ents, b.ents, func(ent) { n++ })
-	skip := max(0, n-MaxEntries)
-	out := make([]ent, 0, n-skip)
-	merge(a.ents, b.ents, func(e ent) {
-		if skip > 0 {
-			skip--
-			return
-		}
-		out = append(out, e)
-	})
-	return &Clock{ents: out}
-}
-
-// merge calls f for each id of a or b, in order, with its later epoch.
-func merge(a, b []ent, f func(ent)) {
-	i, j := 0, 0
-	for i < len(a) || j < len(b) {
-		switch {
-		case j == len(b) || i < len(a) && a[i].id < b[j].id:
-			f(a[i])
-			i++
-		case i == len(a) || b[j].id < a[i].id:
-			f(b[j])
-			j++
-		default:
-			f(ent{a[i].id, max(a[i].t, b[j].t)})
-			i++
-			j++
-		}
-	}
-}
-
-// with returns c knowing also goroutine id's events up to epoch t.
-func (c *Clock) with(id int64, t uint64) *Clock {
-	if c.Len() < MaxEntries || c.At(id) != 0 {
-		return Join(c, &Clock{ents: []ent{{id, t}}})
-	}
-	// Full, and id not in it: past MaxEntries Join keeps the largest ids,
-	// and id may be the smallest. A goroutine's fork must name the
-	// goroutine itself (its starter's id is smaller than its workers'),
-	// so the smallest other id is dropped instead.
-	out := make([]ent, 0, MaxEntries)
-	placed := false
-	for _, e := range c.ents[len(c.ents)-(MaxEntries-1):] {
-		if !placed && id < e.id {
-			out, placed = append(out, ent{id, t}), true
-		}
-		out = append(out, e)
-	}
-	if !placed {
-		out = append(out, ent{id, t})
-	}
-	return &Clock{ents: out}
-}
 
 // G is one goroutine's clock: its epoch and what it knows of the others.
 // Only its goroutine calls its methods, except Watch and those of Sight,
@@ -299,7 +162,7 @@ func (g *G) Acquire(c *Clock, depth int) {
 	if depth == 0 {
 		g.oldDepth, g.oldKnown = 0, nil
 	}
-	if c.Len() == 0 || c == g.learnt || g.known.covers(c) {
+	if c.empty() || c == g.learnt || g.known.covers(c) {
 		return
 	}
 	g.learnt = c
@@ -309,7 +172,7 @@ func (g *G) Acquire(c *Clock, depth int) {
 		}
 		g.oldDepth = max(g.oldDepth, depth)
 	}
-	g.known, g.forked = Join(g.known, c), nil
+	g.known, g.forked = Acquired(g.known, c), nil
 	// Its next sighting knows more: a new epoch, recorded anew where its
 	// sightings are watched.
 	g.dirty = true

@@ -1,10 +1,15 @@
 package hb
 
+import (
+	"cmp"
+	"slices"
+)
+
 // MaxSighters bounds the goroutines a Sight keeps: an edge taken by more
 // is of so many goroutines that no order between them is kept. It is
 // internal/chain's MaxOwners less one, so that the sighting that makes a
 // chain everyone's (chain.Many) makes its edges' Sights unknown.
-const MaxSighters = 63
+const MaxSighters = 255
 
 // maxSeen bounds the sightings a Sight keeps of one goroutine: past it
 // the two oldest are kept as one, as late as the later and knowing what
@@ -18,7 +23,7 @@ const maxSeen = 8
 // not known, and it orders nothing.
 type Sight struct{ s *sighters }
 
-type sighters struct{ tracks []track }
+type sighters struct{ tracks []track } // by their goroutines' Serials
 
 // track is one goroutine's recorded sightings of the edge, oldest first.
 // The goroutine's first sighting of an edge is always recorded (the chain
@@ -58,14 +63,13 @@ func (s *Sight) Merge(o Sight) bool {
 	}
 	changed := false
 	for _, ot := range o.s.tracks {
-		i := s.s.find(ot.g)
-		if i < 0 {
+		i, found := s.s.find(ot.g)
+		if !found {
 			if len(s.s.tracks) == MaxSighters {
 				s.s = nil
 				return true
 			}
-			s.s.tracks = append(s.s.tracks, track{g: ot.g})
-			i = len(s.s.tracks) - 1
+			s.s.tracks = slices.Insert(s.s.tracks, i, track{g: ot.g})
 		}
 		t := &s.s.tracks[i]
 		for _, x := range ot.seen {
@@ -82,13 +86,12 @@ func (s *Sight) Merge(o Sight) bool {
 	return changed
 }
 
-func (s *sighters) find(g *G) int {
-	for i := range s.tracks {
-		if s.tracks[i].g == g {
-			return i
-		}
-	}
-	return -1
+// find returns the position of g's track, or where it goes: tracks are
+// in the order of their goroutines' Serials.
+func (s *sighters) find(g *G) (int, bool) {
+	return slices.BinarySearchFunc(s.tracks, g.Serial, func(t track, serial uint64) int {
+		return cmp.Compare(t.g.Serial, serial)
+	})
 }
 
 // Ordered reports whether no sighting of a's edge, into graph node aTo,
