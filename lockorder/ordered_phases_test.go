@@ -154,14 +154,15 @@ func TestManyPhasesKeepTheStartersOwnEntry(t *testing.T) {
 	})
 }
 
-// Precision: one persistent worker across many phases (past the four
-// sightings a Sight keeps per goroutine). Each phase: the worker takes a
+// Precision: one persistent worker across many phases (as many as the
+// sightings a Sight keeps of one goroutine, 32; past them its oldest are
+// merged and order less: docs/RULES.md R21). Each phase: the worker takes a
 // then b and is waited for; the main goroutine takes b then a, then lets
 // the worker go on. Every pair of sightings is ordered.
 func TestAPersistentWorkerAcrossManyPhasesIsOrdered(t *testing.T) {
 	fresh(t)
 	a, b := lockorder.NewMutex("r21b-pw-a"), lockorder.NewMutex("r21b-pw-b")
-	const phases = 8
+	const phases = 32
 	done := make([]lockorder.WaitGroup, phases)
 	start := make([]lockorder.WaitGroup, phases)
 	for i := range phases {

@@ -175,20 +175,20 @@ func TestAFullPoolAndTheWaiterOnBothSidesIsACycle(t *testing.T) {
 	assert.Len(t, only(lockorder.KindCycle), 1)
 }
 
-// A goroutine that waits for pool after pool, 240 goroutines in 8
+// A goroutine that waits for pool after pool, 240 goroutines in 24
 // rounds, forks each pool from what it knows: round after round, each
 // pool's order is before the inverse the waiter takes, and the waiter's
 // before the next pool's. Nothing is reported. (Past hb.MaxEntries
-// goroutines in all, the waiter's clock forgets the first pools; past 8
+// goroutines in all, the waiter's clock forgets the first pools; past 32
 // rounds its sightings of the inverse are merged: docs/RULES.md R21.)
 func TestRoundsOfPoolsOrderTheInverseTakenBetweenThem(t *testing.T) {
 	fresh(t)
 	run(func() {
 		a := lockorder.NewMutex("r21-rounds-a")
 		b := lockorder.NewMutex("r21-rounds-b")
-		for range 8 {
+		for range 24 {
 			var wg lockorder.WaitGroup
-			for range 30 {
+			for range 10 {
 				wg.Go(func() { lockAB(a, b) })
 			}
 			wg.Wait()

@@ -14,7 +14,7 @@ const MaxSighters = 255
 // maxSeen bounds the sightings a Sight keeps of one goroutine: past it
 // the two oldest are kept as one, as late as the later and knowing what
 // the earlier knew, which orders less.
-const maxSeen = 8
+const maxSeen = 32
 
 // A Sight is what is known of the sightings of one order edge: for each
 // goroutine that made some, the epochs at which they were recorded, each
