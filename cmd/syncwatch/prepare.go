@@ -128,9 +128,10 @@ func prepare(m module, o options, work string, excluded map[string]bool, extra m
 		}
 	}
 	done := map[string]bool{}
-	testMains := map[string]string{} // dir -> package holding the user's TestMain
-	testDirs := map[string]string{}  // dir -> package name, for dirs with tests
-	named := map[string]bool{}       // dir/package of files that name locks
+	testMains := map[string]string{}   // dir -> package holding the user's TestMain
+	testDirs := map[string]string{}    // dir -> package name, for dirs with tests
+	named := map[string]bool{}         // dir/package of files that name locks
+	unwrappable := map[string]string{} // dir -> embedded test file declaring TestMain
 	for _, p := range chosen {
 		for _, f := range p.Syntax {
 			name := p.Fset.File(f.Package).Name()
@@ -138,12 +139,17 @@ func prepare(m module, o options, work string, excluded map[string]bool, extra m
 				continue // seen, or cgo's output (the original is read below)
 			}
 			done[name] = true
-			if frozen[name] {
-				continue // embedded: left as it is (see above)
-			}
 			isTest := strings.HasSuffix(name, "_test.go")
 			if isTest && p.Module.Main {
 				testDirs[filepath.Dir(name)] = strings.TrimSuffix(p.Name, "_test")
+			}
+			if frozen[name] {
+				// Embedded: left as it is (see above). A TestMain in it
+				// cannot be wrapped, and another would not build.
+				if isTest && p.Module.Main && declaresTestMain(f) {
+					unwrappable[filepath.Dir(name)] = name
+				}
+				continue
 			}
 			res, err := rewriteFile(name, swap.File{Fset: p.Fset, AST: f, Info: p.TypesInfo, Keep: an.Keep, Swapped: an.Swapped, WrapTestMain: tests && isTest && p.Module.Main}, work, &set)
 			if err != nil {
@@ -179,6 +185,11 @@ func prepare(m module, o options, work string, excluded map[string]bool, extra m
 		}
 	}
 	if tests {
+		for _, dir := range slices.Sorted(maps.Keys(unwrappable)) {
+			file := unwrappable[dir]
+			delete(testDirs, dir)
+			set.notes = append(set.notes, fmt.Sprintf("%s: its tests run without lockordertest's verdict: its TestMain is in a file a //go:embed embeds, which must keep its bytes", file))
+		}
 		for dir, pkg := range testDirs {
 			name, wrap := pkg, false
 			if user, ok := testMains[dir]; ok {
@@ -307,4 +318,14 @@ func writeFile(path string, data []byte) error {
 		return err
 	}
 	return os.WriteFile(path, data, 0o644)
+}
+
+// declaresTestMain reports whether f declares the function TestMain.
+func declaresTestMain(f *ast.File) bool {
+	for _, d := range f.Decls {
+		if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv == nil && fd.Name.Name == "TestMain" {
+			return true
+		}
+	}
+	return false
 }

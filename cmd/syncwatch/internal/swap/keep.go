@@ -322,6 +322,7 @@ func calledFunc(call *ast.CallExpr, info *types.Info) *types.Func {
 // both their types name a swapped sync type (an interface, a Locker,
 // takes either kind).
 func (a *Analysis) link(x, y any, pos token.Pos) {
+	x, y = origin(x), origin(y)
 	if x == nil || y == nil || !carriesSync(a.typeOf(x)) || !carriesSync(a.typeOf(y)) {
 		return
 	}
@@ -332,6 +333,19 @@ func (a *Analysis) link(x, y any, pos token.Pos) {
 			a.seeds[s] = append(a.seeds[s], pos)
 		}
 	}
+}
+
+// origin returns the slot s stands for: an instance's field, parameter
+// or method is its generic declaration's, which is the one declared (and
+// rewritten, or not) in its file.
+func origin(s any) any {
+	switch s := s.(type) {
+	case *types.Var:
+		return s.Origin()
+	case *types.Func:
+		return s.Origin()
+	}
+	return s
 }
 
 func (a *Analysis) typeOf(s any) types.Type {
@@ -409,7 +423,8 @@ func (a *Analysis) Solve() {
 			if !pos.IsValid() || seen[s] {
 				continue
 			}
-			if name := a.fset.Position(pos).Filename; a.Frozen(name) {
+			// The file's own name: a //line directive names another.
+			if name := a.fset.File(pos).Name(); a.Frozen(name) {
 				seen[s] = true
 				queue = append(queue, s)
 				if !frozen[name] {

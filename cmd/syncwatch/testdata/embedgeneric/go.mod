@@ -1,0 +1,3 @@
+module example.com/embedgeneric
+
+go 1.22

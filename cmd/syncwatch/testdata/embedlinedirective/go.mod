@@ -1,0 +1,3 @@
+module example.com/embedlinedirective
+
+go 1.22

@@ -1,0 +1,3 @@
+module example.com/embedonlytest
+
+go 1.22

@@ -1,0 +1,3 @@
+module example.com/embedtestmain
+
+go 1.22
