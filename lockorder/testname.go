@@ -10,7 +10,8 @@ import (
 
 // testName returns "TestFoo" for the function fn, in file, that is a test,
 // benchmark, example or fuzz target of a _test.go file ("pkg.TestFoo"),
-// or one of its closures ("pkg.TestFoo.func1.2"), and "" for anything
+// a suite's method of that name ("pkg.(*Suite).TestFoo"), or one of
+// their closures ("pkg.TestFoo.func1.2"), and "" for anything
 // else: "pkg.TestFoo.helper.func1" is the closure of a function inlined
 // in TestFoo, no test.
 func testName(fn, file string) string {
@@ -23,6 +24,12 @@ func testName(fn, file string) string {
 		return ""
 	}
 	name, rest, _ := strings.Cut(name, ".")
+	if !isTestName(name) {
+		// A suite's method: "pkg.(*Suite).TestFoo" (testify) or
+		// "pkg.s.TestFoo" (a type whose methods one test runs as
+		// subtests) is TestFoo.
+		name, rest, _ = strings.Cut(rest, ".")
+	}
 	for _, part := range strings.Split(rest, ".") {
 		// Closures are "func1", goroutines started by go statements
 		// "gowrap1".
@@ -31,15 +38,24 @@ func testName(fn, file string) string {
 			return ""
 		}
 	}
+	if isTestName(name) {
+		return name
+	}
+	return ""
+}
+
+// isTestName reports whether name is one go test runs: TestFoo, Test_foo
+// and Test count, Testify does not; so do benchmarks, examples and fuzz
+// targets.
+func isTestName(name string) bool {
 	for _, prefix := range []string{"Test", "Benchmark", "Example", "Fuzz"} {
 		if rest, ok := strings.CutPrefix(name, prefix); ok {
-			// As go test: TestFoo, Test_foo and Test count; Testify does not.
 			if r, _ := utf8.DecodeRuneInString(rest); rest == "" || !unicode.IsLower(r) {
-				return name
+				return true
 			}
 		}
 	}
-	return ""
+	return false
 }
 
 // testOf returns the name of the test whose code appears in v's stacks

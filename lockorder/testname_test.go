@@ -20,7 +20,10 @@ func TestTestName(t *testing.T) {
 		"example.com/bank_test.Testify":                      "",
 		"example.com/bank_test.BenchmarkX":                   "BenchmarkX",
 		"main.main":                                          "",
-		"example.com/x.(*T).TestMethod":                      "",
+		"example.com/x.(*T).TestMethod":                      "TestMethod", // a testify suite's
+		"google.golang.org/grpc.s.TestUpdate.func1":          "TestUpdate", // run by grpctest.RunSubTests
+		"example.com/x.(*T).helper":                          "",
+		"example.com/x.(*T).TestMethod.helper.func1":         "",
 	} {
 		assert.Equal(t, want, lockorder.FuncTestName(fn, "bank_test.go"), fn)
 	}
