@@ -105,7 +105,26 @@ func (a *Analysis) AddPackage(files []*ast.File, info *types.Info) {
 						a.link(obj, a.slotOf(n.Values[i], info), n.Values[i].Pos())
 					}
 				}
+				if len(n.Values) == 1 && len(n.Names) > 1 {
+					lhs := make([]ast.Expr, len(n.Names))
+					for i, name := range n.Names {
+						lhs[i] = name
+					}
+					a.tuple(lhs, n.Values[0], info)
+				}
+			case *ast.RangeStmt:
+				// The value ranged over carries what the key and the
+				// element do: a slice of locks, a map of them.
+				for _, x := range []ast.Expr{n.Key, n.Value} {
+					if x != nil {
+						a.link(a.slotOf(x, info), a.slotOf(n.X, info), n.X.Pos())
+					}
+				}
 			case *ast.AssignStmt:
+				if len(n.Rhs) == 1 && len(n.Lhs) > 1 {
+					a.tuple(n.Lhs, n.Rhs[0], info)
+					return true
+				}
 				if len(n.Lhs) != len(n.Rhs) {
 					return true
 				}
@@ -136,6 +155,25 @@ func (a *Analysis) AddPackage(files []*ast.File, info *types.Info) {
 			return true
 		}
 		ast.Inspect(f, visit)
+	}
+}
+
+// tuple links each of lhs with the result of call rhs it is assigned
+// ("a, b := f()"); a comma-ok form's first value is its operand's.
+func (a *Analysis) tuple(lhs []ast.Expr, rhs ast.Expr, info *types.Info) {
+	call, ok := ast.Unparen(rhs).(*ast.CallExpr)
+	if !ok {
+		if len(lhs) == 2 { // v, ok := m[k], x.(T), <-ch
+			a.link(a.slotOf(lhs[0], info), a.slotOf(rhs, info), rhs.Pos())
+		}
+		return
+	}
+	sig, ok := info.TypeOf(call.Fun).(*types.Signature)
+	if !ok || sig.Results().Len() != len(lhs) {
+		return
+	}
+	for i, l := range lhs {
+		a.link(a.slotOf(l, info), sig.Results().At(i), rhs.Pos())
 	}
 }
 

@@ -151,7 +151,7 @@ func mustAbs(t *testing.T, path string) string {
 func TestRewriteKeepsWhatMeetsForeignCode(t *testing.T) {
 	out, notes := rewriteDir(t, "testdata/keep", "lib")
 	checkGolden(t, out)
-	require.Len(t, notes, 6)
+	require.Len(t, notes, 8)
 	assert.Contains(t, notes[0], "app.go:15:12: stays sync")
 	assert.Contains(t, notes[0], "it meets lib.mu (*sync.Mutex)")
 	assert.Contains(t, notes[1], "app.go:19:7: stays sync: it meets lib.(a result) (*sync.Mutex)")
@@ -163,6 +163,12 @@ func TestRewriteKeepsWhatMeetsForeignCode(t *testing.T) {
 	// So is a field of a generic type, in every instance.
 	assert.Contains(t, notes[5], "app.go:51:12: stays sync")
 	assert.Contains(t, got, "\tb.mu.Lock()\n")
+	// A result of a call of several (m, err := lib.Two()), and a value
+	// ranged over (for _, mu := range lib.Locks), carry what they are
+	// assigned to.
+	assert.Contains(t, notes[6], "app.go:57:12: stays sync: it meets lib.(a result)")
+	assert.Contains(t, notes[7], "app.go:68:21: stays sync: it meets lib.Locks")
+	assert.Contains(t, got, "\tvar held *sync.Mutex\n")
 }
 
 // A file the type checker does not see (another build tag) is rewritten

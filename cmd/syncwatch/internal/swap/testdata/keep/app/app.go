@@ -52,3 +52,22 @@ func useBox(b *box[int]) {
 	b.mu.Lock()
 	b.mu.Unlock()
 }
+
+func useTwo() {
+	m, err := lib.Two() // m stays sync, and so does held
+	if err != nil {
+		return
+	}
+	var held *sync.Mutex
+	held = m
+	held.Lock()
+	held.Unlock()
+}
+
+func useRange() {
+	for _, mu := range lib.Locks { // mu stays sync, and so does last
+		last := mu
+		last.Lock()
+		last.Unlock()
+	}
+}
