@@ -9,7 +9,6 @@ import (
 	"sync"
 
 	"github.com/syncwatch/syncwatch/internal/class"
-	"github.com/syncwatch/syncwatch/internal/stack"
 )
 
 // Sites. A zero-value lock has no name of its own, so it is named after
@@ -53,13 +52,9 @@ type siteKey struct {
 func callerSite() *class.Site {
 	// Unwinding costs by the frame: the place is almost always within
 	// the first few, so look there before unwinding all maxSiteFrames.
-	var pcs [maxSiteFrames + 1]uintptr // and callerSite's own
-	first := siteFramesFirst
-	if stack.Cheap() {
-		first = maxSiteFrames
-	}
-	for _, depth := range [...]int{first + 1, maxSiteFrames + 1} {
-		n := stack.Callers(pcs[:depth]) // from callerSite, a frame siteIn skips
+	var pcs [maxSiteFrames]uintptr
+	for _, depth := range [...]int{siteFramesFirst, maxSiteFrames} {
+		n := runtime.Callers(2, pcs[:depth]) // from callerSite's caller
 		if s := siteIn(pcs[:n]); s != nil {
 			return s
 		}
@@ -89,12 +84,10 @@ func siteOf(pc uintptr) *class.Site {
 		return s.(*class.Site)
 	}
 	var s *class.Site
-	// The 0 after pc, no function's, makes CallersFrames expand the
-	// calls inlined at pc (stack.Frames).
-	fs := runtime.CallersFrames([]uintptr{pc, 0})
+	fs := runtime.CallersFrames([]uintptr{pc})
 	for {
 		f, more := fs.Next()
-		if f.Function != "" && !internalFrame(f.Function, f.File) && !stack.Wrapper(f) {
+		if f.Function != "" && !internalFrame(f.Function, f.File) {
 			s = intern(siteKey{f.Function, f.File, f.Line})
 			break
 		}
