@@ -25,3 +25,6 @@ func (c *Clock) Covers(d *Clock) bool { return c.covers(d) }
 
 // Extends reports whether c extends flat clock r, sharing it.
 func (c *Clock) Extends(r *Clock) bool { return c.base == r }
+
+// Compared returns how many pairs of tracks Ordered compared one by one.
+func Compared() int64 { return compared.Load() }
