@@ -55,7 +55,12 @@ func (c *Cond) relockL() {
 		return
 	}
 	l := m.lock()
-	if gs := gls.Home(goid.ID()); gs != nil && gs.Tag() == w && gs.ProvingInto(l.ID) {
+	id := goid.ID()
+	gs := gls.Home(id)
+	if gs == nil {
+		gs = gls.Find(id) // away from its home slot, taken by another's
+	}
+	if gs != nil && gs.Tag() == w && gs.ProvingInto(l.ID) {
 		if i := gs.Find(l); i >= 0 {
 			gs.MarkProving(i)
 		}

@@ -100,17 +100,61 @@ func TestSectionsUnderHandlesKeptForGoodPastTheBoundCloseNoCycle(t *testing.T) {
 			reg.mu.Unlock()
 		}},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			fresh(t)
-			var reg registry
-			reg.cond = lockorder.NewCond(&reg.mu)
-			keptHandlesCloseNoCycle(t, func() {
-				h := new(keptHandle)
-				tc.section(&reg, h)
-				h.use()
-			}, func() { closeAllUnder(&reg.mu, &reg.hs) })
-		})
+		for _, away := range []bool{false, true} {
+			name := tc.name
+			if away {
+				// The goroutine's state is not in its home slot, which
+				// another goroutine's took first: a Cond.Wait's relock
+				// missed marking its hold there, and the sections' edges,
+				// pushed out, were added as a nesting's.
+				name += ", its state away from home"
+			}
+			t.Run(name, func(t *testing.T) {
+				fresh(t)
+				var reg registry
+				reg.cond = lockorder.NewCond(&reg.mu)
+				start := func() {}
+				if away {
+					start = func() { t.Cleanup(takeHomeSlot(t)) }
+				}
+				keptHandlesCloseNoCycle(t, start, func() {
+					h := new(keptHandle)
+					tc.section(&reg, h)
+					h.use()
+				}, func() { closeAllUnder(&reg.mu, &reg.hs) })
+			})
+		}
 	}
+}
+
+// takeHomeSlot makes a goroutine that shares the caller's home slot in
+// lockorder's table of goroutine states (ids equal modulo its 8192
+// slots) take that slot, by holding a lock, before the caller, which
+// holds none, gets a state: the caller's goes elsewhere. It returns the
+// function that ends that goroutine.
+func takeHomeSlot(t *testing.T) (release func()) {
+	const slots = 1 << 13 // internal/gls's tableSize
+	me := goroutineID()
+	done := make(chan struct{})
+	taken := make(chan bool)
+	for range 4 * slots {
+		go func() {
+			if goroutineID()%slots != me%slots {
+				taken <- false
+				return
+			}
+			mu := lockorder.NewMutex("home-slot-taker")
+			mu.Lock() // held: its state stays in the slot
+			taken <- true
+			<-done
+			mu.Unlock()
+		}()
+		if <-taken {
+			return func() { close(done) }
+		}
+	}
+	t.Error("no goroutine got an id sharing the caller's home slot")
+	return func() {}
 }
 
 // keptHandle is a handle with a lock of its own, locked for good when it
@@ -136,12 +180,14 @@ func closeAllUnder(reg sync.Locker, hs *[]*keptHandle) {
 	reg.Unlock()
 }
 
-// keptHandlesCloseNoCycle runs, in one goroutine, three rounds of 60
-// opens, a closeAll, and an open under every handle closed so far (past
-// held.MaxProving), and asserts that no cycle is reported.
-func keptHandlesCloseNoCycle(t *testing.T, open, closeAll func()) {
+// keptHandlesCloseNoCycle runs, in one goroutine that first calls start,
+// three rounds of 60 opens, a closeAll, and an open under every handle
+// closed so far (past held.MaxProving), and asserts that no cycle is
+// reported.
+func keptHandlesCloseNoCycle(t *testing.T, start, open, closeAll func()) {
 	t.Helper()
 	run(func() {
+		start()
 		for range 3 {
 			for range 60 {
 				open()
@@ -165,7 +211,7 @@ func TestAnRLockerCondWaitOverATriedLockUnderKeptHandlesClosesNoCycle(t *testing
 	}
 	fresh(t)
 	reg.cond = lockorder.NewCond(reg.mu.RLocker())
-	keptHandlesCloseNoCycle(t, func() {
+	keptHandlesCloseNoCycle(t, func() {}, func() {
 		h := new(keptHandle)
 		reg.mu.RLock()
 		if !reg.inner.TryLock() {
