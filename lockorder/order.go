@@ -96,7 +96,12 @@ func releaseClock(p *atomic.Pointer[hb.Clock]) {
 	if Mode(w&modeMask) != ModeCheck {
 		return
 	}
-	if !clocked(goid.ID()) {
+	if id := goid.ID(); !clocked(id) {
+		// No state: a goroutine that WaitGroup.Go started still knows
+		// what its starter knew (R21).
+		if c := inherited(id); c != nil {
+			hb.Publish(p, c)
+		}
 		return
 	}
 	gs := current(w)
@@ -170,8 +175,8 @@ func forkClock() *hb.Clock {
 	if Mode(w&modeMask) != ModeCheck {
 		return nil
 	}
-	if !clocked(goid.ID()) {
-		return nil
+	if id := goid.ID(); !clocked(id) {
+		return inherited(id) // what WaitGroup.Go gave it, if anything
 	}
 	gs := current(w)
 	c := gs.Inherit

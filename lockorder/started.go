@@ -133,6 +133,16 @@ func owed(id int64) *startedRec {
 	return nil
 }
 
+// inherited returns what the calling goroutine id, started by
+// WaitGroup.Go and owing its first state its group's hold, was given to
+// know (R21): it has no state to keep it in yet. nil otherwise.
+func inherited(id int64) *hb.Clock {
+	if r := owed(id); r != nil {
+		return r.inherit
+	}
+	return nil
+}
+
 // ownState returns the calling goroutine id's state, as gls.Find does, for
 // a path that looks it up without making one; but a goroutine that owes
 // its group's hold gets its state now (with the hold), under mode word w,

@@ -177,7 +177,7 @@ func (wg *WaitGroup) run(f func(), inherit *hb.Clock) {
 	if r := startTracking(gid, wg, w, l, inherit); r != nil {
 		defer r.stop(gid)
 	} else {
-		wg.track(gid, w, l)
+		wg.track(gid, w, l, inherit)
 		defer wg.untrack(gid, w, l)
 	}
 	f()
@@ -193,9 +193,9 @@ func (wg *WaitGroup) run(f func(), inherit *hb.Clock) {
 // (l is the group's identity) it takes the group's hold at once: f runs
 // holding the group for reading, so that the locks f takes are ordered
 // after the group, and a Wait under one of them closes a cycle (a Wait is
-// a write that needs every reader gone). untrack undoes it as the
-// goroutine ends.
-func (wg *WaitGroup) track(gid int64, w uint32, l *class.Lock) {
+// a write that needs every reader gone), knowing inherit, what Go's
+// caller knew (R21). untrack undoes it as the goroutine ends.
+func (wg *WaitGroup) track(gid int64, w uint32, l *class.Lock, inherit *hb.Clock) {
 	wg.mu.Lock()
 	if wg.running == nil {
 		wg.running = map[int64]struct{}{}
@@ -203,7 +203,9 @@ func (wg *WaitGroup) track(gid int64, w uint32, l *class.Lock) {
 	wg.running[gid] = struct{}{}
 	wg.mu.Unlock()
 	if l != nil {
-		tryAcquired(current(w), l, true, false)
+		gs := current(w)
+		learn(gs, inherit) // what Go's caller knew (R21), as adoptGroup gives it
+		tryAcquired(gs, l, true, false)
 	}
 }
 
