@@ -95,6 +95,9 @@ func publishNew(ctx context.Context, v Violation) bool {
 	flight := recordFlight(&v) // the trace file, named in v before it is kept
 	n := v.Instances
 	test := testOf(&v)
+	if test == "" && !store.Seen(v.Key) {
+		test = testByAncestry(&v) // a new record: worth a goroutine dump
+	}
 	v.Test = test
 	number := func(kept *Violation) { // the handler and span see the kept record's ID
 		kept.ID = lastID.Add(1)

@@ -4,8 +4,12 @@ package lockorder
 
 import (
 	"strings"
+	"sync/atomic"
+	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/syncwatch/syncwatch/internal/waitfor"
 )
 
 // testName returns "TestFoo" for the function fn, in file, that is a test,
@@ -74,6 +78,54 @@ func testOf(v *Violation) string {
 	}
 	return ""
 }
+
+// testByAncestry returns the test whose goroutine started, directly or
+// through goroutines still running, one of v's goroutines (the one that
+// found it, then those of a cycle's edges), or "": a server's or a pool's
+// goroutine that a test started has no test in its own stack. Only under
+// go test, and for at most maxAncestries records, since each may take a
+// goroutine dump, which stops the world (a dump at most ancestryAge old
+// that shows v's goroutine serves).
+func testByAncestry(v *Violation) string {
+	if !underTest() || ancestries.Add(1) > maxAncestries {
+		return ""
+	}
+	gids := []int64{v.Goroutine}
+	for _, e := range v.Cycle {
+		gids = append(gids, e.Goroutine)
+	}
+	d := waitfor.Cached(ancestryAge)
+	if d == nil || !d.Alive(v.Goroutine) {
+		d = waitfor.Fresh() // it may be newer than the last dump
+	}
+	for _, g := range gids {
+		for hops := 0; g != 0 && hops < maxHops; hops++ {
+			r, ok := d.Routine(g)
+			if !ok {
+				break // exited: who started it is gone with it
+			}
+			for i := len(r.Frames) - 1; i >= 0; i-- {
+				if name := testName(r.Frames[i].Function, r.Frames[i].File); name != "" {
+					return name
+				}
+			}
+			g = d.Parent(g)
+		}
+	}
+	return ""
+}
+
+const (
+	// maxAncestries bounds the records testByAncestry looks into.
+	maxAncestries = 256
+	// ancestryAge is how old a dump testByAncestry uses may be.
+	ancestryAge = 10 * time.Millisecond
+	// maxHops bounds the goroutines testByAncestry climbs through.
+	maxHops = 64
+)
+
+// ancestries counts testByAncestry's calls.
+var ancestries atomic.Int32
 
 // maxTests bounds the test names a report keeps to count its Tests.
 const maxTests = 64

@@ -203,7 +203,10 @@ type Violation struct {
 	Instances int
 	// Test is the test, benchmark, example or fuzz function ("TestPut")
 	// whose code is in the stacks of the occurrence shown (the goroutine
-	// that found it, then the edges of a cycle), or "" if none is.
+	// that found it, then the edges of a cycle); if none is, the one whose
+	// goroutine started one of those goroutines, directly or through
+	// goroutines still running when it was found (a server's goroutine a
+	// test started); or "".
 	Test string
 	// Tests counts the distinct tests (test, benchmark, example and fuzz
 	// functions, by name, up to 64) whose code is in the stacks of the

@@ -83,6 +83,15 @@ func (s *Store[V]) AddGrouped(key, occ string, v V, number, merge func(kept *V))
 	return true
 }
 
+// Seen reports whether a record was added under key (since the last
+// Reset), kept or not.
+func (s *Store[V]) Seen(key string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.seen[key]
+	return ok
+}
+
 // All returns a copy of the records, oldest first.
 func (s *Store[V]) All() []V {
 	s.mu.Lock()

@@ -62,3 +62,22 @@ func TestAddGroupedCountsNewOccurrencesOnce(t *testing.T) {
 		t.Fatal("Reset did not forget the occurrences")
 	}
 }
+
+// Seen tells a key added before, kept or past the bound, from a new one,
+// until Reset.
+func TestSeenKnowsTheKeysAdded(t *testing.T) {
+	var s report.Store[int]
+	s.SetMax(1)
+	if s.Seen("a") {
+		t.Fatal("a is seen before it is added")
+	}
+	s.Add("a", 1, nil)
+	s.Add("b", 2, nil) // past the bound: not kept, but seen
+	if !s.Seen("a") || !s.Seen("b") || s.Seen("c") {
+		t.Fatalf("Seen a, b, c = %v %v %v, want true true false", s.Seen("a"), s.Seen("b"), s.Seen("c"))
+	}
+	s.Reset()
+	if s.Seen("a") {
+		t.Fatal("a is seen after Reset")
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -316,6 +317,28 @@ func Origin(text string) (top string, created Frame) {
 		break
 	}
 	return top, created
+}
+
+// Parent returns the goroutine whose go statement started the goroutine
+// whose text from runtime.Stack is text ("created by main.run in
+// goroutine 7": 7), or 0 if the text names none.
+func Parent(text string) int64 {
+	for _, p := range framePairs(text) {
+		rest, ok := strings.CutPrefix(p[0], "created by ")
+		if !ok {
+			continue
+		}
+		_, id, ok := strings.Cut(rest, " in goroutine ")
+		if !ok {
+			return 0
+		}
+		n, err := strconv.ParseInt(strings.TrimSpace(id), 10, 64)
+		if err != nil {
+			return 0
+		}
+		return n
+	}
+	return 0
 }
 
 // funcName cuts the arguments off a frame's function line.

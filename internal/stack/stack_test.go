@@ -214,3 +214,31 @@ func TestStacksAreSymbolizedWhenFirstShown(t *testing.T) {
 		t.Fatalf("showing it again symbolized %d in all", n)
 	}
 }
+
+// Parent reads the id of the goroutine that started another from the
+// runtime's own text of it; main's text, and one cut short, name none.
+func TestParentIsTheStartersID(t *testing.T) {
+	own := func() (text string) {
+		buf := make([]byte, 4096)
+		return string(buf[:runtime.Stack(buf, false)])
+	}
+	idOf := func(text string) int64 {
+		var id int64
+		fmt.Sscanf(text, "goroutine %d ", &id)
+		return id
+	}
+	me := idOf(own())
+	child := make(chan string)
+	go func() { child <- own() }()
+	if got := stack.Parent(<-child); got != me || me == 0 {
+		t.Fatalf("Parent = %d, want the starter %d", got, me)
+	}
+	for _, text := range []string{
+		"goroutine 1 [running]:\nmain.main()\n\t/x/a.go:1 +0x1",
+		"goroutine 7 [running]:\nmain.f()\n\t/x/a.go:1 +0x1\ncreated by main.main\n\t/x/a.go:2 +0x2",
+	} {
+		if got := stack.Parent(text); got != 0 {
+			t.Errorf("Parent(%q) = %d, want 0", text, got)
+		}
+	}
+}

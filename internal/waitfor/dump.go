@@ -120,6 +120,10 @@ func (d *Dump) Routine(gid int64) (Routine, bool) {
 	return Routine{State: stateOf(header), Frames: frames, Top: top, Created: created}, true
 }
 
+// Parent returns the goroutine whose go statement started goroutine gid,
+// as d shows it, or 0 if d shows none (gid is not in d, or is main).
+func (d *Dump) Parent(gid int64) int64 { return stack.Parent(d.text(gid)) }
+
 // stateOf returns the state in a header "goroutine 7 [chan receive, 2
 // minutes]:", without the duration.
 func stateOf(header string) string {
