@@ -3,6 +3,8 @@
 package lockorder_test
 
 import (
+	"bytes"
+	"fmt"
 	"runtime"
 	"runtime/debug"
 	"sync"
@@ -41,6 +43,15 @@ func abandon(n int, keep *[]*lockorder.Mutex) {
 		}()
 		<-done
 	}
+}
+
+// goroutineAlive reports whether goroutine id has not exited. (A
+// goroutine that run waited for may not have: it closes its channel, then
+// returns, and on a loaded machine may wait to run again in between.)
+func goroutineAlive(id int64) bool {
+	buf := make([]byte, 1<<20)
+	buf = buf[:runtime.Stack(buf, true)]
+	return bytes.Contains(buf, []byte(fmt.Sprintf("goroutine %d [", id)))
 }
 
 // heapAlloc returns the bytes of live heap objects, after a collection.
@@ -123,6 +134,9 @@ func buryExited(t *testing.T, holder func() int64) {
 	t.Helper()
 	gid := holder()
 	require.NotZero(t, gid)
+	// A trim's dump frees it only if it finds it exited: the abandoned
+	// states it buries first would leave later trims nothing to dump for.
+	waitFor(t, func() bool { return !goroutineAlive(gid) }, "the holder exited")
 	abandon(max(400, 2*runtime.NumGoroutine()+300), nil)
 	require.True(t, collectUntil(func() bool { gls.Trim(); return gls.Find(gid) == nil }),
 		"the state of the exited goroutine %d is never freed", gid)

@@ -3,9 +3,6 @@
 package lockorder_test
 
 import (
-	"bytes"
-	"fmt"
-	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -37,13 +34,6 @@ func startDetached(a, b *lockorder.Mutex, done, started chan struct{}, starter c
 		takeBothOrders(a, b, done)
 	}()
 	starter <- goroutineID()
-}
-
-// goroutineAlive reports whether goroutine id has not exited.
-func goroutineAlive(id int64) bool {
-	buf := make([]byte, 1<<20)
-	buf = buf[:runtime.Stack(buf, true)]
-	return bytes.Contains(buf, []byte(fmt.Sprintf("goroutine %d [", id)))
 }
 
 // A finding made in a goroutine a test started (a server's), whose own
