@@ -187,14 +187,19 @@ func TestWaitForALockLeftByAnExitedGoroutine(t *testing.T) {
 func lockAndReturn(m *lockorder.Mutex) { m.Lock() } // forgets to unlock
 
 // leaveLocked locks m in a goroutine that returns without unlocking it,
-// and returns once that goroutine has locked m.
+// and returns once that goroutine has exited.
 func leaveLocked(m *lockorder.Mutex) {
-	done := make(chan struct{})
+	done := make(chan int64)
 	go func() {
-		defer close(done)
 		lockAndReturn(m)
+		done <- goroutineID()
 	}()
-	<-done
+	id := <-done
+	// Exited, not about to: a goroutine dump (the exit check's, a trim's)
+	// made next must find it gone.
+	for goroutineAlive(id) {
+		time.Sleep(time.Millisecond)
+	}
 }
 
 // lockInTurn locks and unlocks m in a new goroutine; the channel it
