@@ -127,8 +127,13 @@ func (o *Once) doSlow(f func()) {
 		o.runner.Store(0)
 		if gs != nil {
 			gs.PassOnce(l.ID) // ran it: see doneOnce
-			if gs.HB != nil {
-				gs.HB.Release(&o.clock) // before done is seen (R21)
+			// Before done is seen (R21): its clock, or what it learnt
+			// with no clock of its own.
+			switch {
+			case gs.HB != nil:
+				gs.HB.Release(&o.clock)
+			case gs.Inherit != nil:
+				hb.Publish(&o.clock, gs.Inherit)
 			}
 			leaveBlocking(gs, l)
 		}

@@ -98,3 +98,20 @@ func TestAGoroutineWithNoLocksPassesOnWhatGoGaveIt(t *testing.T) {
 		})
 	}
 }
+
+// Precision (R21): a goroutine that learnt what others knew (a Wait) but
+// has no clock of its own (it took no lock) passes that on through the
+// Once it completes: b then a, Done, Wait, the Once's completion, a Do
+// that finds it done, a then b are ordered (found in review of add69d7).
+func TestAOnceCompletedByAGoroutineWithNoClockPassesOnWhatItLearnt(t *testing.T) {
+	fresh(t)
+	a := lockorder.NewMutex("r21-once-a")
+	b := lockorder.NewMutex("r21-once-b")
+	var wg lockorder.WaitGroup
+	var once lockorder.Once
+	wg.Add(1)
+	run(func() { lockAB(b, a); wg.Done() })
+	run(func() { wg.Wait(); once.Do(func() {}) })
+	run(func() { once.Do(func() {}); lockAB(a, b) })
+	assert.Empty(t, only(lockorder.KindCycle), "b then a < Done < Wait < the Once's completion < Do < a then b")
+}
