@@ -8,7 +8,10 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
+	"github.com/syncwatch/syncwatch/internal/gls"
+	"github.com/syncwatch/syncwatch/internal/goid"
 	"github.com/syncwatch/syncwatch/lockorder"
 )
 
@@ -113,11 +116,7 @@ func TestSectionsUnderHandlesKeptForGoodPastTheBoundCloseNoCycle(t *testing.T) {
 				fresh(t)
 				var reg registry
 				reg.cond = lockorder.NewCond(&reg.mu)
-				start := func() {}
-				if away {
-					start = func() { t.Cleanup(takeHomeSlot(t)) }
-				}
-				keptHandlesCloseNoCycle(t, start, func() {
+				keptHandlesCloseNoCycle(t, away, func() {
 					h := new(keptHandle)
 					tc.section(&reg, h)
 					h.use()
@@ -128,33 +127,78 @@ func TestSectionsUnderHandlesKeptForGoodPastTheBoundCloseNoCycle(t *testing.T) {
 }
 
 // takeHomeSlot makes a goroutine that shares the caller's home slot in
-// lockorder's table of goroutine states (ids equal modulo its 8192
-// slots) take that slot, by holding a lock, before the caller, which
-// holds none, gets a state: the caller's goes elsewhere. It returns the
-// function that ends that goroutine.
-func takeHomeSlot(t *testing.T) (release func()) {
-	const slots = 1 << 13 // internal/gls's tableSize
-	me := goroutineID()
-	done := make(chan struct{})
-	taken := make(chan bool)
+// lockorder's table of goroutine states (ids equal modulo gls.HomeSlots)
+// take that slot, by holding a lock, before the caller, which holds
+// none, gets a state: the caller's goes elsewhere. It reports false if
+// that goroutine found the slot taken already (by a third goroutine's
+// state, which may leave it). release ends the goroutine, and returns
+// once it has exited.
+func takeHomeSlot() (release func(), ok bool) {
+	const slots = gls.HomeSlots
+	me := goid.ID()
+	done, exited := make(chan struct{}), make(chan struct{})
+	const (
+		other = iota // an id of another slot
+		home         // in the slot, holding its lock
+		taken        // an id of the slot, which another state holds
+	)
+	found := make(chan int)
 	for range 4 * slots {
 		go func() {
-			if goroutineID()%slots != me%slots {
-				taken <- false
+			id := goid.ID()
+			if id%slots != me%slots {
+				found <- other
 				return
 			}
+			defer close(exited)
 			mu := lockorder.NewMutex("home-slot-taker")
 			mu.Lock() // held: its state stays in the slot
-			taken <- true
+			if gls.Home(id) == nil {
+				mu.Unlock()
+				found <- taken
+				return
+			}
+			found <- home
 			<-done
 			mu.Unlock()
 		}()
-		if <-taken {
-			return func() { close(done) }
+		switch <-found {
+		case home:
+			return func() { close(done); <-exited }, true
+		case taken:
+			<-exited
+			return nil, false
 		}
 	}
-	t.Error("no goroutine got an id sharing the caller's home slot")
-	return func() {}
+	return nil, false
+}
+
+// runAway runs f as run does, in a goroutine whose state is kept away
+// from its home slot: another goroutine's state holds the slot until f
+// has returned.
+func runAway(t *testing.T, f func()) {
+	t.Helper()
+	for range 16 {
+		ran, away := false, false
+		run(func() {
+			release, ok := takeHomeSlot()
+			if !ok {
+				return // try from another goroutine, with another slot
+			}
+			defer release()
+			probe := lockorder.NewMutex("away-probe")
+			probe.Lock()
+			away = gls.Home(goid.ID()) == nil
+			probe.Unlock()
+			ran = true
+			f()
+		})
+		if ran {
+			require.True(t, away, "the goroutine's state is in its home slot, which another's holds")
+			return
+		}
+	}
+	t.Fatal("no goroutine's state could be kept away from its home slot")
 }
 
 // keptHandle is a handle with a lock of its own, locked for good when it
@@ -180,14 +224,17 @@ func closeAllUnder(reg sync.Locker, hs *[]*keptHandle) {
 	reg.Unlock()
 }
 
-// keptHandlesCloseNoCycle runs, in one goroutine that first calls start,
-// three rounds of 60 opens, a closeAll, and an open under every handle
-// closed so far (past held.MaxProving), and asserts that no cycle is
-// reported.
-func keptHandlesCloseNoCycle(t *testing.T, start, open, closeAll func()) {
+// keptHandlesCloseNoCycle runs, in one goroutine (its state away from
+// its home slot if away), three rounds of 60 opens, a closeAll, and an
+// open under every handle closed so far (past held.MaxProving), and
+// asserts that no cycle is reported.
+func keptHandlesCloseNoCycle(t *testing.T, away bool, open, closeAll func()) {
 	t.Helper()
-	run(func() {
-		start()
+	runIn := run
+	if away {
+		runIn = func(f func()) { runAway(t, f) }
+	}
+	runIn(func() {
 		for range 3 {
 			for range 60 {
 				open()
@@ -211,7 +258,7 @@ func TestAnRLockerCondWaitOverATriedLockUnderKeptHandlesClosesNoCycle(t *testing
 	}
 	fresh(t)
 	reg.cond = lockorder.NewCond(reg.mu.RLocker())
-	keptHandlesCloseNoCycle(t, func() {}, func() {
+	keptHandlesCloseNoCycle(t, false, func() {
 		h := new(keptHandle)
 		reg.mu.RLock()
 		if !reg.inner.TryLock() {

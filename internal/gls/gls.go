@@ -102,6 +102,10 @@ type slot struct {
 	_   uint64
 }
 
+// HomeSlots is the number of home slots: goroutines whose ids are equal
+// modulo HomeSlots share one.
+const HomeSlots = tableSize
+
 const (
 	tableSize = 1 << 13
 	probe     = 8
