@@ -226,5 +226,6 @@ func Reset() {
 	resetEngine()
 	records.Reset()
 	expected.Reset()
+	ancestries.Store(0)
 	forgetSlowWaits()
 }

@@ -83,8 +83,8 @@ func testOf(v *Violation) string {
 // through goroutines still running, one of v's goroutines (the one that
 // found it, then those of a cycle's edges), or "": a server's or a pool's
 // goroutine that a test started has no test in its own stack. Only under
-// go test, and for at most maxAncestries records, since each may take a
-// goroutine dump, which stops the world (a dump at most ancestryAge old
+// go test, and for at most maxAncestries records (since the start or the
+// last Reset), since each may take a goroutine dump, which stops the world (a dump at most ancestryAge old
 // that shows v's goroutine serves).
 func testByAncestry(v *Violation) string {
 	if !underTest() || ancestries.Add(1) > maxAncestries {
@@ -117,14 +117,15 @@ func testByAncestry(v *Violation) string {
 
 const (
 	// maxAncestries bounds the records testByAncestry looks into.
-	maxAncestries = 256
+	maxAncestries = 1024
 	// ancestryAge is how old a dump testByAncestry uses may be.
 	ancestryAge = 10 * time.Millisecond
 	// maxHops bounds the goroutines testByAncestry climbs through.
 	maxHops = 64
 )
 
-// ancestries counts testByAncestry's calls.
+// ancestries counts testByAncestry's calls since the start or the last
+// Reset.
 var ancestries atomic.Int32
 
 // maxTests bounds the test names a report keeps to count its Tests.
