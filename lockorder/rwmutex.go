@@ -366,7 +366,13 @@ func (m *RWMutex) runlockChecked(r int64, inWait bool) {
 			reportBadUnlock(goid.ID(), l, runlockOfUnlocked)
 			fatal("lockorder: RUnlock of unlocked RWMutex")
 		}
-		gs = gls.Home(goid.ID())
+		id := goid.ID()
+		gs = gls.Home(id)
+		if gs == nil {
+			// Away from its home slot, taken by another's: the same
+			// common case, or releaseOwn rests gs before the end below.
+			gs = gls.Find(id)
+		}
 		if gs == nil || gs.Len() == 0 || gs.Tag() != w || gs.Top().Note != 0 || !popIfTopRead(gs, l) {
 			if ok, _ := releaseOwn(w, l, true, inWait); !ok {
 				// Read-held by others; one of their holds ends here.
@@ -377,12 +383,12 @@ func (m *RWMutex) runlockChecked(r int64, inWait bool) {
 				gs = nil
 				shared = !l.Plain() && witnessed(l)
 			} else if gs == nil {
-				gs = gls.Find(goid.ID())
+				gs = gls.Find(id)
 			}
 		}
 		if gs != nil {
 			me = gs
-		} else if me = gls.Find(goid.ID()); me != nil && me.Tag() != w {
+		} else if me = gls.Find(id); me != nil && me.Tag() != w {
 			me = nil
 		}
 		if me != nil && me.HasPending() {
