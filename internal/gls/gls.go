@@ -106,6 +106,10 @@ type slot struct {
 // modulo HomeSlots share one.
 const HomeSlots = tableSize
 
+// AllAway is set in the test-only build (tag syncwatch_awayhome) that
+// keeps every state away from its home slot.
+const AllAway = homeSkip > 0
+
 const (
 	tableSize = 1 << 13
 	probe     = 8
@@ -258,7 +262,7 @@ func Own(id int64) (*held.G, *held.Remnant) {
 // reclaimer is deciding on, or whose state it dropped, is still id's.
 func findSlot(id int64) *slot {
 	i := uint64(id) & (tableSize - 1)
-	for p := range uint64(probe) {
+	for p := range uint64(probe + homeSkip) {
 		if s := &table[(i+p)&(tableSize-1)]; ours(s.owner.Load(), id) {
 			return s
 		}
@@ -354,7 +358,7 @@ func claim(id int64) *held.G {
 	// cost nothing to lose, then any dropped one.
 	for pass := range 3 {
 		for p := range uint64(probe) {
-			s := &table[(i+p)&(tableSize-1)]
+			s := &table[(i+homeSkip+p)&(tableSize-1)]
 			o := s.owner.Load()
 			switch {
 			case o == 0:
