@@ -16,3 +16,6 @@ func (g *Graph) Gated() int { return len(g.gated) }
 func (g *Graph) SearchCounted(e *Edge, canBlock func(*Edge) bool) (Cycle, int) {
 	return g.searchCounted(e, canBlock, math.MaxInt)
 }
+
+// Retopos returns how many times the order was recomputed.
+func (g *Graph) Retopos() int { return g.retopos }

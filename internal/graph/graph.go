@@ -126,8 +126,15 @@ type Graph struct {
 	nextRank   int
 	cyclic     int  // edges inserted while closing a cycle
 	ranksValid bool // ranks form a topological order of all edges
-	epoch      uint64
-	peak       int // most nodes ever held since the maps were last rebuilt
+	// unranked counts the removals of nodes with such edges since the
+	// order was last recomputed (retopo), which costs the whole graph:
+	// it is recomputed once they are a quarter of the nodes, so that a
+	// graph that stays cyclic while its short-lived locks come and go
+	// pays for it by the removal, not by the graph's size per removal.
+	unranked int
+	retopos  int // orders recomputed, for tests
+	epoch    uint64
+	peak     int // most nodes ever held since the maps were last rebuilt
 	// lists and nextList remember recent intersections of gate lists
 	// (see intersect), in a ring.
 	lists    [4]listMemo
@@ -381,7 +388,10 @@ func (g *Graph) Remove(id NodeID) {
 	delete(g.rwHeld, id)
 	g.shrink()
 	if hadCyclic {
-		g.retopo()
+		g.unranked++
+		if g.cyclic == 0 || g.unranked*4 >= len(g.nodes) {
+			g.retopo()
+		}
 	}
 }
 

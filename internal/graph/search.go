@@ -369,6 +369,8 @@ func buildCycle(e *Edge, parent map[state]step, end state) Cycle {
 // retopo recomputes the topological order after edges were removed. If the
 // graph is acyclic again, searches go back to the incremental order.
 func (g *Graph) retopo() {
+	g.unranked = 0
+	g.retopos++
 	indeg := make(map[NodeID]int, len(g.nodes))
 	for id, n := range g.nodes {
 		indeg[id] += 0
