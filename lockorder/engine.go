@@ -75,14 +75,15 @@ func (n nodeInfo) ref() LockRef {
 }
 
 // code returns what the node is in the code, for a cycle's report key:
-// the class name of a named class (of an instance node too). A zero-value
+// the class name of a named class (of an instance node too) or of a lock
+// named after its declaration (SetNameIfNew). A zero-value
 // lock's name is the function that first locked that instance, which
 // differs between instances of one field, so it is left out: the lines
 // that took the lock stand for it (see cycleViolation). A lock whose site
 // is unknown is only itself.
 func (n nodeInfo) code() string {
 	switch {
-	case n.cls.Named:
+	case n.label.Coded():
 		return n.label.ClassName()
 	case n.label.Site != nil:
 		return "-"

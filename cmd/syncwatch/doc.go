@@ -77,9 +77,15 @@
 // field of an unnamed struct after what holds it ("pkg.cache.Mutex",
 // "pkg.store.inner.mu"), a local variable after its function
 // ("pkg.TestX.mu"), the locks of an array or slice after it. Its Lock
-// calls first put it in that class, through lockorder's SetClassIfNew.
-// A lock first locked otherwise (through a parameter, a local pointer, a
-// Locker) is named after the code that first locks it.
+// calls first name it so, through lockorder's SetNameIfNew. A lock first
+// locked otherwise (through a parameter, a local pointer, a Locker) is
+// named after the code that first locks it. A name is only a name: each
+// lock is still its own class, so a lock-order cycle is reported only
+// through locks that were taken in both orders, not predicted from two
+// objects of one type whose locks were (a tree whose parent and child
+// are of one type, each locking the other's kind in its own role, is
+// no cycle). A program that wants lockdep's prediction across objects
+// names a class in its code (lockorder.NewMutex, SetClass).
 //
 // A module with a vendor directory is built from it, offline, as go test
 // would build it (-mod=vendor): the temporary go.mod replaces each

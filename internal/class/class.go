@@ -225,13 +225,24 @@ func (b Label) ClassName() string {
 	return b.Name()
 }
 
-// Func returns the function of the lock's site, "" if it has none.
+// Func returns the function of the lock's site, "" if it has none (or is
+// a declaration).
 func (b Label) Func() string {
-	if b.Class.Named || b.Site == nil {
+	if b.Class.Named || b.Site == nil || b.Site.Declaration() {
 		return ""
 	}
 	return b.Site.Func
 }
+
+// Declared reports whether the lock is named after its declaration
+// (NewDeclaration) though in a class of its own: its class name says what
+// it is in the code, as a named class's does.
+func (b Label) Declared() bool { return b.Site != nil && b.Site.Declaration() }
+
+// Coded reports whether the lock's class name says what it is in the
+// code, the same for every run and instance: a named class's, or a
+// declaration's. A site's names the place that first used that instance.
+func (b Label) Coded() bool { return b.Class.Named || b.Declared() }
 
 // SetHolder records goroutine gid as the writer holding l.
 func (l *Lock) SetHolder(gid int64) {
