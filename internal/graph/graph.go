@@ -132,6 +132,11 @@ type Graph struct {
 	// graph that stays cyclic while its short-lived locks come and go
 	// pays for it by the removal, not by the graph's size per removal.
 	unranked int
+	// searched counts the nodes or states searches visited since then
+	// while the order was not kept: once they match the graph's size,
+	// the order is recomputed, since the last cycle may be gone and a
+	// graph kept cyclic for want of it searches at every new edge.
+	searched int
 	retopos  int // orders recomputed, for tests
 	epoch    uint64
 	peak     int // most nodes ever held since the maps were last rebuilt
@@ -239,7 +244,7 @@ func (g *Graph) Add(from, to NodeID, o Observation, canBlock func(*Edge) bool) (
 		// What we know about the edge weakened (a gate or its Src was
 		// lost, or it was taken from a write hold) while the graph holds
 		// cycles: look again.
-		return e, false, g.search(e, canBlock)
+		return e, false, g.searchPaid(e, canBlock, math.MaxInt)
 	}
 	e = &Edge{From: from, To: to, First: o, Gate: o.Gate, ToWrite: !o.ToRead, FromWrite: !o.FromRead,
 		Hold: o.FromLock, RGate: o.RGate, Sight: o.Sight, shownGate: int32(o.Gate.Len())}
@@ -274,7 +279,19 @@ func (g *Graph) Add(from, to NodeID, o Observation, canBlock func(*Edge) bool) (
 		// once the edges that were added without it are gone.
 		return e, true, nil
 	}
-	return e, true, g.searchWithin(e, canBlock, bound)
+	return e, true, g.searchPaid(e, canBlock, bound)
+}
+
+// searchPaid is searchWithin, counting what it visits while the order is
+// not kept (see searched).
+func (g *Graph) searchPaid(e *Edge, canBlock func(*Edge) bool, bound int) Cycle {
+	c, n := g.searchCounted(e, canBlock, bound)
+	if !g.ranksValid {
+		if g.searched += n; g.searched >= len(g.nodes)+len(g.edges) {
+			g.retopo()
+		}
+	}
+	return c
 }
 
 func (g *Graph) link(e *Edge, fn, tn *Node) {
@@ -362,7 +379,7 @@ func (g *Graph) Recheck(e *Edge, canBlock func(*Edge) bool) Cycle {
 	if g.cyclic == 0 {
 		return nil
 	}
-	return g.search(e, canBlock)
+	return g.searchPaid(e, canBlock, math.MaxInt)
 }
 
 // Remove deletes node id and its edges.

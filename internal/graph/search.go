@@ -369,7 +369,7 @@ func buildCycle(e *Edge, parent map[state]step, end state) Cycle {
 // retopo recomputes the topological order after edges were removed. If the
 // graph is acyclic again, searches go back to the incremental order.
 func (g *Graph) retopo() {
-	g.unranked = 0
+	g.unranked, g.searched = 0, 0
 	g.retopos++
 	indeg := make(map[NodeID]int, len(g.nodes))
 	for id, n := range g.nodes {
