@@ -13,8 +13,7 @@ import (
 // does, if m has no identity yet, and otherwise does nothing: a Mutex
 // already used or named keeps its name. Unlike SetClass it never panics,
 // so it may be called at every use of m; once m has an identity it costs
-// one atomic load. syncwatch test calls it where the rewritten code locks
-// a lock it knows by its declaration ("store.DB.revMu").
+// one atomic load. (syncwatch test calls SetNameIfNew instead.)
 func (m *Mutex) SetClassIfNew(name string) {
 	if m.l.Load() == nil {
 		m.l.CompareAndSwap(nil, newLock(name, kind.Mutex, unsafe.Pointer(m)))
@@ -29,31 +28,30 @@ func (m *RWMutex) SetClassIfNew(name string) {
 	}
 }
 
-// SetNameIfNew names m after its declaration, name ("store.DB.mu"), if m
-// has no identity yet, and otherwise does nothing. Unlike SetClassIfNew it
-// leaves m in a class of its own, as a zero-value Mutex is: the name is
-// for reports ("store.DB.mu#2"; cycles and their keys say "store.DB.mu"),
-// and a cycle is reported only through the locks that were taken, never
-// predicted from other locks of the same name (docs/RULES.md R2). It never
-// panics, and once m has an identity it costs one atomic load. syncwatch
-// test calls it where the rewritten code locks a lock it knows by its
-// declaration.
+// SetNameIfNew puts m in the class of its declaration, name
+// ("store.DB.mu"), if m has no identity yet, and otherwise does nothing.
+// It never panics, and once m has an identity it costs one atomic load.
+// syncwatch test calls it where the rewritten code locks a lock it knows
+// by its declaration.
+//
+// A declaration's class predicts less than a class named with SetClass:
+// an order between two of its locks is assumed for every lock of their
+// declarations only when both are declared by one type (two fields of
+// a struct type, "store.DB.mu" and "store.DB.idx"); between locks of
+// different types (a child's lock taken under its parent's) it joins
+// those two locks only, so that objects of two types in fixed roles (a
+// tree whose levels alternate them) are no cycle unless two of their
+// locks were taken in both orders (docs/RULES.md R2).
 func (m *Mutex) SetNameIfNew(name string) {
 	if m.l.Load() == nil {
-		m.l.CompareAndSwap(nil, declaredLock(name, kind.Mutex, unsafe.Pointer(m)))
+		m.l.CompareAndSwap(nil, keyed(class.NewDeclared(name, kind.Mutex, uintptr(unsafe.Pointer(m)))))
 	}
 }
 
-// SetNameIfNew names m after its declaration if m has no identity yet,
-// and otherwise does nothing; see [Mutex.SetNameIfNew].
+// SetNameIfNew puts m in the class of its declaration if m has no
+// identity yet, and otherwise does nothing; see [Mutex.SetNameIfNew].
 func (m *RWMutex) SetNameIfNew(name string) {
 	if m.l.Load() == nil {
-		m.l.CompareAndSwap(nil, declaredLock(name, kind.RWMutex, unsafe.Pointer(m)))
+		m.l.CompareAndSwap(nil, keyed(class.NewDeclared(name, kind.RWMutex, uintptr(unsafe.Pointer(m)))))
 	}
-}
-
-// declaredLock returns the identity of a new lock of kind k at p, in a
-// class of its own, named after the declaration name.
-func declaredLock(name string, k kind.Kind, p unsafe.Pointer) *class.Lock {
-	return keyed(class.NewAt(declaration(name), k, uintptr(p)))
 }

@@ -43,14 +43,30 @@ func TestSetClassIfNew(t *testing.T) {
 	assert.Equal(t, first, nameOf(t, &used))
 }
 
-// Locks named after their declaration (syncwatch test's names) are each
-// a class of their own: a tree whose nodes alternate two types, each
-// locking its own lock and then its parent's, takes outer.mu before
-// inner.mu at one level and inner.mu before outer.mu at the next. Named
-// classes would call that a cycle; no two of these locks were ever taken
-// in both orders, and none can be. The same locks inverted are reported,
-// by their declarations.
+// Locks named after their declaration (syncwatch test's names): an order
+// between two fields of one type holds for every object of the type, so
+// two objects, each taking the two in its own order, are a cycle; locks
+// of different types are joined by instance, so a tree whose nodes
+// alternate two types, each locking its own lock and then its parent's,
+// takes outer.mu before inner.mu at one level and inner.mu before
+// outer.mu at the next, and is no cycle: no two of these locks were ever
+// taken in both orders, and none can be. The same locks inverted are
+// reported, by their declarations.
 func TestLocksNamedAfterTheirDeclarationAreOrderedByInstance(t *testing.T) {
+	fresh(t)
+	var mu1, idx1, mu2, idx2 lockorder.Mutex
+	for _, m := range []*lockorder.Mutex{&mu1, &mu2} {
+		m.SetNameIfNew("store.Store.mu")
+	}
+	for _, m := range []*lockorder.Mutex{&idx1, &idx2} {
+		m.SetNameIfNew("store.Store.idx")
+	}
+	run(func() { lockAB(&mu1, &idx1) }) // one test's Store
+	run(func() { lockAB(&idx2, &mu2) }) // another's
+	vs := only(lockorder.KindCycle)
+	require.Len(t, vs, 1, "two fields of one type, in both orders over two objects")
+	assert.Equal(t, "cycle of 2 locks: store.Store.idx -> store.Store.mu -> store.Store.idx", vs[0].Message)
+
 	fresh(t)
 	var top, bottom, inner, other lockorder.Mutex
 	top.SetNameIfNew("tree.outer.mu")
@@ -63,7 +79,7 @@ func TestLocksNamedAfterTheirDeclarationAreOrderedByInstance(t *testing.T) {
 	assert.Empty(t, only(lockorder.KindCycle), "instances in fixed roles: no lock taken in both orders")
 
 	run(func() { lockAB(&top, &inner) }) // the root calls down: top, inner in both orders
-	vs := only(lockorder.KindCycle)
+	vs = only(lockorder.KindCycle)
 	require.Len(t, vs, 1)
 	assert.Equal(t, "cycle of 2 locks: tree.inner.mu -> tree.outer.mu -> tree.inner.mu", vs[0].Message)
 	var names, classes []string

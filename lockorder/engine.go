@@ -75,15 +75,14 @@ func (n nodeInfo) ref() LockRef {
 }
 
 // code returns what the node is in the code, for a cycle's report key:
-// the class name of a named class (of an instance node too) or of a lock
-// named after its declaration (SetNameIfNew). A zero-value
+// the class name of a named class (of an instance node too). A zero-value
 // lock's name is the function that first locked that instance, which
 // differs between instances of one field, so it is left out: the lines
 // that took the lock stand for it (see cycleViolation). A lock whose site
 // is unknown is only itself.
 func (n nodeInfo) code() string {
 	switch {
-	case n.label.Coded():
+	case n.cls.Named:
 		return n.label.ClassName()
 	case n.label.Site != nil:
 		return "-"
@@ -342,8 +341,8 @@ func prepareNested(gs *held.G, m owner, e *held.Entry) bool {
 // e's extend, is made of instances: e's lock is one of their gates.
 func edgesKey(gs *held.G, e *held.Entry, byLock bool) chain.Key {
 	l := e.Lock
-	if byLock || !l.Class.Named || !l.Kind.Lock() {
-		return e.Chain
+	if byLock || !l.Class.Named || l.Class.Declared || !l.Kind.Lock() {
+		return e.Chain // a declaration's edges join its locks (R2)
 	}
 	return chainAfter(gs, elemOf(l.Class.ID, e.Read, false))
 }

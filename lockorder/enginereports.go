@@ -178,7 +178,7 @@ func rotate(s []string, first int) []string {
 // it. A lock with neither is only itself.
 func (v Violation) perCode(kind Kind, l *class.Lock, st stack.ID) Violation {
 	code := fmt.Sprintf("class %d", l.Class.ID)
-	if b := l.Label(); b.Coded() {
+	if b := l.Label(); b.Class.Named {
 		code = b.ClassName()
 	} else if b.Site != nil {
 		code = "-"

@@ -97,13 +97,12 @@ var (
 const maxClassAttrs = 1024
 
 // classOption returns the syncwatch.lock.class attribute of l's waits: the
-// class name (a declaration's for a lock named after it, SetNameIfNew),
-// or the kind for a zero-value lock, whose class is named after its
-// address.
+// class name, or the kind for a zero-value lock, whose class is named after
+// its address.
 func classOption(l *class.Lock) metric.MeasurementOption {
 	name := l.Kind.String()
-	if b := l.Label(); b.Coded() {
-		name = b.ClassName()
+	if l.Class.Named {
+		name = l.Class.Name
 	}
 	if o, ok := classAttrs.Load(name); ok {
 		return o.(metric.MeasurementOption)

@@ -38,7 +38,6 @@ var pkgPath = reflect.TypeFor[Mutex]().PkgPath()
 
 var sites struct {
 	byPC   sync.Map // uintptr -> *class.Site; nil: the frame is lockorder's, sync's or the runtime's
-	byDecl sync.Map // string -> *class.Site: declarations (SetNameIfNew), by name
 	mu     sync.Mutex
 	byLine map[siteKey]*class.Site
 }
@@ -115,18 +114,6 @@ func intern(k siteKey) *class.Site {
 	s := &class.Site{Func: shortFunc(k.fn), File: baseName(k.file), Line: k.line}
 	sites.byLine[k] = s
 	return s
-}
-
-// declaration returns the site of the declaration called name, one per
-// name, so that the locks of one field number in one sequence. The names
-// are the program's declarations (syncwatch test's rewrite gives them), a
-// set bounded by its text.
-func declaration(name string) *class.Site {
-	if s, ok := sites.byDecl.Load(name); ok {
-		return s.(*class.Site)
-	}
-	s, _ := sites.byDecl.LoadOrStore(name, class.NewDeclaration(name))
-	return s.(*class.Site)
 }
 
 // internalFrame reports whether a frame of function fn in file is the

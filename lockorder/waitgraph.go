@@ -441,7 +441,7 @@ func waitViolation(kind Kind, f waitfor.Finding, what string) Violation {
 	}
 	if w.Lock != nil {
 		code = "-" // a zero-value lock: its place is the line below
-		if b := w.Lock.Label(); b.Coded() {
+		if b := w.Lock.Label(); b.Class.Named {
 			code = b.ClassName()
 		}
 	}

@@ -28,6 +28,11 @@ type Class struct {
 	// Named is set for classes created by name (NewMutex("store")); an
 	// anonymous class belongs to a single zero-value lock.
 	Named bool
+	// Declared is set, with Named, for the class of a declaration, a
+	// field or a variable ("store.DB.mu", NewDeclared), and Owner is
+	// what declares it: the name up to its last dot ("store.DB").
+	Declared bool
+	Owner    string
 	// writes is what is known of the class's write acquisitions: the
 	// writeSeen and writeGated bits.
 	writes atomic.Uint32
@@ -225,24 +230,17 @@ func (b Label) ClassName() string {
 	return b.Name()
 }
 
-// Func returns the function of the lock's site, "" if it has none (or is
-// a declaration).
+// Func returns the function of the lock's site, "" if it has none.
 func (b Label) Func() string {
-	if b.Class.Named || b.Site == nil || b.Site.Declaration() {
+	if b.Class.Named || b.Site == nil {
 		return ""
 	}
 	return b.Site.Func
 }
 
-// Declared reports whether the lock is named after its declaration
-// (NewDeclaration) though in a class of its own: its class name says what
-// it is in the code, as a named class's does.
-func (b Label) Declared() bool { return b.Site != nil && b.Site.Declaration() }
-
-// Coded reports whether the lock's class name says what it is in the
-// code, the same for every run and instance: a named class's, or a
-// declaration's. A site's names the place that first used that instance.
-func (b Label) Coded() bool { return b.Class.Named || b.Declared() }
+// Declared reports whether the lock's class is a declaration's
+// (NewDeclared).
+func (b Label) Declared() bool { return b.Class.Declared }
 
 // SetHolder records goroutine gid as the writer holding l.
 func (l *Lock) SetHolder(gid int64) {

@@ -20,11 +20,9 @@ import (
 // program's text.
 type Site struct {
 	// Func is the function, without its package's import path:
-	// "store.(*DB).beginTx"; for a declaration (NewDeclaration), its
-	// name.
+	// "store.(*DB).beginTx".
 	Func string
-	// File is the base name of the file, and Line the line; both are
-	// zero for a declaration.
+	// File is the base name of the file, and Line the line.
 	File string
 	Line int
 
@@ -32,22 +30,8 @@ type Site struct {
 	formatted atomic.Pointer[string] // name, once formatted
 }
 
-// NewDeclaration returns the site standing for a declaration, a field or
-// a variable the code names its locks by ("store.DB.mu"): the locks
-// first used under it are named after it ("store.DB.mu#2"), each in a
-// class of its own. The caller keeps one per name, as for places.
-func NewDeclaration(name string) *Site { return &Site{Func: name} }
-
-// Declaration reports whether s stands for a declaration rather than a
-// place in the code.
-func (s *Site) Declaration() bool { return s.File == "" && s.Line == 0 }
-
-// name returns "Func (File:Line)", or the declaration's name. It is
-// formatted on first use only.
+// name returns "Func (File:Line)". It is formatted on first use only.
 func (s *Site) name() string {
-	if s.Declaration() {
-		return s.Func
-	}
 	if p := s.formatted.Load(); p != nil {
 		return *p
 	}

@@ -1,0 +1,3 @@
+module example.com/roles
+
+go 1.22
