@@ -117,3 +117,49 @@ func TestLocksNamedAfterTheirDeclarationAreOrderedByInstance(t *testing.T) {
 	require.Len(t, held, 1)
 	assert.Regexp(t, `^cache\.rw#\d+$`, held[0].Name)
 }
+
+// One type's fields inverted on three objects are one finding: the
+// class edges report it, not each object's own locks again. A cycle
+// through two types is reported only through the locks taken: on one
+// store and its index, not from a store and another store's index.
+func TestDeclaredCyclesOnePerCodeAndAcrossTypesByInstance(t *testing.T) {
+	fresh(t)
+	for i := range 3 {
+		var mu, idx lockorder.Mutex
+		mu.SetNameIfNew("db.Store.mu")
+		idx.SetNameIfNew("db.Store.idx")
+		if i == 0 {
+			run(func() { lockAB(&mu, &idx) })
+		} else {
+			// Another line's mu -> idx: each object's own cycle
+			// would be keyed by other lines than the first's.
+			run(func() {
+				mu.Lock()
+				idx.Lock()
+				idx.Unlock()
+				mu.Unlock()
+			})
+		}
+		run(func() { lockAB(&idx, &mu) })
+	}
+	vs := only(lockorder.KindCycle)
+	require.Len(t, vs, 1, "one cycle in the code")
+	assert.Equal(t, "cycle of 2 locks: db.Store.idx -> db.Store.mu -> db.Store.idx", vs[0].Message)
+
+	fresh(t)
+	newPair := func() (*lockorder.Mutex, *lockorder.Mutex) {
+		var store, index lockorder.Mutex
+		store.SetNameIfNew("db.Store.mu")
+		index.SetNameIfNew("db.Index.mu")
+		return &store, &index
+	}
+	s1, i1 := newPair()
+	s2, i2 := newPair()
+	run(func() { lockAB(s1, i1) })
+	run(func() { lockAB(i2, s2) })
+	assert.Empty(t, only(lockorder.KindCycle), "two types: another object's order predicts nothing")
+	run(func() { lockAB(i1, s1) })
+	vs = only(lockorder.KindCycle)
+	require.Len(t, vs, 1, "the same two locks in both orders")
+	assert.Equal(t, "cycle of 2 locks: db.Index.mu -> db.Store.mu -> db.Index.mu", vs[0].Message)
+}
