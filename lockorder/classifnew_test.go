@@ -163,3 +163,47 @@ func TestDeclaredCyclesOnePerCodeAndAcrossTypesByInstance(t *testing.T) {
 	require.Len(t, vs, 1, "the same two locks in both orders")
 	assert.Equal(t, "cycle of 2 locks: db.Index.mu -> db.Store.mu -> db.Index.mu", vs[0].Message)
 }
+
+// One acquisition may close a cycle of the locks taken and its classes'
+// cycle: both are reported, since the class edge, once in the graph, is
+// not searched again when the same order is seen again. A name without a
+// dot has no owner: its locks are joined by instance only.
+func TestADeclaredEdgeReportsEveryCycleItClosesAndADotlessNameHasNoOwner(t *testing.T) {
+	fresh(t)
+	newStore := func() (mu, idx *lockorder.Mutex) {
+		mu, idx = new(lockorder.Mutex), new(lockorder.Mutex)
+		mu.SetNameIfNew("store.Store.mu")
+		idx.SetNameIfNew("store.Store.idx")
+		return mu, idx
+	}
+	mu1, idx1 := newStore()
+	mu2, idx2 := newStore()
+	var x lockorder.Mutex
+	x.SetNameIfNew("other.B.x")
+	run(func() { lockAB(idx2, mu2) }) // another store's idx -> mu
+	run(func() { lockAB(idx1, &x) })
+	run(func() { lockAB(&x, mu1) })
+	run(func() { lockAB(mu1, idx1) }) // closes x's cycle and the class cycle
+	run(func() { lockAB(mu1, idx1) })
+	var msgs []string
+	for _, v := range only(lockorder.KindCycle) {
+		msgs = append(msgs, v.Message)
+	}
+	assert.ElementsMatch(t, []string{
+		"cycle of 3 locks: other.B.x -> store.Store.mu -> store.Store.idx -> other.B.x",
+		"cycle of 2 locks: store.Store.mu -> store.Store.idx -> store.Store.mu",
+	}, msgs)
+
+	fresh(t)
+	var top, bottom, inner, other lockorder.Mutex
+	top.SetNameIfNew("outer")
+	bottom.SetNameIfNew("outer")
+	inner.SetNameIfNew("inner")
+	other.SetNameIfNew("inner")
+	run(func() { lockAB(&bottom, &inner) })
+	run(func() { lockAB(&inner, &top) })
+	run(func() { lockAB(&other, &top) })
+	assert.Empty(t, only(lockorder.KindCycle), "no owner: fixed roles are no cycle")
+	run(func() { lockAB(&top, &inner) })
+	assert.Len(t, only(lockorder.KindCycle), 1, "the locks themselves in both orders")
+}

@@ -30,7 +30,8 @@ type Class struct {
 	Named bool
 	// Declared is set, with Named, for the class of a declaration, a
 	// field or a variable ("store.DB.mu", NewDeclared), and Owner is
-	// what declares it: the name up to its last dot ("store.DB").
+	// what declares it: the name up to its last dot ("store.DB"), ""
+	// for a name without one.
 	Declared bool
 	Owner    string
 	// writes is what is known of the class's write acquisitions: the
