@@ -41,9 +41,7 @@ func (m *RWMutex) SetClassIfNew(name string) {
 // different types (a child's lock taken under its parent's) it joins
 // those two locks only, so that objects of two types in fixed roles (a
 // tree whose levels alternate them) are no cycle unless two of their
-// locks were taken in both orders (docs/RULES.md R2). The type is the
-// name up to its last dot; a name without one has none, and its locks
-// are joined only by instance.
+// locks were taken in both orders (docs/RULES.md R2).
 func (m *Mutex) SetNameIfNew(name string) {
 	if m.l.Load() == nil {
 		m.l.CompareAndSwap(nil, keyed(class.NewDeclared(name, kind.Mutex, uintptr(unsafe.Pointer(m)))))

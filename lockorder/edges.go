@@ -157,39 +157,39 @@ func observe(gs *held.G, e held.Entry, st stack.ID, now time.Time) (obs []observ
 // cycles they close to found. Called with eng.mu held.
 func addObserved(to *class.Lock, obs []observed, found []graph.Cycle) []graph.Cycle {
 	for _, ob := range obs {
-		found = append(found, addEdge(ob.from, to, ob.o)...)
+		if c := addEdge(ob.from, to, ob.o); c != nil {
+			found = append(found, c)
+		}
 	}
 	return found
 }
 
 // addEdge adds the sighting o of "to taken while from is held" to the
 // graph, between the classes' nodes or, for two locks of one class, the
-// instances' (R2), and returns the cycles it closes. A lock taken under
-// itself is no edge. Called with eng.mu held.
-func addEdge(from, to *class.Lock, o graph.Observation) []graph.Cycle {
+// instances' (R2), and returns the cycle it closes, if any. A lock taken
+// under itself is no edge. Called with eng.mu held.
+func addEdge(from, to *class.Lock, o graph.Observation) graph.Cycle {
 	same := from.Class == to.Class
 	fd, td := from.Class.Declared, to.Class.Declared
 	if same || !fd && !td {
-		return addNodes(node(from, same), node(to, same), o, nil)
+		return addNodes(node(from, same), node(to, same), o)
 	}
 	// A lock of a declaration's class: the edge joins the lock itself,
 	// and only between two declarations of one type their classes too
 	// (R2), so that a cycle through locks of different types is one of
-	// the locks that were taken. Both may close a cycle, and each is
-	// reported: the class edge, once added, is not searched again.
-	var cs []graph.Cycle
-	one := fd && td && from.Class.Owner != "" && from.Class.Owner == to.Class.Owner
-	if c := addNodes(node(from, fd), node(to, td), o, nil); len(c) > 0 && !(one && withinOwner(c[0], from.Class.Owner)) {
-		// (A cycle of one owner's locks is its classes' cycle, which
-		// the class edges find, or found, and report once, whatever
-		// object closed it: not one report per object and order of its
-		// edges.)
-		cs = c
+	// the locks that were taken.
+	c := addNodes(node(from, fd), node(to, td), o)
+	if fd && td && from.Class.Owner == to.Class.Owner {
+		cc := addNodes(node(from, false), node(to, false), o)
+		if c == nil || withinOwner(c, from.Class.Owner) {
+			// A cycle of one owner's locks is its classes' cycle, which
+			// the class edges find (or found) and report once, whatever
+			// object closed it: not one report per object and order of
+			// its edges.
+			c = cc
+		}
 	}
-	if one {
-		cs = addNodes(node(from, false), node(to, false), o, cs)
-	}
-	return cs
+	return c
 }
 
 // withinOwner reports whether every lock of cycle c is of a declaration
@@ -209,22 +209,20 @@ func withinOwner(c graph.Cycle, owner string) bool {
 // again with them and find its classes' cycle, reported once (R2).
 func recheck(e *graph.Edge) graph.Cycle {
 	c := eng.graph.Recheck(e, canBlock)
-	if n, ok := eng.nodes[e.From]; c != nil && ok && n.instance && n.cls.Declared && n.cls.Owner != "" && withinOwner(c, n.cls.Owner) {
+	if n, ok := eng.nodes[e.From]; c != nil && ok && n.instance && n.cls.Declared && withinOwner(c, n.cls.Owner) {
 		return nil
 	}
 	return c
 }
 
-// addNodes adds the edge f->t of observation o, appending the cycle it
-// closes to cs.
-func addNodes(f, t graph.NodeID, o graph.Observation, cs []graph.Cycle) []graph.Cycle {
+// addNodes adds the edge f->t of observation o, returning the cycle it
+// closes.
+func addNodes(f, t graph.NodeID, o graph.Observation) graph.Cycle {
 	if f == t {
-		return cs
+		return nil
 	}
-	if _, _, c := eng.graph.Add(f, t, o, canBlock); c != nil {
-		cs = append(cs, c)
-	}
-	return cs
+	_, _, c := eng.graph.Add(f, t, o, canBlock)
+	return c
 }
 
 // Edges from read holds wait on their goroutine (held.Wait), their chain
@@ -311,7 +309,7 @@ func provedReads(gs *held.G, l *class.Lock) {
 				Stack:     w.Stack,
 				Time:      w.Time,
 			}
-			for _, c := range addEdge(s.Lock, w.To, o) {
+			if c := addEdge(s.Lock, w.To, o); c != nil {
 				vs = append(vs, cycleViolation(c, gs.ID(), stack.ID(w.Stack)))
 			}
 		}
@@ -374,7 +372,7 @@ func addWaited(gid int64, es []held.Edge, vs []Violation) []Violation {
 		if f == nil {
 			continue // a lock collected: its nodes went with it
 		}
-		for _, c := range addEdge(f, t, e.Obs) {
+		if c := addEdge(f, t, e.Obs); c != nil {
 			vs = append(vs, cycleViolation(c, gid, stack.ID(e.Obs.Stack)))
 		}
 	}

@@ -30,8 +30,7 @@ type Class struct {
 	Named bool
 	// Declared is set, with Named, for the class of a declaration, a
 	// field or a variable ("store.DB.mu", NewDeclared), and Owner is
-	// what declares it: the name up to its last dot ("store.DB"), ""
-	// for a name without one.
+	// what declares it: the name up to its last dot ("store.DB").
 	Declared bool
 	Owner    string
 	// writes is what is known of the class's write acquisitions: the
