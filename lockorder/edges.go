@@ -180,37 +180,9 @@ func addEdge(from, to *class.Lock, o graph.Observation) graph.Cycle {
 	// the locks that were taken.
 	c := addNodes(node(from, fd), node(to, td), o)
 	if fd && td && from.Class.Owner == to.Class.Owner {
-		cc := addNodes(node(from, false), node(to, false), o)
-		if c == nil || withinOwner(c, from.Class.Owner) {
-			// A cycle of one owner's locks is its classes' cycle, which
-			// the class edges find (or found) and report once, whatever
-			// object closed it: not one report per object and order of
-			// its edges.
+		if cc := addNodes(node(from, false), node(to, false), o); c == nil {
 			c = cc
 		}
-	}
-	return c
-}
-
-// withinOwner reports whether every lock of cycle c is of a declaration
-// of owner.
-func withinOwner(c graph.Cycle, owner string) bool {
-	for _, e := range c {
-		if n := eng.nodes[e.From]; !n.cls.Declared || n.cls.Owner != owner {
-			return false
-		}
-	}
-	return true
-}
-
-// recheck is Graph.Recheck of e, less a cycle of one owner's locks
-// themselves: the class edges that stand for its edges, which carry the
-// same locks in their gates and the same writers' gates, are searched
-// again with them and find its classes' cycle, reported once (R2).
-func recheck(e *graph.Edge) graph.Cycle {
-	c := eng.graph.Recheck(e, canBlock)
-	if n, ok := eng.nodes[e.From]; c != nil && ok && n.instance && n.cls.Declared && withinOwner(c, n.cls.Owner) {
-		return nil
 	}
 	return c
 }
@@ -489,7 +461,7 @@ func loosened(l *class.Lock) []Violation {
 	var vs []Violation
 	eng.mu.Lock()
 	for _, e := range eng.graph.Loosen(graph.NodeID(l.ID)) {
-		if cy := recheck(e); cy != nil {
+		if cy := eng.graph.Recheck(e, canBlock); cy != nil {
 			vs = append(vs, cycleViolation(cy, e.First.Goroutine, stack.ID(e.First.Stack)))
 		}
 	}
@@ -613,7 +585,7 @@ func recheckInto(c *class.Class, readOnly bool) []Violation {
 			if readOnly && e.ToWrite {
 				continue
 			}
-			if cy := recheck(e); cy != nil {
+			if cy := eng.graph.Recheck(e, canBlock); cy != nil {
 				vs = append(vs, cycleViolation(cy, e.First.Goroutine, stack.ID(e.First.Stack)))
 			}
 		}

@@ -113,7 +113,7 @@ func ungateKept(kept []held.KeptHold, reachable map[uint64]bool) []Violation {
 	}
 	var vs []Violation
 	for _, e := range changed {
-		if cy := recheck(e); cy != nil {
+		if cy := eng.graph.Recheck(e, canBlock); cy != nil {
 			vs = append(vs, cycleViolation(cy, e.First.Goroutine, stack.ID(e.First.Stack)))
 		}
 	}
