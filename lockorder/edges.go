@@ -170,26 +170,7 @@ func addObserved(to *class.Lock, obs []observed, found []graph.Cycle) []graph.Cy
 // under itself is no edge. Called with eng.mu held.
 func addEdge(from, to *class.Lock, o graph.Observation) graph.Cycle {
 	same := from.Class == to.Class
-	fd, td := from.Class.Declared, to.Class.Declared
-	if same || !fd && !td {
-		return addNodes(node(from, same), node(to, same), o)
-	}
-	// A lock of a declaration's class: the edge joins the lock itself,
-	// and only between two declarations of one type their classes too
-	// (R2), so that a cycle through locks of different types is one of
-	// the locks that were taken.
-	c := addNodes(node(from, fd), node(to, td), o)
-	if fd && td && from.Class.Owner == to.Class.Owner {
-		if cc := addNodes(node(from, false), node(to, false), o); c == nil {
-			c = cc
-		}
-	}
-	return c
-}
-
-// addNodes adds the edge f->t of observation o, returning the cycle it
-// closes.
-func addNodes(f, t graph.NodeID, o graph.Observation) graph.Cycle {
+	f, t := node(from, same), node(to, same)
 	if f == t {
 		return nil
 	}

@@ -341,8 +341,8 @@ func prepareNested(gs *held.G, m owner, e *held.Entry) bool {
 // e's extend, is made of instances: e's lock is one of their gates.
 func edgesKey(gs *held.G, e *held.Entry, byLock bool) chain.Key {
 	l := e.Lock
-	if byLock || !l.Class.Named || l.Class.Declared || !l.Kind.Lock() {
-		return e.Chain // a declaration's edges join its locks (R2)
+	if byLock || !l.Class.Named || !l.Kind.Lock() {
+		return e.Chain
 	}
 	return chainAfter(gs, elemOf(l.Class.ID, e.Read, false))
 }

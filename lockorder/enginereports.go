@@ -26,15 +26,10 @@ func cycleViolation(c graph.Cycle, gid int64, st stack.ID) Violation {
 	var names, code, key []string
 	places, shown := takenAt(c)
 	byCode := false // some lock is named by the code that took it
-	classes := make(map[string]int, len(c))
-	for _, e := range c {
-		classes[eng.nodes[e.From].label.ClassName()]++
-	}
 	for i, e := range c {
 		from, to := eng.nodes[e.From].ref(), eng.nodes[e.To].ref()
 		v.Locks = append(v.Locks, from)
-		n := eng.nodes[e.From]
-		name := n.nameIn(shown[(i+len(c)-1)%len(c)], classes[n.label.ClassName()] > 1)
+		name := eng.nodes[e.From].nameIn(shown[(i+len(c)-1)%len(c)])
 		byCode = byCode || name != from.Name
 		names = append(names, name)
 		code = append(code, eng.nodes[e.From].code()+" "+places[i])
@@ -79,17 +74,9 @@ func cycleViolation(c graph.Cycle, gid int64, st stack.ID) Violation {
 // locked that instance, differs between instances of one field, and its
 // instance number between runs, while the places that took the cycle's
 // locks are the cycle's key. So every instance of one cycle in the code,
-// in any run, reads the same. A lock named after its declaration is
-// called by it, "store.DB.mu", unless twice says another lock of the
-// cycle is too: then each keeps its own name, "store.DB.mu#2". A named
-// class's lock, or a lock whose site is unknown, keeps its name.
-func (n nodeInfo) nameIn(taken string, twice bool) string {
-	if n.label.Declared() {
-		if twice {
-			return n.ref().Name
-		}
-		return n.label.ClassName() // what it is in the code, as a named class
-	}
+// in any run, reads the same. A named class's lock, or a lock whose site
+// is unknown, keeps its name.
+func (n nodeInfo) nameIn(taken string) string {
 	if n.cls.Named || n.label.Site == nil || taken == "" {
 		return n.ref().Name
 	}

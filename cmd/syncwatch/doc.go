@@ -77,16 +77,9 @@
 // field of an unnamed struct after what holds it ("pkg.cache.Mutex",
 // "pkg.store.inner.mu"), a local variable after its function
 // ("pkg.TestX.mu"), the locks of an array or slice after it. Its Lock
-// calls first put it in that declaration's class, through lockorder's
-// SetNameIfNew. A lock first locked otherwise (through a parameter, a
-// local pointer, a Locker) is named after the code that first locks it.
-// An order between two fields of one type holds for every object of the
-// type, so two tests, each on its own object, that take its two locks in
-// opposite orders fail the run; between locks of different types only
-// the locks taken count, so that objects of two types in fixed roles (a
-// tree whose levels alternate them, each node locking its parent's lock
-// under its own) are no cycle unless two of their locks were taken in
-// both orders.
+// calls first put it in that class, through lockorder's SetClassIfNew.
+// A lock first locked otherwise (through a parameter, a local pointer, a
+// Locker) is named after the code that first locks it.
 //
 // A module with a vendor directory is built from it, offline, as go test
 // would build it (-mod=vendor): the temporary go.mod replaces each

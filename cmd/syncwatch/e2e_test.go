@@ -136,20 +136,6 @@ func TestInversionBetweenTwoTestsFails(t *testing.T) {
 	assert.Contains(t, r.stderr, "seen in 1 test(s)")
 }
 
-// A lock named after its field is in its declaration's class, as far as
-// fields of one type go: two tests, each on its own Store, that take its
-// two locks in opposite orders fail the run. Locks of two types join
-// only themselves: a tree whose levels alternate two types, each node
-// locking its parent's lock under its own, is no finding.
-func TestFieldsOfOneTypePredictAcrossObjectsAndRolesDoNot(t *testing.T) {
-	r := syncwatch(t, "roles", nil, "test", "-count=1", "./...")
-	assert.Equal(t, 1, r.code, r.stdout+r.stderr)
-	assert.Contains(t, r.stderr, "syncwatch: 1 distinct finding(s)")
-	assert.Contains(t, r.stderr, "1. lock-order-cycle: cycle of 2 locks: roles.Store.idx -> roles.Store.mu -> roles.Store.idx")
-	assert.NotContains(t, r.stderr, "roles.Outer.mu ->")
-	assert.NotContains(t, r.stderr, "roles.Inner.mu ->")
-}
-
 // Two bugs through one helper, printed as two findings while the tests
 // ran, are two findings in the summary too, though their locks and top
 // sites are alike; each is named by the code that took its locks.
@@ -191,7 +177,7 @@ func TestOwnTestMainRunsAndIsChecked(t *testing.T) {
 	r = syncwatch(t, "testmain", []string{"PAIR_BA=1"}, "test", "-count=1", "-v", ".")
 	assert.Equal(t, 1, r.code, r.stdout+r.stderr)
 	assert.Contains(t, r.stdout, "own TestMain: after")
-	assert.Contains(t, r.stderr, "1. lock-order-cycle: cycle of 2 locks: pair.a -> pair.b -> pair.a")
+	assert.Contains(t, r.stderr, "1. lock-order-cycle: cycle of 2 locks: pair.b -> pair.a -> pair.b")
 	assert.Contains(t, r.stderr, "TestBA")
 }
 
@@ -369,7 +355,7 @@ func TestHarnessThatExitsIsChecked(t *testing.T) {
 	r = syncwatch(t, "testmain", []string{"PAIR_BA=1"}, "test", "-count=1", "-v", "./viaharness")
 	assert.Equal(t, 1, r.code, r.stdout+r.stderr)
 	assert.Contains(t, r.stdout, "harness: after")
-	assert.Contains(t, r.stderr, "1. lock-order-cycle: cycle of 2 locks: viaharness.first -> viaharness.second -> viaharness.first")
+	assert.Contains(t, r.stderr, "1. lock-order-cycle: cycle of 2 locks: viaharness.second -> viaharness.first -> viaharness.second")
 }
 
 // A module with a vendor directory is built from it, offline (its

@@ -117,10 +117,8 @@ func writeSummary(w io.Writer, fs []*finding) {
 	fmt.Fprintf(w, "\nsyncwatch: %d distinct finding(s)%s\n", len(fs), kinds)
 	for i, f := range fs {
 		fmt.Fprintf(w, "\n%d. %s: %s\n", i+1, f.Kind, f.Message)
-		if len(f.Classes) > 0 {
-			// What the locks are in the code: a finding stands for every
-			// instance it was seen in, whose own names differ.
-			fmt.Fprintf(w, "   locks: %s\n", strings.Join(f.Classes, ", "))
+		if len(f.Locks) > 0 {
+			fmt.Fprintf(w, "   locks: %s\n", strings.Join(f.Locks, ", "))
 		}
 		for _, s := range f.Sites {
 			fmt.Fprintf(w, "   at %s\n", s)

@@ -28,11 +28,6 @@ type Class struct {
 	// Named is set for classes created by name (NewMutex("store")); an
 	// anonymous class belongs to a single zero-value lock.
 	Named bool
-	// Declared is set, with Named, for the class of a declaration, a
-	// field or a variable ("store.DB.mu", NewDeclared), and Owner is
-	// what declares it: the name up to its last dot ("store.DB").
-	Declared bool
-	Owner    string
 	// writes is what is known of the class's write acquisitions: the
 	// writeSeen and writeGated bits.
 	writes atomic.Uint32
@@ -237,10 +232,6 @@ func (b Label) Func() string {
 	}
 	return b.Site.Func
 }
-
-// Declared reports whether the lock's class is a declaration's
-// (NewDeclared).
-func (b Label) Declared() bool { return b.Class.Declared }
 
 // SetHolder records goroutine gid as the writer holding l.
 func (l *Lock) SetHolder(gid int64) {

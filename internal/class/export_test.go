@@ -24,7 +24,7 @@ func Dormant() int {
 func Registered(c *Class) bool {
 	namedMu.Lock()
 	defer namedMu.Unlock()
-	return named[c.key()] == c
+	return named[c.Name] == c
 }
 
 // SetForget sets Forget, for a test, and returns a function that unsets it.

@@ -2,7 +2,6 @@ package class
 
 import (
 	"runtime"
-	"strings"
 	"sync"
 	"weak"
 
@@ -72,48 +71,17 @@ type registration struct {
 // creating the class if no lock of that name is alive or kept. k and
 // addr are as for New.
 func NewNamed(name string, k kind.Kind, addr uintptr) *Lock {
-	return inClass(name, false, k, addr)
-}
-
-// NewDeclared is NewNamed for the class of a declaration, a field or a
-// variable ("store.DB.mu"): a class apart from the one NewNamed gives
-// the same name. Its locks are named as a named class's are; which edges
-// join the class, rather than its locks, is the graph owner's choice
-// (docs/RULES.md R2).
-func NewDeclared(name string, k kind.Kind, addr uintptr) *Lock {
-	return inClass(name, true, k, addr)
-}
-
-// inClass returns a new lock of the named class, or the declaration's,
-// called name.
-func inClass(name string, declared bool, k kind.Kind, addr uintptr) *Lock {
 	mustKind(k)
-	key := regKey(name, declared)
 	namedMu.Lock()
-	c := named[key]
+	c := named[name]
 	if c == nil {
-		c = &Class{ID: newID(), Name: name, Named: true, Declared: declared}
-		if declared {
-			c.Owner = name[:max(strings.LastIndexByte(name, '.'), 0)]
-		}
-		named[key] = c
+		c = &Class{ID: newID(), Name: name, Named: true}
+		named[name] = c
 	}
 	t := join(c)
 	namedMu.Unlock()
 	return newLock(c, t, k, addr)
 }
-
-// regKey is the registry's key of the class called name: a declaration's
-// is apart from a named class's.
-func regKey(name string, declared bool) string {
-	if declared {
-		return "\x00" + name
-	}
-	return name
-}
-
-// key is c's key in the registry.
-func (c *Class) key() string { return regKey(c.Name, c.Declared) }
 
 // join returns the token of c's live locks for a new one, making one (and
 // bringing c back to life, if it was dormant) when none is left. Called
@@ -130,8 +98,8 @@ func join(c *Class) *liveness {
 		dormant.remove(c)
 	case stateGone:
 		// Only a caller of New breaking its contract gets here.
-		if named[c.key()] == nil {
-			named[c.key()] = c
+		if named[c.Name] == nil {
+			named[c.Name] = c
 		}
 	}
 	c.reg.state = stateLive
@@ -170,8 +138,8 @@ func lastLockGone(c *Class) {
 
 // drop removes c from the registry. Called with namedMu held.
 func drop(c *Class) {
-	if named[c.key()] == c {
-		delete(named, c.key())
+	if named[c.Name] == c {
+		delete(named, c.Name)
 	}
 	c.reg.state = stateGone
 }

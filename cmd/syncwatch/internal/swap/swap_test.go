@@ -195,7 +195,7 @@ func TestLocksNamedAfterDeclaration(t *testing.T) {
 	src := swap.NamesSource("names")
 	_, err := parser.ParseFile(token.NewFileSet(), swap.NamesFile, src, 0)
 	assert.NoError(t, err)
-	assert.Contains(t, string(src), "m.SetNameIfNew(name)")
+	assert.Contains(t, string(src), "m.SetClassIfNew(name)")
 }
 
 // names is testdata/names rewritten, by file name, loaded once.

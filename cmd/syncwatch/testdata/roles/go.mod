@@ -1,3 +1,0 @@
-module example.com/roles
-
-go 1.22
