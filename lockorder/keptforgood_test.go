@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
 	"github.com/syncwatch/syncwatch/internal/gls"
 	"github.com/syncwatch/syncwatch/internal/goid"
@@ -129,10 +128,12 @@ func TestSectionsUnderHandlesKeptForGoodPastTheBoundCloseNoCycle(t *testing.T) {
 // takeHomeSlot makes a goroutine that shares the caller's home slot in
 // lockorder's table of goroutine states (ids equal modulo gls.HomeSlots)
 // take that slot, by holding a lock, before the caller, which holds
-// none, gets a state: the caller's goes elsewhere. It reports false if
-// that goroutine found the slot taken already (by a third goroutine's
-// state, which may leave it). release ends the goroutine, and returns
-// once it has exited.
+// none, gets a state: the caller's goes elsewhere. If that goroutine
+// found the slot taken already, by a third goroutine's state, release
+// does nothing: the caller's state is away while that one stays, which
+// the caller checks (runAway). It reports false if no goroutine of the
+// caller's slot came up. release ends the goroutine, and returns once it
+// has exited.
 func takeHomeSlot() (release func(), ok bool) {
 	const slots = gls.HomeSlots
 	me := goid.ID()
@@ -166,8 +167,10 @@ func takeHomeSlot() (release func(), ok bool) {
 		case home:
 			return func() { close(done); <-exited }, true
 		case taken:
+			// Another goroutine's state holds the slot: the caller's
+			// is away while that one stays, which its probe checks.
 			<-exited
-			return nil, false
+			return func() {}, true
 		}
 	}
 	return nil, false
@@ -182,8 +185,8 @@ func runAway(t *testing.T, f func()) {
 		run(f) // every state is away in this build
 		return
 	}
-	for range 16 {
-		ran, away := false, false
+	for range 64 {
+		ran := false
 		run(func() {
 			release, ok := takeHomeSlot()
 			if !ok {
@@ -192,13 +195,15 @@ func runAway(t *testing.T, f func()) {
 			defer release()
 			probe := lockorder.NewMutex("away-probe")
 			probe.Lock()
-			away = gls.Home(goid.ID()) == nil
+			away := gls.Home(goid.ID()) == nil
 			probe.Unlock()
+			if !away {
+				return // the slot's other state left meanwhile: try again
+			}
 			ran = true
 			f()
 		})
 		if ran {
-			require.True(t, away, "the goroutine's state is in its home slot, which another's holds")
 			return
 		}
 	}
