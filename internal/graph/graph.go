@@ -244,7 +244,7 @@ func (g *Graph) Add(from, to NodeID, o Observation, canBlock func(*Edge) bool) (
 		// What we know about the edge weakened (a gate or its Src was
 		// lost, or it was taken from a write hold) while the graph holds
 		// cycles: look again.
-		return e, false, g.searchPaid(e, canBlock, math.MaxInt)
+		return e, false, g.search(e, canBlock, math.MaxInt)
 	}
 	e = &Edge{From: from, To: to, First: o, Gate: o.Gate, ToWrite: !o.ToRead, FromWrite: !o.FromRead,
 		Hold: o.FromLock, RGate: o.RGate, Sight: o.Sight, shownGate: int32(o.Gate.Len())}
@@ -279,19 +279,7 @@ func (g *Graph) Add(from, to NodeID, o Observation, canBlock func(*Edge) bool) (
 		// once the edges that were added without it are gone.
 		return e, true, nil
 	}
-	return e, true, g.searchPaid(e, canBlock, bound)
-}
-
-// searchPaid is searchWithin, counting what it visits while the order is
-// not kept (see searched).
-func (g *Graph) searchPaid(e *Edge, canBlock func(*Edge) bool, bound int) Cycle {
-	c, n := g.searchCounted(e, canBlock, bound)
-	if !g.ranksValid {
-		if g.searched += n; g.searched >= len(g.nodes)+len(g.edges) {
-			g.retopo()
-		}
-	}
-	return c
+	return e, true, g.search(e, canBlock, bound)
 }
 
 func (g *Graph) link(e *Edge, fn, tn *Node) {
@@ -379,7 +367,7 @@ func (g *Graph) Recheck(e *Edge, canBlock func(*Edge) bool) Cycle {
 	if g.cyclic == 0 {
 		return nil
 	}
-	return g.searchPaid(e, canBlock, math.MaxInt)
+	return g.search(e, canBlock, math.MaxInt)
 }
 
 // Remove deletes node id and its edges.

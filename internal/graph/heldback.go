@@ -1,7 +1,7 @@
 package graph
 
 // heldBack reports whether cycle c cannot deadlock by the rule below, the
-// ∃ rule. searchWithin applies it to the cycle its first search finds,
+// ∃ rule. search applies it to the cycle its first search finds,
 // and its second search (searchStates with an exists) to the paths it
 // explores.
 //

@@ -1,7 +1,6 @@
 package graph
 
 import (
-	"math"
 	"slices"
 	"sort"
 
@@ -141,29 +140,31 @@ type step struct {
 	edge *Edge // nil for a start state
 }
 
-// search looks for a path e.To ->* e.From that, with e, forms a cycle that
-// can deadlock: every edge can block, no gate is common to all edges
-// (a read-only edge's counted with its To's writers' gate where the next
-// edge allows it: see SetWritersGate), and no read edge is held back by
-// the rule of heldBack.
-// It returns the shortest such cycle, starting with e, or nil.
-func (g *Graph) search(e *Edge, canBlock func(*Edge) bool) Cycle {
-	return g.searchWithin(e, canBlock, math.MaxInt)
-}
-
-// searchWithin is search visiting only nodes of rank up to bound.
+// search looks for a path e.To ->* e.From, within nodes of rank up to
+// bound, that with e forms a cycle that can deadlock: every edge can
+// block, no gate is common to all edges (a read-only edge's counted with
+// its To's writers' gate where the next edge allows it: see
+// SetWritersGate), and no read edge is held back by the rule of
+// heldBack. It returns the shortest such cycle, starting with e, or nil.
 //
 // It looks first for the shortest cycle the gates allow (searchStates),
 // and only if the rule of heldBack holds that one back, again, with the
 // rule's sets in the states. Where the rule does not hold the first
 // cycle back, that costs one pass over it (heldBack), and nothing where
-// no writers' gate holds a lock (g.gated is empty).
+// no writers' gate holds a lock (g.gated is empty). The second search
+// runs on a budget (existsMin, existsFactor) and keeps only the locks
+// that can count (newExists); past the budget the cycle found first is
+// reported (docs/RULES.md R10).
 //
-// The second search runs on a budget (existsMin, existsFactor) and keeps
-// only the locks that can count (newExists); past the budget the cycle
-// found first is reported (docs/RULES.md R10).
-func (g *Graph) searchWithin(e *Edge, canBlock func(*Edge) bool, bound int) Cycle {
-	c, _ := g.searchCounted(e, canBlock, bound)
+// While the order is not kept, what it visits counts towards recomputing
+// the order (see Graph.searched).
+func (g *Graph) search(e *Edge, canBlock func(*Edge) bool, bound int) Cycle {
+	c, n := g.searchCounted(e, canBlock, bound)
+	if !g.ranksValid {
+		if g.searched += n; g.searched >= len(g.nodes)+len(g.edges) {
+			g.retopo()
+		}
+	}
 	return c
 }
 
@@ -192,8 +193,9 @@ const (
 	existsFactor = 8
 )
 
-// searchCounted is searchWithin, returning also how many states (nodes
-// in a search over nodes) its searches visited.
+// searchCounted is search, less its count towards the order, returning
+// also how many states (nodes in a search over nodes) its searches
+// visited.
 func (g *Graph) searchCounted(e *Edge, canBlock func(*Edge) bool, bound int) (Cycle, int) {
 	if canBlock != nil && !canBlock(e) {
 		return nil, 0
