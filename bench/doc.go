@@ -99,6 +99,11 @@
 //     field's locks), locked under the cache's read lock (sync and check
 //     only). ns/node is per node: in check mode the first acquisition of
 //     a new lock costs its stack, and no new chain (RULES.md R2).
+//   - (o) BenchmarkFreshGroups: a function started by WaitGroup.Go makes
+//     100,000 WaitGroups, one after the other, each counting one task and
+//     waited for under the function's hold of its own group (sync and
+//     check only). ns/group is per group: in check mode one unwind names
+//     the group and is its Wait's stack.
 //
 // # Detection
 //

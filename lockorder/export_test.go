@@ -151,3 +151,10 @@ func HolderOf(m *Mutex) int64 {
 	}
 	return 0
 }
+
+// KeptWaits returns how many Waits wg keeps for its first Go (R22).
+func KeptWaits(wg *WaitGroup) int {
+	wg.mu.Lock()
+	defer wg.mu.Unlock()
+	return len(wg.unheld)
+}

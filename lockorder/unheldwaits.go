@@ -42,14 +42,17 @@ func (u unheldWait) same(v unheldWait) bool {
 // the Wait's entry is pushed, and the edges of a new chain are added at
 // once if a Go'd function has held the group, kept for its first Go if
 // not.
-func (wg *WaitGroup) enter(gs *held.G, l *class.Lock) {
+func (wg *WaitGroup) enter(gs *held.G, l *class.Lock, st stack.ID) {
 	if _, fresh := (acquisition{gs: gs, l: l, f: acqUsed}).begin(notCopied{}); !fresh {
 		return
 	}
-	// Its own capture, not the one that named the group: a Wait kept for
-	// the first Go is one with the goroutine's later Waits at its place
-	// only if their stacks are one (unheldWait.same).
-	st := stack.Capture()
+	// This Wait's own stack (st, if wg.first took it in this call), not
+	// where the group was named: a Wait kept for the first Go is one with
+	// the goroutine's later Waits at its place only if their stacks are
+	// one (unheldWait.same), so both start at Wait's caller.
+	if st == 0 {
+		st = stack.CaptureAbove(2) // from Wait's caller, as wg.first's trace
+	}
 	// As newChain does, with the entry off the stack.
 	e := *gs.Top()
 	gs.PopUnnoted()

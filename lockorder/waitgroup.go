@@ -14,6 +14,7 @@ import (
 	"github.com/syncwatch/syncwatch/internal/hb"
 	"github.com/syncwatch/syncwatch/internal/held"
 	"github.com/syncwatch/syncwatch/internal/kind"
+	"github.com/syncwatch/syncwatch/internal/stack"
 	"github.com/syncwatch/syncwatch/internal/waitfor"
 )
 
@@ -57,6 +58,34 @@ func (wg *WaitGroup) lock() *class.Lock {
 	return wg.written(initLock(&wg.l, kind.WaitGroup, unsafe.Pointer(wg)))
 }
 
+// first is lock for a Wait, the group's first use. If the calling
+// goroutine holds locks (the Wait is nested: wg.enter records its edges,
+// with its stack), one unwind names the group and serves as that stack,
+// as firstLockOf's does for a Mutex: a program that waits on a new group
+// each time under a Go'd function's hold (a queue of requests, each with
+// a group of its own) unwinds once per group, not twice. It returns the
+// group's identity and that stack, or the zero ID if the Wait is not
+// nested (naming looks at the first few frames only) or another
+// goroutine named the group first.
+//
+//go:noinline
+func (wg *WaitGroup) first(w uint32, gid int64) (*class.Lock, stack.ID) {
+	if Mode(w&modeMask) != ModeCheck {
+		return wg.lock(), 0
+	}
+	if gs := ownState(w, gid); gs == nil || gs.Len() == 0 {
+		return wg.lock(), 0
+	}
+	var t stack.Trace
+	t.Take()
+	l := keyed(class.NewAt(siteIn(t.PCs()), kind.WaitGroup, uintptr(unsafe.Pointer(wg))))
+	if !wg.l.CompareAndSwap(nil, l) {
+		return wg.l.Load(), 0
+	}
+	t.Drop(2) // first's and Wait's frames, as wg.enter's capture
+	return wg.written(l), t.ID()
+}
+
 // written marks the class of l, wg's identity, written (see lock).
 func (wg *WaitGroup) written(l *class.Lock) *class.Lock {
 	// A Wait is a write, and a group's read holds (its Go'd functions')
@@ -98,8 +127,11 @@ func (wg *WaitGroup) Wait() {
 		wg.wg.Wait()
 		return
 	}
-	l := wg.lock()
 	gid := goid.ID()
+	l, st := wg.l.Load(), stack.ID(0)
+	if l == nil {
+		l, st = wg.first(w, gid)
+	}
 	if wg.n.Load() != 0 && wg.isRunning(gid) {
 		selfWait(gid, l, waitfor.KindWaitGroup, waitInsideItsGo(l.Name()))
 	}
@@ -110,7 +142,7 @@ func (wg *WaitGroup) Wait() {
 		// (R22: wg.enter).
 		if wg.n.Load() == 0 {
 			if gs := ownState(w, gid); gs != nil && gs.Tag() == w && gs.Len() > 0 {
-				wg.enter(gs, l) // the same call, a little earlier, would have waited
+				wg.enter(gs, l, st) // the same call, a little earlier, would have waited
 				leaveBlocking(gs, l)
 			}
 			wg.wg.Wait()
@@ -118,7 +150,7 @@ func (wg *WaitGroup) Wait() {
 			return
 		}
 		gs = current(w)
-		wg.enter(gs, l)
+		wg.enter(gs, l, st)
 		defer leaveAcquiring(gs, l, &wg.clock) // the Dones that ended the wait happened before (R21)
 	}
 	if wg.n.Load() == 0 {

@@ -73,6 +73,17 @@ func Capture() ID {
 	return defaultTable.intern(pcs[:n])
 }
 
+// CaptureAbove is Capture for a stack that starts skip frames above its
+// caller's: the frames of syncwatch's own calls between the user's code
+// and the caller are left out, so that two captures of one user's call
+// made from different places in syncwatch (one Trace serving two uses,
+// or a Capture) intern as one stack (see Trace.Drop).
+func CaptureAbove(skip int) ID {
+	var pcs [MaxDepth + 6]uintptr
+	n := runtime.Callers(2+skip, pcs[:])
+	return defaultTable.intern(pcs[:n])
+}
+
 // A Trace is the calling goroutine's stack, taken once for several uses in
 // one call: its return addresses (lockorder names a new lock after the
 // first of them outside syncwatch) and its interned id, made when first
@@ -90,6 +101,15 @@ type Trace struct {
 // Take records the stack of Take's caller in t.
 func (t *Trace) Take() {
 	t.n = runtime.Callers(2, t.pcs[:])
+	t.id = 0
+}
+
+// Drop drops the n innermost frames of t, as CaptureAbove(n) would have,
+// before its ID is made.
+func (t *Trace) Drop(n int) {
+	n = min(n, t.n)
+	copy(t.pcs[:], t.pcs[n:t.n])
+	t.n -= n
 	t.id = 0
 }
 

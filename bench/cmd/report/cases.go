@@ -81,6 +81,7 @@ var cases = []Case{
 	{"l", "BenchmarkLiveGoroutines", "100k live goroutines, each locking once", oneShot},
 	{"m", "BenchmarkWaitGroupGo", "1M WaitGroup.Go", oneShot},
 	{"n", "BenchmarkCacheNodes", "100k new locks of one class under a read lock", oneShot},
+	{"o", "BenchmarkFreshGroups", "100k new WaitGroups waited in a Go'd function", oneShot},
 }
 
 // caseByID returns the case with letter id; it panics for an unknown id.

@@ -26,7 +26,7 @@ func TestPlanEverything(t *testing.T) {
 	}
 	// Then one process per count for the one-shot cases.
 	for _, cmd := range cmds[15:] {
-		assert.Equal(t, "go test -run ^$ -bench ^(BenchmarkChurn|BenchmarkGraphScale|BenchmarkStriped|BenchmarkLiveGoroutines|BenchmarkWaitGroupGo|BenchmarkCacheNodes)$ -benchmem -count 1 -benchtime 1x -timeout 0 "+benchPkg, cmd)
+		assert.Equal(t, "go test -run ^$ -bench ^(BenchmarkChurn|BenchmarkGraphScale|BenchmarkStriped|BenchmarkLiveGoroutines|BenchmarkWaitGroupGo|BenchmarkCacheNodes|BenchmarkFreshGroups)$ -benchmem -count 1 -benchtime 1x -timeout 0 "+benchPkg, cmd)
 	}
 	for i, inv := range plan {
 		assert.Equal(t, i < 15 && i%3 == 2, inv.Tagged, cmds[i])

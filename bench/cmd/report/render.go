@@ -49,7 +49,7 @@ func renderHeader(b *strings.Builder, e Env) {
 	fmt.Fprintf(b, "- CPU: %s\n", e.CPU)
 	fmt.Fprintf(b, "- GOMAXPROCS: %d\n", e.GOMAXPROCS)
 	fmt.Fprintf(b, "- Date: %s\n", e.Date.UTC().Format("2006-01-02 15:04 MST"))
-	fmt.Fprintf(b, "- Medians of %d rounds, each running every case once and every implementation of a case back to back; -benchtime %s, except (f) also at -cpu 1,2 and (i) to (n) at one op per run (-benchtime 1x)\n", e.Count, e.Benchtime)
+	fmt.Fprintf(b, "- Medians of %d rounds, each running every case once and every implementation of a case back to back; -benchtime %s, except (f) also at -cpu 1,2 and (i) to (o) at one op per run (-benchtime 1x)\n", e.Count, e.Benchtime)
 }
 
 func renderTargets(b *strings.Builder, checks []Check) {

@@ -76,6 +76,7 @@ var targets = []target{
 	{"m", "check ≤ 3x sync", vsSync(implCheck, 3, false)},
 	{"m", "check: constant cost per call (last tenth ≤ 1.5x first)", metricAtMost(implCheck, "growth", 1.5, "x")},
 	{"n", "check: a new lock under a held one ≤ 1 µs", metricAtMost(implCheck, "ns/node", 1000, " ns")},
+	{"o", "check: a new group waited under a hold ≤ 1.2 µs", metricAtMost(implCheck, "ns/group", 1200, " ns")},
 }
 
 // Evaluate checks every target against d.
