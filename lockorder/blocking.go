@@ -31,6 +31,18 @@ func enterBlocking(gs *held.G, l *class.Lock) {
 	}
 }
 
+// enterBlockingAt is enterBlocking for a call whose stack st was taken
+// already (the zero ID if not): the unwind that named l.
+func enterBlockingAt(gs *held.G, l *class.Lock, st stack.ID) {
+	if st == 0 {
+		enterBlocking(gs, l)
+		return
+	}
+	if _, fresh := (acquisition{gs: gs, l: l, f: acqUsed}).begin(notCopied{}); fresh {
+		newChain(gs, st)
+	}
+}
+
 // notCopied is the owner of a Once's or a WaitGroup's identity in the
 // order graph: a held entry of it is always the goroutine's own, since
 // neither is a lock that can be copied and taken twice.

@@ -148,15 +148,48 @@ func TestAFreshGroupWaitedUnderALockRecordsItsFirstLineInTheCycle(t *testing.T) 
 	<-done
 	vs := only(lockorder.KindCycle)
 	require.Len(t, vs, 1, "one cycle: first-wg-mu -> the group -> first-wg-mu")
+	assertFirstLine(t, vs[0], "first-wg-mu", line)
+}
+
+// assertFirstLine asserts that the edge of v from the lock named from
+// goes into a primitive named after the test's line, where its stack
+// starts.
+func assertFirstLine(t *testing.T, v lockorder.Violation, from string, line int) {
+	t.Helper()
 	site := "firstlock_test.go:" + strconv.Itoa(line)
 	var into *lockorder.Edge
-	for i := range vs[0].Cycle {
-		if vs[0].Cycle[i].From == "first-wg-mu" {
-			into = &vs[0].Cycle[i]
+	for i := range v.Cycle {
+		if v.Cycle[i].From == from {
+			into = &v.Cycle[i]
 		}
 	}
-	require.NotNil(t, into, "an edge from first-wg-mu in %v", vs[0].Cycle)
-	assert.Contains(t, into.To, site, "the group is named after the Wait's line")
+	require.NotNil(t, into, "an edge from %s in %v", from, v.Cycle)
+	assert.Contains(t, into.To, site, "named after the line that first used it")
 	require.NotEmpty(t, into.Stack)
-	assert.Equal(t, line, into.Stack[0].Line, "the edge's stack starts at the Wait:\n%s", into.Stack)
+	assert.Equal(t, line, into.Stack[0].Line, "the edge's stack starts at that line:\n%s", into.Stack)
+}
+
+// A fresh Once first done under a lock: its name and the edge's stack in
+// the cycle it closes are the Do's line (one unwind serves both). The
+// function releases x before it takes mu, so that the cycle goes through
+// the Once: x -> Once -> mu -> x.
+func TestAFreshOnceDoneUnderALockRecordsItsFirstLineInTheCycle(t *testing.T) {
+	fresh(t)
+	x, mu := lockorder.NewMutex("first-once-x"), lockorder.NewMutex("first-once-mu")
+	var once lockorder.Once
+	var line int
+	run(func() {
+		x.Lock()
+		line = here() + 1
+		once.Do(func() { x.Unlock(); mu.Lock(); mu.Unlock() })
+	})
+	run(func() {
+		mu.Lock()
+		x.Lock()
+		x.Unlock()
+		mu.Unlock()
+	})
+	vs := only(lockorder.KindCycle)
+	require.Len(t, vs, 1, "one cycle: first-once-x -> the Once -> first-once-mu -> first-once-x")
+	assertFirstLine(t, vs[0], "first-once-x", line)
 }

@@ -142,6 +142,32 @@ func firstLockOf(p *atomic.Pointer[class.Lock], k kind.Kind, addr unsafe.Pointer
 	return l, st
 }
 
+// firstNested is initLock for the first use of a Once or a WaitGroup,
+// whose identity p holds, at addr, by the goroutine gid in mode word w: if
+// that goroutine holds locks in ModeCheck (the call is nested: its edges
+// are a new chain, with a stack), one unwind names the primitive and
+// serves as that stack, as firstLockOf's does for a Mutex. The stack
+// starts drop frames above firstNested's caller. It returns the identity
+// and that stack, or the zero ID if the call is not nested (naming then
+// looks at the first few frames only) or another goroutine named the
+// primitive first.
+func firstNested(p *atomic.Pointer[class.Lock], k kind.Kind, addr unsafe.Pointer, w uint32, gid int64, drop int) (*class.Lock, stack.ID) {
+	if Mode(w&modeMask) != ModeCheck {
+		return initLock(p, k, addr), 0
+	}
+	if gs := ownState(w, gid); gs == nil || gs.Len() == 0 {
+		return initLock(p, k, addr), 0
+	}
+	var t stack.Trace
+	t.Take()
+	l := keyed(class.NewAt(siteIn(t.PCs()), k, uintptr(addr)))
+	if !p.CompareAndSwap(nil, l) {
+		return p.Load(), 0
+	}
+	t.Drop(1 + drop) // firstNested's own frame, then the caller's
+	return l, t.ID()
+}
+
 // firstStack is firstLockOf for a lock given its identity before it was
 // ever taken (NewMutex, SetClass, SetClassIfNew: syncwatch test names
 // every lock it rewrites so): if this acquisition may be l's first, it

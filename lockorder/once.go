@@ -12,6 +12,7 @@ import (
 	"github.com/syncwatch/syncwatch/internal/hb"
 	"github.com/syncwatch/syncwatch/internal/held"
 	"github.com/syncwatch/syncwatch/internal/kind"
+	"github.com/syncwatch/syncwatch/internal/stack"
 	"github.com/syncwatch/syncwatch/internal/waitfor"
 )
 
@@ -46,6 +47,16 @@ func (o *Once) lock() *class.Lock {
 		return l
 	}
 	return initLock(&o.l, kind.Once, unsafe.Pointer(o))
+}
+
+// first is lock for doSlow, the Once's first use: one unwind names the
+// Once and, if the Do is nested, is the stack of its new chain
+// (firstNested): an object with a Once of its own, done under its lock (a
+// close of each connection), unwinds once, not twice.
+//
+//go:noinline
+func (o *Once) first(w uint32, gid int64) (*class.Lock, stack.ID) {
+	return firstNested(&o.l, kind.Once, unsafe.Pointer(o), w, gid, 0)
 }
 
 // Do calls f if and only if Do is being called for the first time for
@@ -95,14 +106,17 @@ func (o *Once) doSlow(f func()) {
 		return
 	}
 	gid := goid.ID()
-	l := o.lock()
+	l, st := o.l.Load(), stack.ID(0)
+	if l == nil {
+		l, st = o.first(w, gid)
+	}
 	if o.runner.Load() == gid {
 		selfWait(gid, l, waitfor.KindOnce, doInsideOwnFunction(l.Name()))
 	}
 	var gs *held.G
 	if Mode(w&modeMask) == ModeCheck {
 		gs = current(w)
-		enterBlocking(gs, l)
+		enterBlockingAt(gs, l, st)
 	}
 	if !o.m.TryLock() {
 		wt := blockOn(gs, gid, l, waitfor.KindOnce, o.blockers, nil)

@@ -58,32 +58,17 @@ func (wg *WaitGroup) lock() *class.Lock {
 	return wg.written(initLock(&wg.l, kind.WaitGroup, unsafe.Pointer(wg)))
 }
 
-// first is lock for a Wait, the group's first use. If the calling
-// goroutine holds locks (the Wait is nested: wg.enter records its edges,
-// with its stack), one unwind names the group and serves as that stack,
-// as firstLockOf's does for a Mutex: a program that waits on a new group
-// each time under a Go'd function's hold (a queue of requests, each with
-// a group of its own) unwinds once per group, not twice. It returns the
-// group's identity and that stack, or the zero ID if the Wait is not
-// nested (naming looks at the first few frames only) or another
-// goroutine named the group first.
+// first is lock for a Wait, the group's first use: one unwind names the
+// group and, if the Wait is nested, is the stack of its edges, which
+// wg.enter records or keeps (firstNested): a program that waits on a new
+// group each time under a Go'd function's hold (a queue of requests, each
+// with a group of its own) unwinds once per group, not twice. The stack
+// starts at Wait's caller, as wg.enter's own capture does.
 //
 //go:noinline
 func (wg *WaitGroup) first(w uint32, gid int64) (*class.Lock, stack.ID) {
-	if Mode(w&modeMask) != ModeCheck {
-		return wg.lock(), 0
-	}
-	if gs := ownState(w, gid); gs == nil || gs.Len() == 0 {
-		return wg.lock(), 0
-	}
-	var t stack.Trace
-	t.Take()
-	l := keyed(class.NewAt(siteIn(t.PCs()), kind.WaitGroup, uintptr(unsafe.Pointer(wg))))
-	if !wg.l.CompareAndSwap(nil, l) {
-		return wg.l.Load(), 0
-	}
-	t.Drop(2) // first's and Wait's frames, as wg.enter's capture
-	return wg.written(l), t.ID()
+	l, st := firstNested(&wg.l, kind.WaitGroup, unsafe.Pointer(wg), w, gid, 2)
+	return wg.written(l), st
 }
 
 // written marks the class of l, wg's identity, written (see lock).
