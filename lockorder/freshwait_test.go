@@ -4,6 +4,7 @@ package lockorder_test
 
 import (
 	"runtime"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -51,4 +52,36 @@ func TestAFirstWaitUnderALockIsOneWithTheWaitsAfterIt(t *testing.T) {
 		assert.Contains(t, e.To, "freshwait_test.go", "the group is named after its first use")
 	}
 	assert.True(t, found, "the cycle has the edge from mu: %s", vs[0].Message)
+}
+
+// onceFuncVar is sync.OnceFunc through a variable: not inlined, its
+// closures stay sync's frames between the user's line and Wait.
+var onceFuncVar = sync.OnceFunc
+
+// A group first used by a Wait that is not nested, in check or trace
+// mode, is named from Wait's own frame as before: callerSite finds the
+// user's line past sync's frames (a review of the first Wait's trace
+// found a group named by its address through sync.OnceFunc).
+func TestAFirstWaitNotNestedNamesTheUsersLinePastSyncsFrames(t *testing.T) {
+	for _, mode := range []lockorder.Mode{lockorder.ModeCheck, lockorder.ModeTrace} {
+		t.Run(mode.String(), func(t *testing.T) {
+			fresh(t)
+			lockorder.Configure(lockorder.WithMode(mode), lockorder.WithHandler(func(lockorder.Violation) {}))
+			wg := new(lockorder.WaitGroup)
+			f := onceFuncVar(wg.Wait)
+			run(func() { f() }) // the group's first use names it
+			lockorder.Configure(lockorder.WithMode(lockorder.ModeCheck), lockorder.WithHandler(func(lockorder.Violation) {}))
+			mu := lockorder.NewMutex("first-wait-mu")
+			run(func() { mu.Lock(); wg.Wait(); mu.Unlock() })
+			wg.Go(func() { mu.Lock(); mu.Unlock() })
+			wg.Wait()
+			vs := only(lockorder.KindCycle)
+			require.Len(t, vs, 1, "first-wait-mu -> group -> first-wait-mu")
+			for _, l := range vs[0].Locks {
+				if l.Name != "first-wait-mu" {
+					assert.Contains(t, l.Name, "freshwait_test.go", "%s", vs[0].Message)
+				}
+			}
+		})
+	}
 }

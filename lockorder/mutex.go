@@ -148,15 +148,16 @@ func firstLockOf(p *atomic.Pointer[class.Lock], k kind.Kind, addr unsafe.Pointer
 // are a new chain, with a stack), one unwind names the primitive and
 // serves as that stack, as firstLockOf's does for a Mutex. The stack
 // starts drop frames above firstNested's caller. It returns the identity
-// and that stack, or the zero ID if the call is not nested (naming then
-// looks at the first few frames only) or another goroutine named the
-// primitive first.
+// and that stack, the zero ID if another goroutine named the primitive
+// first; nil if the call is not nested: the caller then names it with
+// initLock itself (callerSite looks at the first few frames, which one
+// more call would crowd).
 func firstNested(p *atomic.Pointer[class.Lock], k kind.Kind, addr unsafe.Pointer, w uint32, gid int64, drop int) (*class.Lock, stack.ID) {
 	if Mode(w&modeMask) != ModeCheck {
-		return initLock(p, k, addr), 0
+		return nil, 0
 	}
 	if gs := ownState(w, gid); gs == nil || gs.Len() == 0 {
-		return initLock(p, k, addr), 0
+		return nil, 0
 	}
 	var t stack.Trace
 	t.Take()

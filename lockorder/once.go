@@ -49,10 +49,10 @@ func (o *Once) lock() *class.Lock {
 	return initLock(&o.l, kind.Once, unsafe.Pointer(o))
 }
 
-// first is lock for doSlow, the Once's first use: one unwind names the
-// Once and, if the Do is nested, is the stack of its new chain
-// (firstNested): an object with a Once of its own, done under its lock (a
-// close of each connection), unwinds once, not twice.
+// first is lock for doSlow, the Once's first use, if the Do is nested:
+// one unwind names the Once and is the stack of its new chain
+// (firstNested); nil if it is not. An object with a Once of its own, done
+// under its lock (a close of each connection), unwinds once, not twice.
 //
 //go:noinline
 func (o *Once) first(w uint32, gid int64) (*class.Lock, stack.ID) {
@@ -108,7 +108,9 @@ func (o *Once) doSlow(f func()) {
 	gid := goid.ID()
 	l, st := o.l.Load(), stack.ID(0)
 	if l == nil {
-		l, st = o.first(w, gid)
+		if l, st = o.first(w, gid); l == nil {
+			l = o.lock() // not nested: named as before, from here
+		}
 	}
 	if o.runner.Load() == gid {
 		selfWait(gid, l, waitfor.KindOnce, doInsideOwnFunction(l.Name()))

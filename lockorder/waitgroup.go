@@ -58,16 +58,20 @@ func (wg *WaitGroup) lock() *class.Lock {
 	return wg.written(initLock(&wg.l, kind.WaitGroup, unsafe.Pointer(wg)))
 }
 
-// first is lock for a Wait, the group's first use: one unwind names the
-// group and, if the Wait is nested, is the stack of its edges, which
-// wg.enter records or keeps (firstNested): a program that waits on a new
-// group each time under a Go'd function's hold (a queue of requests, each
-// with a group of its own) unwinds once per group, not twice. The stack
-// starts at Wait's caller, as wg.enter's own capture does.
+// first is lock for a Wait, the group's first use, if the Wait is
+// nested: one unwind names the group and is the stack of its edges, which
+// wg.enter records or keeps (firstNested); nil if it is not. A program
+// that waits on a new group each time under a Go'd function's hold (a
+// queue of requests, each with a group of its own) unwinds once per
+// group, not twice. The stack starts at Wait's caller, as wg.enter's own
+// capture does.
 //
 //go:noinline
 func (wg *WaitGroup) first(w uint32, gid int64) (*class.Lock, stack.ID) {
 	l, st := firstNested(&wg.l, kind.WaitGroup, unsafe.Pointer(wg), w, gid, 2)
+	if l == nil {
+		return nil, 0
+	}
 	return wg.written(l), st
 }
 
@@ -115,7 +119,9 @@ func (wg *WaitGroup) Wait() {
 	gid := goid.ID()
 	l, st := wg.l.Load(), stack.ID(0)
 	if l == nil {
-		l, st = wg.first(w, gid)
+		if l, st = wg.first(w, gid); l == nil {
+			l = wg.lock() // not nested: named as before, from here
+		}
 	}
 	if wg.n.Load() != 0 && wg.isRunning(gid) {
 		selfWait(gid, l, waitfor.KindWaitGroup, waitInsideItsGo(l.Name()))
