@@ -179,7 +179,10 @@ func firstNested(p *atomic.Pointer[class.Lock], k kind.Kind, addr unsafe.Pointer
 // each time (a node of a cache made and locked under the cache's lock)
 // unwinds once per lock, not twice. It returns the zero ID otherwise.
 func firstStack(l *class.Lock) stack.ID {
-	if l.First() != 0 || !l.Unused() {
+	// Unused first: it is read on every nested acquisition, and l's
+	// first is on the cache line its holder writes at each change of
+	// hands, which a lock shared by goroutines would make every one miss.
+	if !l.Unused() || l.First() != 0 {
 		return 0
 	}
 	st := stack.Capture()

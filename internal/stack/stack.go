@@ -158,14 +158,36 @@ func Len() int { return defaultTable.len() }
 // A stack is symbolized when its frames are first asked for (a report),
 // not when it is interned: symbolizing a stack the first time costs tens
 // of microseconds, and most stacks interned are never reported.
+//
+// The index is split into shards by hash, each with its lock, so that
+// goroutines interning stacks at once (every new lock's first
+// acquisition captures one) seldom wait for each other; the table's own
+// lock is taken only to add a stack and to symbolize one. A shard's lock
+// may be held while the table's is taken, never the other way.
 type table struct {
+	shards [numShards]shard
 	mu     sync.Mutex
-	byHash map[uint64][]ID
 	pcs    [][]uintptr
 	stacks []*[]Frame // nil until symbolized
 }
 
-var defaultTable = &table{byHash: make(map[uint64][]ID)}
+// numShards is the number of shards of a table's index.
+const numShards = 32
+
+// shard is one part of a table's index: the stacks whose hash it holds,
+// each with its counters (never written once interned).
+type shard struct {
+	mu     sync.Mutex
+	byHash map[uint64][]interned
+	_      [48]byte // a shard per cache line: their locks are written by each lookup
+}
+
+type interned struct {
+	id  ID
+	pcs []uintptr
+}
+
+var defaultTable = &table{}
 
 // symbolized counts the stacks symbolized, for tests.
 var symbolized atomic.Int64
@@ -177,34 +199,43 @@ const maxStacks = 1 << 16
 
 func (t *table) intern(pcs []uintptr) ID {
 	h := pcHash(pcs)
-	t.mu.Lock()
-	id := t.lookup(h, pcs)
-	t.mu.Unlock()
+	sh := &t.shards[h%numShards]
+	sh.mu.Lock()
+	id := sh.lookup(h, pcs)
+	sh.mu.Unlock()
 	if id != 0 {
 		return id
 	}
 	// The table keeps a copy: pcs itself must not escape, so that a
 	// capture's array stays on its caller's stack.
 	own := slices.Clone(pcs)
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if id := t.lookup(h, pcs); id != 0 {
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	if id := sh.lookup(h, pcs); id != 0 {
 		return id
 	}
+	t.mu.Lock()
 	if len(t.pcs) >= maxStacks {
+		t.mu.Unlock()
 		return 0
 	}
 	t.pcs = append(t.pcs, own)
 	t.stacks = append(t.stacks, nil)
 	id = ID(len(t.pcs))
-	t.byHash[h] = append(t.byHash[h], id)
+	t.mu.Unlock()
+	if sh.byHash == nil {
+		sh.byHash = make(map[uint64][]interned)
+	}
+	sh.byHash[h] = append(sh.byHash[h], interned{id, own})
 	return id
 }
 
-func (t *table) lookup(h uint64, pcs []uintptr) ID {
-	for _, id := range t.byHash[h] {
-		if slices.Equal(t.pcs[id-1], pcs) {
-			return id
+// lookup returns the id of the stack pcs, of hash h, or 0 if sh has none.
+// Called with sh.mu held.
+func (sh *shard) lookup(h uint64, pcs []uintptr) ID {
+	for _, s := range sh.byHash[h] {
+		if slices.Equal(s.pcs, pcs) {
+			return s.id
 		}
 	}
 	return 0
