@@ -67,12 +67,16 @@ func checkCancelledWriteLeavesReadersIn(t *testing.T) {
 	require.True(t, within(promptly, func() { rw.RLock(); rw.RUnlock() }),
 		"RLock waits for a writer whose LockContext gave up")
 	// A reader that waits for another reader (legal: no writer waits).
-	inner := make(chan struct{})
+	// The inner reader has released too before the check goes on: the
+	// goroutine count below is the process's, which other goroutines
+	// ending may bring down first, and the lock must be free at the end.
+	inner, innerDone := make(chan struct{}), make(chan struct{})
 	require.True(t, within(promptly, func() {
 		rw.RLock()
-		go func() { rw.RLock(); close(inner); rw.RUnlock() }()
+		go func() { rw.RLock(); close(inner); rw.RUnlock(); close(innerDone) }()
 		<-inner
 		rw.RUnlock()
+		<-innerDone
 	}), "a reader waiting for a reader deadlocks behind a writer that gave up")
 	assert.Zero(t, lockorder.CtxWaiters(), "the writer is still registered")
 	eventually(t, func() bool { return runtime.NumGoroutine() <= before }, "the writer left a goroutine behind")
