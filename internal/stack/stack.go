@@ -172,7 +172,10 @@ type table struct {
 }
 
 // numShards is the number of shards of a table's index.
-const numShards = 32
+const (
+	shardBits = 5
+	numShards = 1 << shardBits
+)
 
 // shard is one part of a table's index: the stacks whose hash it holds,
 // each with its counters (never written once interned).
@@ -199,7 +202,7 @@ const maxStacks = 1 << 16
 
 func (t *table) intern(pcs []uintptr) ID {
 	h := pcHash(pcs)
-	sh := &t.shards[h%numShards]
+	sh := &t.shards[h*0x9e3779b97f4a7c15>>(64-shardBits)] // all of h's bits choose
 	sh.mu.Lock()
 	id := sh.lookup(h, pcs)
 	sh.mu.Unlock()

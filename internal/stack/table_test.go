@@ -2,6 +2,7 @@ package stack
 
 import (
 	"slices"
+	"sync"
 	"testing"
 )
 
@@ -49,6 +50,42 @@ func TestConcurrentInterningAgreesOnIDs(t *testing.T) {
 		seen[id] = i
 		if !slices.Equal(tb.pcs[id-1], all[i]) {
 			t.Fatalf("stack %d: id %d holds %x", i, id, tb.pcs[id-1])
+		}
+	}
+	if n := tb.len(); n != stacks {
+		t.Fatalf("%d stacks stored, want %d", n, stacks)
+	}
+}
+
+// Goroutines released together to intern one new stack each time, so
+// that they miss it together: one id for each (a review's test; it fails
+// most runs with -race if a shard does not look again under its lock
+// before it adds a stack).
+func TestContendedFirstInterningGivesOneID(t *testing.T) {
+	const goroutines, stacks = 8, 500
+	tb := &table{}
+	for i := range stacks {
+		var ready, done sync.WaitGroup
+		ready.Add(goroutines)
+		done.Add(goroutines)
+		gate := make(chan struct{})
+		got := make([]ID, goroutines)
+		for g := range goroutines {
+			go func() {
+				defer done.Done()
+				pcs := []uintptr{0x1000 + uintptr(i), 0x3000}
+				ready.Done()
+				<-gate
+				got[g] = tb.intern(pcs)
+			}()
+		}
+		ready.Wait()
+		close(gate)
+		done.Wait()
+		for g := range goroutines {
+			if got[g] == 0 || got[g] != got[0] {
+				t.Fatalf("stack %d: goroutine %d got %d, goroutine 0 %d", i, g, got[g], got[0])
+			}
 		}
 	}
 	if n := tb.len(); n != stacks {
