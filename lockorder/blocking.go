@@ -24,21 +24,14 @@ import (
 // leaveBlocking (or turns into a hold, for a Once's runner).
 //
 // It is the acquisition path's first step (acquire.go) for a wait, which
-// records no use.
-func enterBlocking(gs *held.G, l *class.Lock) {
+// records no use. st is the stack the call took already, to name l
+// (firstNested), or zero: the new chain's edges, if any, then take the
+// calling goroutine's.
+func enterBlocking(gs *held.G, l *class.Lock, st stack.ID) {
 	if _, fresh := (acquisition{gs: gs, l: l, f: acqUsed}).begin(notCopied{}); fresh {
-		newChain(gs, stack.Capture())
-	}
-}
-
-// enterBlockingAt is enterBlocking for a call whose stack st was taken
-// already (the zero ID if not): the unwind that named l.
-func enterBlockingAt(gs *held.G, l *class.Lock, st stack.ID) {
-	if st == 0 {
-		enterBlocking(gs, l)
-		return
-	}
-	if _, fresh := (acquisition{gs: gs, l: l, f: acqUsed}).begin(notCopied{}); fresh {
+		if st == 0 {
+			st = stack.Capture()
+		}
 		newChain(gs, st)
 	}
 }
@@ -82,7 +75,7 @@ func orderOnly(w uint32, l *class.Lock) {
 	if gs == nil || gs.Tag() != w || gs.Len() == 0 {
 		return
 	}
-	enterBlocking(gs, l)
+	enterBlocking(gs, l, 0)
 	leaveBlocking(gs, l)
 }
 

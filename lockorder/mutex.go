@@ -133,13 +133,25 @@ func (m *Mutex) firstLock() (*class.Lock, stack.ID) {
 func firstLockOf(p *atomic.Pointer[class.Lock], k kind.Kind, addr unsafe.Pointer) (*class.Lock, stack.ID) {
 	var t stack.Trace
 	t.Take()
-	l := keyed(class.NewAt(siteIn(t.PCs()), k, uintptr(addr)))
-	if !p.CompareAndSwap(nil, l) {
-		return p.Load(), 0
+	l, won := nameFrom(&t, p, k, addr)
+	if !won {
+		return l, 0
 	}
 	st := t.ID()
 	l.SetFirst(uint32(st))
 	return l, st
+}
+
+// nameFrom names the primitive at addr, whose identity p holds, after
+// the first frame of t that is not lockorder's, sync's or the runtime's
+// (siteIn), and sets it in p unless another goroutine did first. It
+// returns p's identity and whether it is the one made here.
+func nameFrom(t *stack.Trace, p *atomic.Pointer[class.Lock], k kind.Kind, addr unsafe.Pointer) (*class.Lock, bool) {
+	l := keyed(class.NewAt(siteIn(t.PCs()), k, uintptr(addr)))
+	if !p.CompareAndSwap(nil, l) {
+		return p.Load(), false
+	}
+	return l, true
 }
 
 // firstNested is initLock for the first use of a Once or a WaitGroup,
@@ -161,9 +173,9 @@ func firstNested(p *atomic.Pointer[class.Lock], k kind.Kind, addr unsafe.Pointer
 	}
 	var t stack.Trace
 	t.Take()
-	l := keyed(class.NewAt(siteIn(t.PCs()), k, uintptr(addr)))
-	if !p.CompareAndSwap(nil, l) {
-		return p.Load(), 0
+	l, won := nameFrom(&t, p, k, addr)
+	if !won {
+		return l, 0
 	}
 	t.Drop(1 + drop) // firstNested's own frame, then the caller's
 	return l, t.ID()

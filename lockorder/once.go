@@ -90,7 +90,7 @@ func doneOnce(w uint32, l *class.Lock, c *atomic.Pointer[hb.Clock]) {
 		gs.Rest()
 		return
 	}
-	enterBlocking(gs, l)
+	enterBlocking(gs, l, 0)
 	leaveBlocking(gs, l)
 }
 
@@ -118,7 +118,7 @@ func (o *Once) doSlow(f func()) {
 	var gs *held.G
 	if Mode(w&modeMask) == ModeCheck {
 		gs = current(w)
-		enterBlockingAt(gs, l, st)
+		enterBlocking(gs, l, st)
 	}
 	if !o.m.TryLock() {
 		wt := blockOn(gs, gid, l, waitfor.KindOnce, o.blockers, nil)
