@@ -292,7 +292,7 @@ func provedReads(gs *held.G, l *class.Lock) {
 func holdWriteEdges(gs *held.G, e held.Entry, es []held.Edge) ([][]held.Edge, bool) {
 	for i := range es {
 		if f, _ := es[i].Locks(); f != nil {
-			f.MarkUnder() // a hand-off of f now shows it to gate (R24)
+			f.Gate.MarkUnder() // a hand-off of f now shows it to gate (R24)
 		}
 	}
 	key := readWaitKey(gs, e.Chain, e.Lock)

@@ -223,13 +223,13 @@ func reacquired(gs *held.G, l *class.Lock) {
 func holds(gs *held.G, l *class.Lock) {
 	if id := gs.ID(); l.Holder() != id {
 		l.SetHolder(id)
-		if !l.Watched() { // one load for the two marks below
+		if !l.Gate.Watched() { // one load for the two marks below
 			return
 		}
-		if l.Buried() {
+		if l.Gate.Buried() {
 			held.Unbury(l) // a grave's hold was released unseen
 		}
-		if l.GateTaken() && l.UntakeGate() {
+		if l.Gate.Taken() && l.Gate.Untake() {
 			// A kept hold R24 took out of gates was released unseen
 			// (outside check mode): it was a hand-off.
 			regate(l)
@@ -260,11 +260,11 @@ var handoffs struct {
 // its holder, once l's holder is cleared.
 func handedOff(l *class.Lock) {
 	l.ClearHolder()
-	if l.Buried() {
+	if l.Gate.Buried() {
 		held.Unbury(l) // a grave's hold, released for its exited goroutine
 	}
 	handoffs.n.Add(1)
-	if l.GateUnder() && l.ShowGate() {
+	if l.Gate.Under() && l.Gate.Show() {
 		regate(l) // R24
 	}
 }

@@ -40,11 +40,11 @@ const (
 // keptGate reports whether e, a hold of goroutine gid, which has exited,
 // is one R24 takes out of gates: a write hold of an exclusive kind whose
 // holds another goroutine may release, still gid's, of a lock that no
-// release ever showed to gate (class.Lock.GateShown) and that R24 did not
+// release ever showed to gate (class.Gate.Shown) and that R24 did not
 // take out of gates already.
 func keptGate(gid int64, e *held.Entry) bool {
 	l := e.Lock
-	return exclusiveWrite(e) && l.Kind.WritesHandOff() && l.Holder() == gid && !l.GateShown() && !l.GateTaken()
+	return exclusiveWrite(e) && l.Kind.WritesHandOff() && l.Holder() == gid && !l.Gate.Shown() && !l.Gate.Taken()
 }
 
 // watchKept reports whether the grave of e, a hold of goroutine gid,
@@ -53,9 +53,9 @@ func keptGate(gid int64, e *held.Entry) bool {
 // still gid's, the next exit check takes its id out of gates
 // (held.KeptHolds). It is a hold R24 takes out of gates (keptGate) of a
 // lock that may be in some edge's gate, having had an order edge seen
-// under a write hold of it (GateUnder). Another kept lock that becomes
+// under a write hold of it (Gate.Under). Another kept lock that becomes
 // garbage is in no gate, and harms no one.
-func watchKept(gid int64, e *held.Entry) bool { return keptGate(gid, e) && e.Lock.GateUnder() }
+func watchKept(gid int64, e *held.Entry) bool { return keptGate(gid, e) && e.Lock.Gate.Under() }
 
 // ungateKept takes the locks of kept (keptGate's holds) out of every gate
 // and writers' gate, and returns the cycles they no longer hold back.
@@ -75,9 +75,9 @@ func ungateKept(kept []held.KeptHold, reachable map[uint64]bool) []Violation {
 		record := l != nil && reachable[k.ID]
 		if l != nil {
 			// Looked at again under eng.mu: a hand-off since the holds
-			// were read shows the lock to gate (handedOff, ShowGate), and
-			// from TakeGate on, a hand-off finds the record (regate).
-			if l.Holder() != k.Goroutine || l.Moves() != k.Moves || (record && len(eng.ungated) >= maxUngated) || !l.TakeGate() {
+			// were read shows the lock to gate (handedOff, Gate.Show), and
+			// from Gate.Take on, a hand-off finds the record (regate).
+			if l.Holder() != k.Goroutine || l.Moves() != k.Moves || (record && len(eng.ungated) >= maxUngated) || !l.Gate.Take() {
 				continue
 			}
 		}

@@ -20,12 +20,12 @@ import (
 // where no hand-off is seen (ModeTrace: no unlockOther), and the graph is
 // forgotten (Reset). Back in check mode a new goroutine takes both orders
 // under g and keeps g until it exits: R24's own shape, reported, since the
-// new holder's acquisition showed the old hold released (UntakeGate).
+// new holder's acquisition showed the old hold released (Gate.Untake).
 func TestAGateTakenOutThenReleasedUnseenIsTakenOutAgain(t *testing.T) {
 	fresh(t)
 	g := lockorder.NewMutex(t.Name())
 	a, b := lockorder.NewMutex("r24r3m-a"), lockorder.NewMutex("r24r3m-b")
-	keepUntilExit(t, g, t.Name(), func() {}) // P keeps g: TakeGate
+	keepUntilExit(t, g, t.Name(), func() {}) // P keeps g: Gate.Take
 	lockorder.Configure(lockorder.WithMode(lockorder.ModeTrace))
 	g.Unlock() // released outside check mode: no hand-off seen
 	lockorder.Configure(lockorder.WithMode(lockorder.ModeCheck))

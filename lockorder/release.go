@@ -84,7 +84,7 @@ func releaseDeep(gs *held.G, l *class.Lock, read, inWait bool) bool {
 				// it, once it holds l no more, are a section ended
 				// under their holds, unless a Cond.Wait takes l again.
 				if !read && gs.Released(l, readEpoch.Load()) {
-					l.ShowGate()
+					l.Gate.Show()
 				}
 				if !inWait {
 					endedInto(gs, l)

@@ -132,7 +132,7 @@ type Lock struct {
 	moves          atomic.Uint64 // changes of holder, so a watcher can tell a lock that changes hands from one that does not
 	readGeneration               // bumped when a read hold is released by a goroutine that does not hold it (R13)
 	first          atomic.Uint32 // where the lock was first acquired in check mode: a stack id (internal/stack), 0 if unknown
-	gate           atomic.Uint32 // gateShown, gateTaken: what R24 knows of the lock as a gate (docs/RULES.md R24)
+	Gate           Gate          // what R24 knows of the lock as a gate (gate.go)
 	_              [36]byte
 }
 
@@ -268,84 +268,6 @@ func (l *Lock) SetFirst(st uint32) { l.first.CompareAndSwap(0, st) }
 // First returns where l was first acquired, as recorded by SetFirst, 0 if
 // unknown.
 func (l *Lock) First() uint32 { return l.first.Load() }
-
-// The bits of Lock.gate.
-const (
-	gateShown  = 1 << iota // a release showed the lock's holds exclusive: see ShowGate
-	gateTaken              // R24 took the lock out of gates, to put back: see TakeGate
-	gateUnder              // an order edge was seen under a write hold of the lock: see MarkUnder
-	gateBuried             // a grave of an exited goroutine's hold watches the lock: see Bury
-)
-
-// update sets l.gate to f of its value, and returns the value before.
-func (l *Lock) update(f func(uint32) uint32) uint32 {
-	for {
-		v := l.gate.Load()
-		if n := f(v); n == v || l.gate.CompareAndSwap(v, n) {
-			return v
-		}
-	}
-}
-
-// ShowGate records that a write hold of l with order edges under it was
-// released, by the goroutine that took it or by another (a hand-off):
-// either way l's holds excluded what was taken under them
-// (docs/RULES.md R24). It reports whether TakeGate had taken l out of
-// gates, which the caller puts back.
-func (l *Lock) ShowGate() (taken bool) {
-	return l.update(func(v uint32) uint32 { return (v | gateShown) &^ gateTaken })&gateTaken != 0
-}
-
-// GateShown reports whether ShowGate was called.
-func (l *Lock) GateShown() bool { return l.gate.Load()&gateShown != 0 }
-
-// TakeGate records that R24 takes l out of gates, unless ShowGate was
-// called first or TakeGate was already: it reports whether it did.
-func (l *Lock) TakeGate() bool {
-	return l.update(func(v uint32) uint32 {
-		if v&(gateShown|gateTaken) != 0 {
-			return v
-		}
-		return v | gateTaken
-	})&(gateShown|gateTaken) == 0
-}
-
-// UntakeGate undoes TakeGate, l having changed hands unseen (a release
-// outside check mode): it reports whether l was taken out of gates.
-func (l *Lock) UntakeGate() bool {
-	return l.update(func(v uint32) uint32 { return v &^ gateTaken })&gateTaken != 0
-}
-
-// GateTaken reports whether TakeGate took l out of gates, and neither
-// ShowGate nor UntakeGate came since.
-func (l *Lock) GateTaken() bool { return l.gate.Load()&gateTaken != 0 }
-
-// Bury records that a grave of an exited goroutine's write hold of l
-// watches l (internal/held, for R24): a change of l's holder must tell it
-// (held.Unbury). It is undone by Unbury.
-func (l *Lock) Bury() { l.update(func(v uint32) uint32 { return v | gateBuried }) }
-
-// Unbury undoes Bury.
-func (l *Lock) Unbury() { l.update(func(v uint32) uint32 { return v &^ gateBuried }) }
-
-// Buried reports whether Bury was called, and Unbury not since.
-func (l *Lock) Buried() bool { return l.gate.Load()&gateBuried != 0 }
-
-// Watched reports, in one load, whether GateTaken or Buried: what a new
-// holder of l must look at.
-func (l *Lock) Watched() bool { return l.gate.Load()&(gateTaken|gateBuried) != 0 }
-
-// MarkUnder records that an order edge was seen under a write hold of l:
-// a hand-off of l then shows it to gate.
-func (l *Lock) MarkUnder() {
-	if l.gate.Load()&gateUnder == 0 {
-		l.update(func(v uint32) uint32 { return v | gateUnder })
-	}
-}
-
-// GateUnder reports whether MarkUnder was called, or TakeGate took l out
-// of gates (a hand-off must then put it back).
-func (l *Lock) GateUnder() bool { return l.gate.Load()&(gateUnder|gateTaken) != 0 }
 
 // Note returns the token recorded by SetNote, 0 if none. It may be stale:
 // a hold its owner released keeps its token here until the next.

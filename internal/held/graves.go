@@ -107,7 +107,7 @@ func watch(gid int64, e *Entry, w weak.Pointer[class.Lock]) {
 		watched = make(map[weak.Pointer[class.Lock]]DeadGate)
 	}
 	watched[w] = DeadGate{gid, e.Lock.ID}
-	e.Lock.Bury()
+	e.Lock.Gate.Bury()
 	watchMu.Unlock()
 }
 
@@ -119,7 +119,7 @@ func watch(gid int64, e *Entry, w weak.Pointer[class.Lock]) {
 func Unbury(l *class.Lock) {
 	watchMu.Lock()
 	delete(watched, weak.Make(l))
-	l.Unbury()
+	l.Gate.Unbury()
 	watchMu.Unlock()
 }
 
