@@ -122,10 +122,13 @@ type Lock struct {
 
 	// The fields above are read on every Lock; holder is written whenever
 	// the lock changes hands. Keep them on different cache lines so that a
-	// contended lock does not make every reader of its identity miss.
-	// With the padding at the end, a Lock fills a 256-byte size class
-	// exactly, so these offsets fall on the same lines in every Lock.
-	_ [56]byte
+	// contended lock does not make every reader of its identity miss: the
+	// fields above fill the first two lines (120 bytes on a 64-bit
+	// platform), the written ones start the third. With the padding at
+	// the end, a Lock fills the 192-byte size class exactly, whose objects
+	// start on a line, so these offsets fall on the same lines in every
+	// Lock (TestLockLayout).
+	_ [8]byte
 
 	holder         atomic.Int64  // goroutine that last acquired it for writing; 0 after a release by another goroutine
 	note           atomic.Uint64 // the held-profile token of the current write hold, 0 if none
@@ -133,7 +136,7 @@ type Lock struct {
 	readGeneration               // bumped when a read hold is released by a goroutine that does not hold it (R13)
 	first          atomic.Uint32 // where the lock was first acquired in check mode: a stack id (internal/stack), 0 if unknown
 	Gate           Gate          // what R24 knows of the lock as a gate (gate.go)
-	_              [36]byte
+	_              [28]byte
 }
 
 // New returns the identity of a new lock of kind k: in a class of its own,
