@@ -118,7 +118,7 @@ func defaultMode(env string, underTest bool) Mode {
 		if err == nil {
 			return m
 		}
-		fmt.Fprintf(os.Stderr, "lockorder: ignoring %v\n", err)
+		fmt.Fprintf(os.Stderr, "%v; ignoring it\n", err) // err says "lockorder: SYNCWATCH_MODE=..."
 	}
 	if underTest {
 		return ModeCheck

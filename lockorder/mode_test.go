@@ -40,7 +40,8 @@ func TestDefaultModeUnderTestIsCheckAndEnvOverrides(t *testing.T) {
 		require.NoError(t, err, "%s", out)
 		assert.Contains(t, string(out), "mode="+want+"\n", "SYNCWATCH_MODE=%q", env)
 		if env == "bogus" {
-			assert.Contains(t, string(out), `lockorder: ignoring lockorder: SYNCWATCH_MODE="bogus"`)
+			assert.Contains(t, string(out), `lockorder: SYNCWATCH_MODE="bogus": want off, trace or check; ignoring it`)
+			assert.NotContains(t, string(out), "lockorder: ignoring lockorder:", "one prefix")
 		}
 	}
 }

@@ -383,9 +383,9 @@ func scenario(cycle []Edge) string {
 	}
 	var b strings.Builder
 	if len(seen) == 1 {
-		fmt.Fprintf(&b, "    (goroutine %d took every order of the cycle, one after the other, as a test\n"+
-			"    running each path in turn does: it cannot deadlock with itself. Goroutines\n"+
-			"    running these paths at the same time would:)\n\n", cycle[0].Goroutine)
+		fmt.Fprintf(&b, "    (goroutine %d took every order of the cycle, one after the other, as code\n"+
+			"    running each path in turn (a test, say) does: it cannot deadlock with itself.\n"+
+			"    Goroutines running these paths at the same time would:)\n\n", cycle[0].Goroutine)
 	} else if len(seen) < n {
 		b.WriteString("    (a goroutine took more than one order of the cycle, one after the other;\n" +
 			"    one goroutine per path at the same time would deadlock:)\n\n")

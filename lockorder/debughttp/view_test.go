@@ -193,3 +193,14 @@ func TestViewListsHeldLocks(t *testing.T) {
 	}
 	assert.True(t, here, "%+v", st.Held)
 }
+
+// An empty lock-order graph in check mode says why it may be empty (R23:
+// a deadlock not proven adds no edge), not that the graph needs check
+// mode.
+func TestViewSaysWhyItsGraphIsEmpty(t *testing.T) {
+	lockorder.Reset()
+	page := get(t, debughttp.View(), "/debug/syncwatch").Body.String()
+	assert.Contains(t, page, "mode check")
+	assert.Contains(t, page, "Empty: no order edge recorded yet.")
+	assert.NotContains(t, page, "the graph is kept in check mode")
+}
