@@ -120,9 +120,7 @@ func writeSummary(w io.Writer, fs []*finding) {
 		if len(f.Locks) > 0 {
 			fmt.Fprintf(w, "   locks: %s\n", strings.Join(f.Locks, ", "))
 		}
-		for _, s := range f.Sites {
-			fmt.Fprintf(w, "   at %s\n", s)
-		}
+		writeSites(w, f)
 		tests := "no test named"
 		if len(f.tests) > 0 {
 			tests = fmt.Sprintf("%d test(s): %s", len(f.tests), strings.Join(f.tests, ", "))
@@ -145,4 +143,27 @@ func deadlockFinding(k lockorder.Kind, msg string) *finding {
 	f := &finding{instances: 1}
 	f.Kind, f.Message = k, msg
 	return f
+}
+
+// writeSites prints f's code sites, each once: the orders of a cycle
+// that one line took in turn (a transfer that locks its two accounts in
+// argument order) are that line's, with their count.
+func writeSites(w io.Writer, f *finding) {
+	count := map[string]int{}
+	for _, s := range f.Sites {
+		count[s]++
+	}
+	for _, s := range f.Sites {
+		switch n := count[s]; {
+		case n == 0:
+			continue // printed
+		case n > 1 && f.Kind == lockorder.KindCycle:
+			fmt.Fprintf(w, "   at %s (%d of the cycle's orders)\n", s, n)
+		case n > 1:
+			fmt.Fprintf(w, "   at %s (%d times)\n", s, n)
+		default:
+			fmt.Fprintf(w, "   at %s\n", s)
+		}
+		count[s] = 0
+	}
 }

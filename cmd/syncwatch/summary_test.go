@@ -128,3 +128,16 @@ func TestUnprovenDeadlocksCountOnlyAtTheirBinarysTimeout(t *testing.T) {
 		t.Errorf("the summary does not say the binary timed out:\n%s", sum.String())
 	}
 }
+
+// A cycle whose orders one line took in turn (a transfer locking its two
+// accounts in argument order) names that line once, with its count, and
+// every other line once.
+func TestSummaryNamesALineOfTwoOrdersOnce(t *testing.T) {
+	var out bytes.Buffer
+	writeSummary(&out, []*finding{{Finding: lockordertest.Finding{
+		Kind: lockorder.KindCycle, Message: "cycle of 3 locks",
+		Sites: []string{"bank.Transfer (bank.go:21)", "bank.Audit (audit.go:9)", "bank.Transfer (bank.go:21)"},
+	}, binaries: []string{"bank.test"}, tests: []string{"TestTransfer"}, instances: 1}})
+	assert.Contains(t, out.String(), "   at bank.Transfer (bank.go:21) (2 of the cycle's orders)\n   at bank.Audit (audit.go:9)\n   seen in")
+	assert.Equal(t, 1, strings.Count(out.String(), "bank.go:21"))
+}
