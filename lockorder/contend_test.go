@@ -40,7 +40,7 @@ func lockContended(m *lockorder.Mutex) {
 // lockorder's contended wait.
 func waitParked(t *testing.T, fn string) {
 	t.Helper()
-	waitFor(t, func() bool { return parked(fn) }, fn+" parked on a lock")
+	waitUntil(t, func() bool { return parked(fn) }, fn+" parked on a lock")
 }
 
 func parked(fn string) bool {

@@ -62,7 +62,7 @@ func TestLockContextDeadline(t *testing.T) {
 	// m is free again.
 	close(release)
 	<-done
-	waitFor(t, func() bool {
+	waitUntil(t, func() bool {
 		if m.TryLock() {
 			m.Unlock()
 			return true
@@ -84,7 +84,7 @@ func TestLockContextCancelIsNotAViolation(t *testing.T) {
 	assert.ErrorIs(t, err, context.Canceled)
 	assert.Empty(t, lockorder.Violations(), "a cancellation is the caller's choice, not a wait past a bound")
 	m.Unlock()
-	waitFor(t, func() bool {
+	waitUntil(t, func() bool {
 		if m.TryLock() {
 			m.Unlock()
 			return true

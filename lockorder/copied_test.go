@@ -67,7 +67,7 @@ func TestCopiedMutexLockedTwiceIsRecursive(t *testing.T) {
 		cp.Lock() // blocks; reported on evidence
 		cp.Unlock()
 	}()
-	waitFor(t, func() bool { return len(only(lockorder.KindRecursiveLock)) == 1 }, "the recursive-lock report")
+	waitUntil(t, func() bool { return len(only(lockorder.KindRecursiveLock)) == 1 }, "the recursive-lock report")
 	select {
 	case <-done:
 		t.Fatal("the second Lock did not block")

@@ -80,17 +80,6 @@ func holdIn(l ctxLock) (release func()) {
 	}
 }
 
-// eventually polls cond for up to 5s, on the calling goroutine (testify's
-// Eventually starts goroutines, which would upset a goroutine count).
-func eventually(t *testing.T, cond func() bool, msg string) {
-	t.Helper()
-	for deadline := time.Now().Add(5 * time.Second); !cond(); time.Sleep(time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal(msg)
-		}
-	}
-}
-
 // giveUp makes a wait on l that gives up at its deadline, behind a
 // holder that keeps l; it fails the test if the wait does not give up.
 func giveUp(t *testing.T, l ctxLock, timeout time.Duration) {
@@ -114,7 +103,7 @@ func TestAbandonedWaitsLeaveNothing(t *testing.T) {
 			assert.Zero(t, lockorder.CtxWaiters(), "a wait that gave up is still registered")
 			// context.WithTimeout's timer runs its function in a goroutine
 			// of its own, which ends by itself.
-			eventually(t, func() bool { return runtime.NumGoroutine() <= before }, "goroutines left behind by abandoned waits")
+			waitUntil(t, func() bool { return runtime.NumGoroutine() <= before }, "the goroutines of the abandoned waits to end (none left behind)")
 			release()
 			assert.True(t, l.try(), "an abandoned wait holds the lock once its holder let go")
 		})
@@ -169,7 +158,7 @@ func TestWaitGetsTheReleasedLock(t *testing.T) {
 				got <- l.wait(ctx)
 			}()
 			if l.beside {
-				eventually(t, func() bool { return lockorder.CtxWaiters() == 1 }, "the wait never registered")
+				waitUntil(t, func() bool { return lockorder.CtxWaiters() == 1 }, "the wait to register")
 			}
 			release()
 			require.NoError(t, <-got)

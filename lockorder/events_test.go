@@ -13,23 +13,10 @@ import (
 	"github.com/syncwatch/syncwatch/lockorder"
 )
 
-// What the tests wait on instead of sleeping: a goroutine's wait
-// registered with the monitor, and the monitor's look into the waits.
-// (waitParked, in contend_test.go, waits for a goroutine parked in a
-// contended Lock, as its stack shows it.)
-
-// pollBusy polls cond every millisecond, for up to 20 s, and returns its
-// last value. Between polls the caller sleeps: to the monitor, a sleeping
-// goroutine may still act (it is not blocked: rule W1), as a worker about
-// to release a lock it was handed may. Safe in goroutines a test spawns.
-func pollBusy(cond func() bool) bool {
-	for deadline := time.Now().Add(20 * time.Second); !cond(); time.Sleep(time.Millisecond) {
-		if time.Now().After(deadline) {
-			return false
-		}
-	}
-	return true
-}
+// Events the tests wait on (with waitUntil or pollBusy, in poll_test.go):
+// a goroutine's wait registered with the monitor, and the monitor's look
+// into the waits. (waitParked, in contend_test.go, waits for a goroutine
+// parked in a contended Lock, as its stack shows it.)
 
 // waitsOn returns how many goroutines wait for the lock named name, or
 // name#N: their waits are registered, so they are blocked or about to

@@ -44,7 +44,7 @@ func TestAFreshLockIsNamedAndFirstTakenWhereItWasLocked(t *testing.T) {
 			fresh(t)
 			var line int
 			unlock := takeAndExit(func() func() { return c.take(&line) })
-			waitFor(t, func() bool { return !parkedIn("lockorder_test.takeAndExit.func1", "") }, "the goroutine's exit")
+			waitUntil(t, func() bool { return !parkedIn("lockorder_test.takeAndExit.func1", "") }, "the goroutine's exit")
 			site := "firstlock_test.go:" + strconv.Itoa(line)
 			lockorder.ReportBlockedExcept(0, false, func(v lockorder.Violation) bool {
 				return len(v.Locks) != 1 || !strings.Contains(v.Locks[0].Name, site)

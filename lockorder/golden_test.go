@@ -303,7 +303,7 @@ func goldenLongWait(t *testing.T) string {
 	go holdAndReceive(m, locked, ch)
 	<-locked
 	// The report says what the holder is doing: blocked on ch.
-	waitFor(t, func() bool { return parkedIn("holdAndReceive", "[chan receive") }, "the holder blocked on its channel")
+	waitUntil(t, func() bool { return parkedIn("holdAndReceive", "[chan receive") }, "the holder blocked on its channel")
 	waited := lockInTurn(m)
 	v := awaitKind(t, lockorder.KindLongWait, 20*time.Second)
 	close(ch)
@@ -351,7 +351,7 @@ func goldenHeldByExitedAtExit(t *testing.T) string {
 	fresh(t)
 	m := lockorder.NewMutex("golden-left-at-exit")
 	leaveLocked(m)
-	waitFor(t, func() bool { return !parkedIn("lockorder_test.leaveLocked.func1", "") }, "the goroutine's exit")
+	waitUntil(t, func() bool { return !parkedIn("lockorder_test.leaveLocked.func1", "") }, "the goroutine's exit")
 	lockorder.ReportBlockedExcept(0, false, ours)
 	m.Unlock()
 	return goldenText(onlyOne(t, lockorder.KindHeldByExited))

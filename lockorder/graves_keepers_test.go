@@ -45,7 +45,7 @@ func twoKeepers(t *testing.T, collect, pruneFirst bool) {
 			gls.Trim()
 		}
 		// The trim's dump must find P2 exited, not about to.
-		waitFor(t, func() bool { return !goroutineAlive(gid2) }, "P2 exited")
+		waitUntil(t, func() bool { return !goroutineAlive(gid2) }, "P2 exited")
 		abandon(max(400, 2*runtime.NumGoroutine()+300), nil)
 		gls.Trim() // Bury(P2, ...) then PruneGraves: P1's stale grave unwatches g
 		require.Nil(t, gls.Find(gid2), "P2's state is freed by the one trim")

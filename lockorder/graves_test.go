@@ -136,7 +136,7 @@ func buryExited(t *testing.T, holder func() int64) {
 	require.NotZero(t, gid)
 	// A trim's dump frees it only if it finds it exited: the abandoned
 	// states it buries first would leave later trims nothing to dump for.
-	waitFor(t, func() bool { return !goroutineAlive(gid) }, "the holder exited")
+	waitUntil(t, func() bool { return !goroutineAlive(gid) }, "the holder exited")
 	abandon(max(400, 2*runtime.NumGoroutine()+300), nil)
 	require.True(t, collectUntil(func() bool { gls.Trim(); return gls.Find(gid) == nil }),
 		"the state of the exited goroutine %d is never freed", gid)

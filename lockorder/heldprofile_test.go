@@ -141,7 +141,7 @@ func TestWaitingProfileListsWaitsInProgress(t *testing.T) {
 			heldProfileWaiter(release)
 		}()
 	}
-	waitFor(t, func() bool { return heldWaiters(t, fn) == 2 }, "two waits in the waiting profile")
+	waitUntil(t, func() bool { return heldWaiters(t, fn) == 2 }, "two waits in the waiting profile")
 	for _, s := range heldSamples(t, fn) {
 		assert.Equal(t, "github.com/syncwatch/syncwatch/lockorder.WaitNoted", functions(s)[0],
 			"the stack starts in the function that noted the wait")
@@ -165,7 +165,7 @@ func TestWaitingProfileShowsContendedLock(t *testing.T) {
 	m.Lock()
 	done := make(chan struct{})
 	go func() { defer close(done); lockContended(m) }()
-	waitFor(t, func() bool { return heldWaiters(t, fn) == 1 }, "the contended Lock in the waiting profile")
+	waitUntil(t, func() bool { return heldWaiters(t, fn) == 1 }, "the contended Lock in the waiting profile")
 	for _, s := range heldSamples(t, fn) {
 		assert.Equal(t, "github.com/syncwatch/syncwatch/lockorder.checkWait", functions(s)[0])
 	}

@@ -12,23 +12,6 @@ import (
 	"github.com/syncwatch/syncwatch/lockorder"
 )
 
-// waitFor polls cond for up to 20s, waiting in a select between polls (a
-// wait the monitor sees as blocked: the tests wait for reports that need
-// every goroutine blocked as their evidence).
-func waitFor(t *testing.T, cond func() bool, what string) {
-	t.Helper()
-	tick := time.NewTicker(5 * time.Millisecond)
-	defer tick.Stop()
-	deadline := time.After(20 * time.Second)
-	for !cond() {
-		select {
-		case <-tick.C:
-		case <-deadline:
-			t.Fatalf("timed out waiting for %s", what)
-		}
-	}
-}
-
 // A recursive Lock is reported once it is proven blocked for good: here
 // every goroutine of the test binary is blocked. Any goroutine could still
 // unlock the mutex before that (see TestLockUsedAsACompletionSignal).
@@ -42,7 +25,7 @@ func TestRecursiveLockReportedOnceBlockedForGood(t *testing.T) {
 		m.Lock() // blocks as sync.Mutex would; reported on evidence
 		m.Unlock()
 	}()
-	waitFor(t, func() bool { return len(only(lockorder.KindRecursiveLock)) == 1 }, "the recursive-lock report")
+	waitUntil(t, func() bool { return len(only(lockorder.KindRecursiveLock)) == 1 }, "the recursive-lock report")
 	select {
 	case <-done:
 		t.Fatal("the second Lock did not block")
@@ -82,7 +65,7 @@ func TestRLockWhileHoldingWriteIsRecursiveLock(t *testing.T) {
 		m.RLock() // deadlocks on itself
 		m.RUnlock()
 	}()
-	waitFor(t, func() bool { return len(only(lockorder.KindRecursiveLock)) == 1 }, "the report")
+	waitUntil(t, func() bool { return len(only(lockorder.KindRecursiveLock)) == 1 }, "the report")
 	m.Unlock()
 	<-done
 	assert.Equal(t, []string{"wr"}, lockClasses(only(lockorder.KindRecursiveLock)[0]))

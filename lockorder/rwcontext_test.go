@@ -79,7 +79,7 @@ func checkCancelledWriteLeavesReadersIn(t *testing.T) {
 		<-innerDone
 	}), "a reader waiting for a reader deadlocks behind a writer that gave up")
 	assert.Zero(t, lockorder.CtxWaiters(), "the writer is still registered")
-	eventually(t, func() bool { return runtime.NumGoroutine() <= before }, "the writer left a goroutine behind")
+	waitUntil(t, func() bool { return runtime.NumGoroutine() <= before }, "the goroutines to end (the writer left none behind)")
 
 	assert.False(t, rw.TryLock(), "the first reader still holds the lock")
 	release()
@@ -99,7 +99,7 @@ func checkCancelledReadLeavesNothing(t *testing.T) {
 	require.Error(t, err, "RLockContext got the lock past a writer")
 	require.True(t, errors.Is(err, context.DeadlineExceeded), "%v", err)
 	assert.Zero(t, lockorder.CtxWaiters(), "the reader is still registered")
-	eventually(t, func() bool { return runtime.NumGoroutine() <= before }, "the reader left a goroutine behind")
+	waitUntil(t, func() bool { return runtime.NumGoroutine() <= before }, "the goroutines to end (the reader left none behind)")
 
 	// Once the writer lets go, the lock is free at once: no reader that
 	// gave up is still counted.

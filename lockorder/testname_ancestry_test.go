@@ -56,7 +56,7 @@ func TestAFindingInAGoroutineATestStartedNamesTheTest(t *testing.T) {
 			started, starter := make(chan struct{}), make(chan int64)
 			go startDetached(a, b, done, started, starter)
 			id := <-starter
-			waitFor(t, func() bool { return !goroutineAlive(id) }, "the starter exited")
+			waitUntil(t, func() bool { return !goroutineAlive(id) }, "the starter exited")
 			close(started)
 		}, ""},
 	} {
