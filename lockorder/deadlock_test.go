@@ -174,7 +174,7 @@ func TestLongWaitNamesAHolderBlockedOnAChannel(t *testing.T) {
 func TestWaitForALockLeftByAnExitedGoroutine(t *testing.T) {
 	reportDeadlocks(t)
 	m := lockorder.NewMutex("left")
-	leaveLocked(m)
+	leaveLocked(t, m)
 	waited := lockInTurn(m)
 	v := awaitKind(t, lockorder.KindHeldByExited, time.Minute)
 	t.Log(v)
@@ -188,7 +188,8 @@ func lockAndReturn(m *lockorder.Mutex) { m.Lock() } // forgets to unlock
 
 // leaveLocked locks m in a goroutine that returns without unlocking it,
 // and returns once that goroutine has exited.
-func leaveLocked(m *lockorder.Mutex) {
+func leaveLocked(t *testing.T, m *lockorder.Mutex) {
+	t.Helper()
 	done := make(chan int64)
 	go func() {
 		lockAndReturn(m)
@@ -197,9 +198,7 @@ func leaveLocked(m *lockorder.Mutex) {
 	id := <-done
 	// Exited, not about to: a goroutine dump (the exit check's, a trim's)
 	// made next must find it gone.
-	for goroutineAlive(id) {
-		time.Sleep(time.Millisecond)
-	}
+	require.True(t, pollBusy(func() bool { return !goroutineAlive(id) }), "the goroutine that left the lock held exits")
 }
 
 // lockInTurn locks and unlocks m in a new goroutine; the channel it
@@ -221,7 +220,7 @@ func TestLockLeftByAnExitedGoroutineSaysWhereItWasTaken(t *testing.T) {
 	lockorder.Configure(lockorder.WithHeldProfile(true))
 	t.Cleanup(func() { lockorder.Configure(lockorder.WithHeldProfile(false)) })
 	m := lockorder.NewMutex("left-where")
-	leaveLocked(m)
+	leaveLocked(t, m)
 	waited := lockInTurn(m)
 	v := awaitKind(t, lockorder.KindHeldByExited, time.Minute)
 	assert.Contains(t, v.Detail, "took it at:")

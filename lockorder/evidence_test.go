@@ -39,15 +39,13 @@ func TestAnEvidenceReportAfterALongWaitIsExpectedOnceTheWaitEnds(t *testing.T) {
 	mu := lockorder.NewMutex("ev-lease")
 	mu.Lock()
 	timer := time.AfterFunc(time.Hour, mu.Unlock)
-	// A worker still at its work keeps the program from looking all
-	// blocked until the long-wait is reported.
+	// A worker still at its work (awake: see pollBusy) keeps the program
+	// from looking all blocked until the long-wait is reported.
 	var stop atomic.Bool
 	worked := make(chan struct{})
 	go func() {
 		defer close(worked)
-		for !stop.Load() {
-			time.Sleep(time.Millisecond)
-		}
+		pollBusy(stop.Load)
 	}()
 	var lonce, ronce sync.Once
 	lockorder.Configure(lockorder.WithHandler(func(v lockorder.Violation) {

@@ -314,7 +314,7 @@ func goldenLongWait(t *testing.T) string {
 func goldenHeldByExited(t *testing.T) string {
 	reportDeadlocks(t)
 	m := lockorder.NewMutex("golden-left")
-	leaveLocked(m)
+	leaveLocked(t, m)
 	waited := lockInTurn(m)
 	v := awaitKind(t, lockorder.KindHeldByExited, time.Minute)
 	m.Unlock() // on the exited goroutine's behalf: legal
@@ -350,7 +350,7 @@ func ours(v lockorder.Violation) bool {
 func goldenHeldByExitedAtExit(t *testing.T) string {
 	fresh(t)
 	m := lockorder.NewMutex("golden-left-at-exit")
-	leaveLocked(m)
+	leaveLocked(t, m)
 	waitUntil(t, func() bool { return !parkedIn("lockorder_test.leaveLocked.func1", "") }, "the goroutine's exit")
 	lockorder.ReportBlockedExcept(0, false, ours)
 	m.Unlock()

@@ -5,7 +5,6 @@ import (
 	"runtime"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -216,12 +215,9 @@ func TestHandedOffHoldsLeaveNoState(t *testing.T) {
 }
 
 // awaitGoroutines waits until no more than n goroutines are alive (those
-// a test started have exited), or ten seconds have passed: a goroutine
-// that something else started meanwhile must not hang the test, which
-// then asserts on what it finds.
+// a test started have exited), or pollLimit has passed: a goroutine that
+// something else started meanwhile must not hang the test, which then
+// asserts on what it finds.
 func awaitGoroutines(n int) {
-	deadline := time.Now().Add(10 * time.Second)
-	for runtime.NumGoroutine() > n && time.Now().Before(deadline) {
-		time.Sleep(time.Millisecond)
-	}
+	pollBusy(func() bool { return runtime.NumGoroutine() <= n })
 }

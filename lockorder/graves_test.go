@@ -64,17 +64,12 @@ func heapAlloc() uint64 {
 
 // collectUntilBelow collects (each collection runs gls's trim, which frees
 // the states of exited goroutines and the graves of collected locks) until
-// the heap is at most limit bytes, for a few seconds at most, and returns
-// the last heap size. The heap only shrinks here: a slow machine takes
+// the heap is at most limit bytes, for pollLimit at most, and returns the
+// last heap size. The heap only shrinks here: a slow machine takes
 // longer, it does not fail.
 func collectUntilBelow(limit uint64) uint64 {
 	var h uint64
-	for range 300 {
-		if h = heapAlloc(); h <= limit {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	pollBusy(func() bool { h = heapAlloc(); return h <= limit })
 	return h
 }
 
@@ -92,13 +87,15 @@ func TestAbandonedUnreachableLocksAreCollected(t *testing.T) {
 	t.Logf("retained %d bytes after %d abandoned locks: %.1f a lock", grew, n, float64(grew)/n)
 	assert.LessOrEqual(t, grew, int64(n*perLock), "the states and locks of exited goroutines are kept")
 	// The heap can come down before the trims have dropped every grave
-	// (CI, Go 1.27): collect until they have, for a few seconds at most.
+	// (CI, Go 1.27): collect until they have.
 	kept, _ := held.Graves()
-	for i := 0; i < 300 && kept >= held.MaxGraves; i++ {
+	pollBusy(func() bool {
+		if kept, _ = held.Graves(); kept < held.MaxGraves {
+			return true
+		}
 		runtime.GC()
-		time.Sleep(10 * time.Millisecond)
-		kept, _ = held.Graves()
-	}
+		return false
+	})
 	assert.Less(t, kept, held.MaxGraves, "graves of collected locks are dropped")
 }
 
@@ -148,7 +145,7 @@ func buryExited(t *testing.T, holder func() int64) {
 func TestALockLeftHeldIsReportedFromItsGrave(t *testing.T) {
 	reportDeadlocks(t)
 	m := lockorder.NewMutex("graves-left")
-	leaveLocked(m)
+	leaveLocked(t, m)
 	buryExited(t, func() int64 { return lockorder.HolderOf(m) })
 	lockorder.ReportBlocked(0)
 	var found bool
@@ -250,7 +247,7 @@ func TestAGarbageBurstIsNotCountedAsDropped(t *testing.T) {
 func TestAReachableHoldSurvivesAGarbageBurst(t *testing.T) {
 	reportDeadlocks(t)
 	m := lockorder.NewMutex("graves-survives")
-	leaveLocked(m)
+	leaveLocked(t, m)
 	buryExited(t, func() int64 { return lockorder.HolderOf(m) })
 	abandonBurst(held.MaxGraves + 1000)
 	statesFreed(t)
@@ -355,7 +352,7 @@ func TestLiveHoldersSurviveADump(t *testing.T) {
 func TestAHandOffAfterBurialIsNotReported(t *testing.T) {
 	reportDeadlocks(t)
 	m := lockorder.NewMutex("graves-handoff")
-	leaveLocked(m)
+	leaveLocked(t, m)
 	buryExited(t, func() int64 { return lockorder.HolderOf(m) })
 	run(m.Unlock)
 	gls.Trim()
@@ -393,7 +390,7 @@ func TestHandOffsRacingBurialAreNotReported(t *testing.T) {
 	ms := make([]*lockorder.Mutex, rounds)
 	for i := range ms {
 		ms[i] = lockorder.NewMutex("graves-race")
-		leaveLocked(ms[i])
+		leaveLocked(t, ms[i])
 	}
 	var wg sync.WaitGroup
 	wg.Add(2)
@@ -488,7 +485,7 @@ func TestALockLeftHeldIsBuriedAmongParkedGoroutines(t *testing.T) {
 		go func() { <-park }()
 	}
 	m := lockorder.NewMutex("graves-parked")
-	leaveLocked(m)
+	leaveLocked(t, m)
 	buryExited(t, func() int64 { return lockorder.HolderOf(m) })
 	m.Unlock()
 }
@@ -522,7 +519,7 @@ func TestLongWaitNamesABuriedReader(t *testing.T) {
 func TestAReachableHoldSurvivesASmallGarbageBurst(t *testing.T) {
 	reportDeadlocks(t)
 	m := lockorder.NewMutex("graves-survives-small")
-	leaveLocked(m)
+	leaveLocked(t, m)
 	buryExited(t, func() int64 { return lockorder.HolderOf(m) })
 	collectUntil(func() bool { gls.Trim(); k, _ := held.Graves(); return k < 100 })
 	dropped := lockorder.ExitedHoldsDropped()
@@ -540,7 +537,7 @@ func TestAReachableHoldSurvivesASmallGarbageBurst(t *testing.T) {
 func TestAReachableHoldSurvivesGarbageGates(t *testing.T) {
 	reportDeadlocks(t)
 	m := lockorder.NewMutex("graves-survives-gates")
-	leaveLocked(m)
+	leaveLocked(t, m)
 	buryExited(t, func() int64 { return lockorder.HolderOf(m) })
 	a := lockorder.NewMutex("graves-survives-gates-a")
 	for i := range held.MaxGraves + 500 {

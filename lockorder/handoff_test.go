@@ -102,7 +102,7 @@ func TestRecursiveRLockBehindAWriterIsADeadlock(t *testing.T) {
 	go func() { // G
 		m.RLock()
 		close(held)
-		waitForWriter(m)
+		waitForWriter(t, m)
 		m.RLock() // queues behind the writer, which waits for this goroutine
 		m.RUnlock()
 		done <- struct{}{}
@@ -118,12 +118,17 @@ func TestRecursiveRLockBehindAWriterIsADeadlock(t *testing.T) {
 }
 
 // waitForWriter returns once a writer has queued on m (which is
-// read-held), so that a new reader would queue behind it.
-func waitForWriter(m *lockorder.RWMutex) {
-	for m.TryRLock() {
-		m.RUnlock()
-		time.Sleep(time.Millisecond)
-	}
+// read-held), so that a new reader would queue behind it. The caller
+// stays busy meanwhile (see pollBusy): it may be a goroutine the writer
+// waits for.
+func waitForWriter(t *testing.T, m *lockorder.RWMutex) {
+	assert.True(t, pollBusy(func() bool {
+		if m.TryRLock() {
+			m.RUnlock()
+			return false
+		}
+		return true
+	}), "a writer queues on the lock")
 }
 
 // TestWriteLockOverOwnReadHoldIsADeadlockAfterGrace: Lock of an RWMutex
@@ -161,7 +166,7 @@ func TestWriteLockOverHandedOffReadHoldIsNotReported(t *testing.T) {
 	handed, done := make(chan struct{}), make(chan struct{})
 	go func() {
 		<-handed
-		waitForWriter(m) // G is waiting in Lock
+		waitForWriter(t, m) // G is waiting in Lock
 		m.RUnlock()
 	}()
 	run(func() {
@@ -262,7 +267,7 @@ func TestWriteOverOwnReadHoldAfterOtherHandOffIsALongWait(t *testing.T) {
 		m.Unlock()
 	}()
 	<-gHeld
-	waitForWriter(m)            // G waits in Lock
+	waitForWriter(t, m)         // G waits in Lock
 	run(func() { m.RUnlock() }) // K releases H's hold
 	v := awaitKind(t, lockorder.KindLongWait, 10*time.Second)
 	assert.Contains(t, v.Message, "wovrother#")
@@ -351,7 +356,7 @@ func TestRecursiveRLockContextGivingUpIsReportedOnRelease(t *testing.T) {
 	run(func() {
 		m.RLock()
 		go func() { defer close(wDone); m.Lock(); m.Unlock() }()
-		waitForWriter(m)
+		waitForWriter(t, m)
 		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 		defer cancel()
 		require.Error(t, m.RLockContext(ctx))
@@ -373,7 +378,7 @@ func TestRecursiveRLockContextOverHandedOffHoldIsNotReported(t *testing.T) {
 		m.RLock()
 		go func() { defer close(hDone); <-gaveUp; m.RUnlock() }() // H
 		go func() { defer close(wDone); m.Lock(); m.Unlock() }()
-		waitForWriter(m)
+		waitForWriter(t, m)
 		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 		defer cancel()
 		require.Error(t, m.RLockContext(ctx))
@@ -397,17 +402,16 @@ func TestRecursiveRLockThenExitIsHeldByExited(t *testing.T) {
 	run(func() { m.RLock(); m.RLock() })
 	assert.Empty(t, only(lockorder.KindRecursiveRLock))
 	// run's goroutine closes its channel before it is gone: check until
-	// the check sees it exited, for a few seconds at most.
-	var found bool
-	for i := 0; i < 300 && !found; i++ {
-		if i > 0 {
-			time.Sleep(10 * time.Millisecond)
-		}
+	// the check sees it exited.
+	found := pollBusy(func() bool {
 		lockorder.ReportBlocked(time.Hour)
 		for _, v := range only(lockorder.KindHeldByExited) {
-			found = found || strings.Contains(v.Message, "rrexit#")
+			if strings.Contains(v.Message, "rrexit#") {
+				return true
+			}
 		}
-	}
+		return false
+	})
 	assert.True(t, found, "the holds left at exit are reported: %v", lockorder.Violations())
 	run(func() { m.RUnlock(); m.RUnlock() }) // released on its behalf
 }

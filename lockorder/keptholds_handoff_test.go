@@ -5,7 +5,6 @@ package lockorder_test
 import (
 	"runtime"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -85,10 +84,10 @@ func TestRecordsOfCollectedKeptLocksAreDropped(t *testing.T) {
 			kept[i] = lockorder.NewMutex("r24full-kept")
 			run(func() { kept[i].Lock() })
 		}
-		for i := 0; i < 200 && lockorder.UngatedRecords() < len(kept); i++ {
+		pollBusy(func() bool {
 			lockorder.ReportBlockedExcept(0, false, nil) // all reachable: recorded
-			time.Sleep(time.Millisecond)
-		}
+			return lockorder.UngatedRecords() >= len(kept)
+		})
 		t.Logf("records after the first check: %d", lockorder.UngatedRecords())
 		runtime.KeepAlive(kept)
 	}()
@@ -118,15 +117,15 @@ func TestAHandOffDuringTheExitCheckKeepsTheGate(t *testing.T) {
 	a, b := lockorder.NewMutex("r24win-a"), lockorder.NewMutex("r24win-b")
 	run(func() { g.Lock(); lockAB(a, b) }) // P keeps g, exits
 	handed := false
-	for i := 0; i < 2000 && !handed; i++ {
+	pollBusy(func() bool {
 		lockorder.R24CheckWithHook(func(kept int) {
 			if kept > 0 {
 				g.Unlock() // the hand-off, in the window
 				handed = true
 			}
 		})
-		time.Sleep(time.Millisecond)
-	}
+		return handed
+	})
 	require.True(t, handed, "the check never saw P exit")
 	run(func() { g.Lock(); lockAB(b, a); g.Unlock() })
 	assert.Empty(t, only(lockorder.KindCycle), "g was handed off, not kept: both orders held g")
@@ -200,12 +199,9 @@ func TestTheExitCheckReadsExitedStacksWithoutARace(t *testing.T) {
 	fresh(t)
 	g, a := lockorder.NewMutex(t.Name()), lockorder.NewMutex(t.Name()+"-a")
 	go func() { g.Lock(); a.Lock(); a.Unlock() }()
-	for range 2000 {
+	assert.True(t, pollBusy(func() bool {
 		lockorder.ReportBlockedExcept(0, false, nil)
-		if len(only(lockorder.KindHeldByExited)) > 0 {
-			break
-		}
-		time.Sleep(time.Millisecond)
-	}
+		return len(only(lockorder.KindHeldByExited)) > 0
+	}), "the exit check sees the goroutine that left g held exit")
 	runtime.KeepAlive(g)
 }

@@ -6,7 +6,6 @@ import (
 	"runtime"
 	"strconv"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -212,16 +211,18 @@ func TestReportBlockedCountsTheCyclesOfKeptGates(t *testing.T) {
 func awaitKept(t *testing.T, name string) int {
 	t.Helper()
 	n := 0
-	for range 2000 {
+	seen := pollBusy(func() bool {
 		n += lockorder.ReportBlocked(0)
 		for _, v := range only(lockorder.KindHeldByExited) {
 			if len(v.Locks) > 0 && v.Locks[0].Class == name {
-				return n
+				return true
 			}
 		}
-		time.Sleep(time.Millisecond)
+		return false
+	})
+	if !seen {
+		t.Fatal("the exit check never saw the goroutine that kept the lock exit")
 	}
-	t.Fatal("the exit check never saw the goroutine that kept the lock exit")
 	return n
 }
 

@@ -5,7 +5,6 @@ package lockorder_test
 import (
 	"runtime"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -75,15 +74,15 @@ func TestARecordDropsEdgesThatLeftTheGraph(t *testing.T) {
 	// look after it: an edge gone then is pruned at the next check. Once
 	// every lock is collected, the record must be empty after a check.
 	gone, now := 0, 0
-	for range 200 {
+	if pollBusy(func() bool {
 		runtime.GC()
-		time.Sleep(time.Millisecond)
 		lockorder.ReportBlockedExcept(0, false, nil) // an exit check: pruneUngated
-		if gone, now = lockorder.UngatedEdgesGone(); now == 0 {
-			require.Equal(t, 1, lockorder.UngatedRecords(), "the record stays while g lives")
-			runtime.KeepAlive(g)
-			return // the edges of the collected locks left the record with the graph
-		}
+		gone, now = lockorder.UngatedEdgesGone()
+		return now == 0
+	}) {
+		require.Equal(t, 1, lockorder.UngatedRecords(), "the record stays while g lives")
+		runtime.KeepAlive(g)
+		return // the edges of the collected locks left the record with the graph
 	}
 	require.Zero(t, gone, "a record keeps %d edges that left the graph", gone)
 	t.Fatal("the edges never left the graph: the test proves nothing")

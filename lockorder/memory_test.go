@@ -34,15 +34,11 @@ func TestDeadMutexesLeaveTheGraph(t *testing.T) {
 	require.Equal(t, nodes-1, edges)
 
 	// Cleanups run after a GC, on another goroutine.
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	pollBusy(func() bool {
 		runtime.GC()
 		nodes, edges = lockorder.GraphSize()
-		if nodes <= 1 || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(time.Millisecond)
-	}
+		return nodes <= 1
+	})
 	assert.LessOrEqual(t, nodes, 1, "only the named class stays")
 	assert.Zero(t, edges)
 	assert.Empty(t, lockorder.Violations())
@@ -63,18 +59,11 @@ func TestNamedClassesStay(t *testing.T) {
 	assert.Len(t, only(lockorder.KindCycle), 1)
 }
 
-// collectUntil runs the garbage collector until cond holds, for a few
-// seconds at most, and reports whether it did. Cleanups run after a
-// collection, on a goroutine of their own.
+// collectUntil runs the garbage collector until cond holds, for pollLimit
+// at most, and reports whether it did. Cleanups run after a collection,
+// on a goroutine of their own.
 func collectUntil(cond func() bool) bool {
-	for range 300 {
-		runtime.GC()
-		if cond() {
-			return true
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	return false
+	return pollBusy(func() bool { runtime.GC(); return cond() })
 }
 
 // settledClasses collects until the number of named classes stops

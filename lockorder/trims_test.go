@@ -7,28 +7,32 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/syncwatch/syncwatch/internal/gls"
 	"github.com/syncwatch/syncwatch/lockorder"
 )
 
-// untilBlocked waits until some goroutine sits in fn (a frame name).
+// untilBlocked waits until some goroutine sits in fn (a frame name) and in
+// sync's Lock: lockorder has registered its wait. The caller stays busy
+// meanwhile (see pollBusy), so that no report on evidence comes before it
+// acts.
 func untilBlocked(t *testing.T, fn string) {
 	t.Helper()
 	buf := make([]byte, 1<<20)
-	for range 500 {
+	if !pollBusy(func() bool {
 		n := runtime.Stack(buf, true)
 		for _, g := range strings.Split(string(buf[:n]), "\n\n") {
 			if strings.Contains(g, fn) && strings.Contains(g, "sync.(*Mutex).Lock") {
-				return
+				return true
 			}
 		}
-		time.Sleep(10 * time.Millisecond)
+		return false
+	}) {
+		t.Fatalf("%s never blocked", fn)
 	}
-	t.Fatalf("%s never blocked", fn)
 }
 
 func trimmedBlockedLocker(a, b *lockorder.Mutex, done chan struct{}, exit bool) {
@@ -83,7 +87,7 @@ func TestAWaitingGoroutineThatExitsHoldingIsReported(t *testing.T) {
 		waitThroughTrim(t, &a, &b, trim, true)
 		// Once the goroutine has exited, a look reports the lock it left.
 		mine := 0
-		for range 500 {
+		pollBusy(func() bool {
 			lockorder.ReportBlocked(0)
 			mine = 0 // other tests' goroutines may have left locks too
 			for _, v := range only(lockorder.KindHeldByExited) {
@@ -91,11 +95,8 @@ func TestAWaitingGoroutineThatExitsHoldingIsReported(t *testing.T) {
 					mine++
 				}
 			}
-			if mine > 0 {
-				break
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
+			return mine > 0
+		})
 		assert.Equal(t, 1, mine, "trim=%v: a left held by an exited goroutine", trim)
 		runtime.KeepAlive(&a)
 	}
@@ -264,19 +265,9 @@ func TestAWaitingRWMutexLockerKeepsItsStateThroughTrims(t *testing.T) {
 		a.Lock()
 		done := make(chan struct{})
 		go trimmedBlockedRW(&a, &b, read, done)
-		buf := make([]byte, 1<<20)
-		for i := 0; ; i++ {
-			n := runtime.Stack(buf, true)
-			blocked := false
-			for _, g := range strings.Split(string(buf[:n]), "\n\n") {
-				blocked = blocked || strings.Contains(g, "trimmedBlockedRW(") && strings.Contains(g, "[sync.")
-			}
-			if blocked || i > 300 {
-				break
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
-		time.Sleep(20 * time.Millisecond)
+		// Parked in lockorder's wait (a reader on internal/rwlock's
+		// channel, a writer in sync's queue), its wait registered.
+		require.True(t, pollBusy(func() bool { return parked("trimmedBlockedRW(") }), "read=%v: the locker never blocked", read)
 		leaveIdleStates()
 		gls.Trim()
 		a.Unlock()
