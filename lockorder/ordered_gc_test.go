@@ -5,7 +5,6 @@ package lockorder_test
 import (
 	"runtime"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 
@@ -42,14 +41,24 @@ func TestAGCBeforeDoneKeepsTheRelease(t *testing.T) {
 	go func() {
 		defer wg.Done()
 		lockAB(a, b)
-		for range 5 { // work that allocates: collections run
-			runtime.GC()
-			time.Sleep(5 * time.Millisecond)
+		for range 5 { // work that allocates: collections run, and trims
+			collectAndTrim()
 		}
 	}()
 	wg.Wait()
 	lockAB(b, a)
 	assert.Empty(t, only(lockorder.KindCycle), "the worker's a->b happened before the Wait returned")
+}
+
+// collectAndTrim collects, and returns once a trim has run after the
+// collection (gls.Trim, which a cleanup runs after each one).
+func collectAndTrim() {
+	_, _, _, trims := gls.Stats()
+	pollBusy(func() bool {
+		runtime.GC()
+		_, _, _, n := gls.Stats()
+		return n > trims
+	})
 }
 
 // The same, made certain: the worker's state is in the overflow (its

@@ -3,12 +3,13 @@
 package lockorder_test
 
 import (
-	"runtime"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
+	"github.com/syncwatch/syncwatch/internal/gls"
+	"github.com/syncwatch/syncwatch/internal/goid"
 	"github.com/syncwatch/syncwatch/lockorder"
 )
 
@@ -48,8 +49,10 @@ func lostStateForgetful(t *testing.T, recordEdge bool) {
 
 	step, done := make(chan struct{}), make(chan struct{})
 	ready := make(chan struct{})
+	var gid int64
 	go func() {
 		defer close(done)
+		gid = goid.ID()
 		if recordEdge {
 			lockAB(x, y) // g gets an R21 clock
 		} else {
@@ -63,11 +66,9 @@ func lostStateForgetful(t *testing.T, recordEdge bool) {
 		l.Unlock()
 	}()
 	<-ready
-	// Trims run after collections: g's idle state is dropped.
-	for range 20 {
-		runtime.GC()
-		time.Sleep(10 * time.Millisecond)
-	}
+	// Trims run after collections: g's idle state, in the overflow, is
+	// dropped at the first.
+	require.True(t, collectUntil(func() bool { return gls.Find(gid) == nil }), "g's idle state is never dropped")
 	close(step)
 	<-done
 	assert.Len(t, only(lockorder.KindCycle), 1, "l -> once -> l: g may hold l while f waits for it")

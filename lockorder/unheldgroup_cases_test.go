@@ -43,7 +43,10 @@ func TestAGroupPhasedFromAddToGoIsNoCycle(t *testing.T) {
 	run(func() {
 		var wg lockorder.WaitGroup
 		wg.Add(1)
-		go func() { time.Sleep(5 * time.Millisecond); wg.Done() }()
+		go func() { // Done once the Wait below waits for it
+			assert.True(t, pollBusy(func() bool { return lockorder.WaitCountsGroup(&wg) }), "the Wait under mu waits")
+			wg.Done()
+		}()
 		mu.Lock()
 		wg.Wait() // phase 1: really waits, under mu
 		mu.Unlock()
