@@ -214,7 +214,7 @@ func TestFlightRecorderStopsBesideAWrite(t *testing.T) {
 		defer close(done)
 		for i := range 200 {
 			lockorder.Report(lockorder.Violation{Kind: "stalled", Message: fmt.Sprintf("loop %d has stalled", i)})
-			time.Sleep(time.Millisecond)
+			time.Sleep(time.Millisecond) // pacing: reports spread over the toggles below
 		}
 	}()
 	for i := 0; ; i++ {
@@ -229,6 +229,6 @@ func TestFlightRecorderStopsBesideAWrite(t *testing.T) {
 		} else {
 			lockorder.Configure(lockorder.WithFlightRecorder(dir, time.Millisecond))
 		}
-		time.Sleep(3 * time.Millisecond)
+		time.Sleep(3 * time.Millisecond) // pacing, not synchronisation: any interleaving will do
 	}
 }

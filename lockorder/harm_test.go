@@ -185,7 +185,7 @@ func TestIdleCondWaitersAreNotReported(t *testing.T) {
 				})
 			}
 			waitingInCond(t, 32)
-			time.Sleep(time.Second) // the producer is quiet, past the bound
+			time.Sleep(time.Second) // time passing: the producer is quiet, past the bound
 			if rlocker {
 				rw.Lock() // the writer sets the condition
 				ready = true

@@ -29,6 +29,8 @@ func raceScenario(mode lockorder.Mode) {
 	x := 0
 	var wg sync.WaitGroup
 	wg.Go(func() { rw.RLock(); x++; rw.RUnlock() })
+	// Later in time, not ordered: synchronising the two (a channel) would
+	// hide the very race the detector must see.
 	wg.Go(func() { time.Sleep(50 * time.Millisecond); rw.RLock(); x++; rw.RUnlock() })
 	wg.Wait()
 }

@@ -75,7 +75,7 @@ func checkLockContextInBubbleSucceeds(t *testing.T) {
 				defer close(done)
 				l.hold()
 				close(locked)
-				time.Sleep(hold)
+				time.Sleep(hold) // the bubble's fake time: the hold the wait must outlast
 				l.release()
 			}()
 			<-locked

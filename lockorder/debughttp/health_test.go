@@ -36,7 +36,7 @@ func TestHealthIsOKWhileIdle(t *testing.T) {
 	loop := watchdog.New("idle-health", watchdog.WithBound(5*time.Millisecond))
 	defer loop.Close()
 	loop.Step()
-	time.Sleep(100 * time.Millisecond) // twenty bounds
+	time.Sleep(100 * time.Millisecond) // time passing: idle for twenty bounds
 	code, body := getHealth(t, debughttp.Health())
 	assert.Equal(t, http.StatusOK, code)
 	assert.Equal(t, debughttp.HealthReport{Status: "ok"}, body)

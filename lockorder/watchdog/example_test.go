@@ -38,7 +38,7 @@ func Example() {
 			loop.End()
 		}
 	}()
-	time.Sleep(100 * time.Millisecond)
+	time.Sleep(100 * time.Millisecond) // two bounds pass with the queue empty
 	fmt.Println("idle:", loop.Check())
 
 	reply := make(chan struct{})

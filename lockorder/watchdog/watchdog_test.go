@@ -52,7 +52,7 @@ func TestIdleLoopNeverStalls(t *testing.T) {
 	loop := watchdog.New("idle", watchdog.WithBound(10*time.Millisecond))
 	defer loop.Close()
 	loop.Step()
-	time.Sleep(150 * time.Millisecond) // fifteen bounds, some thirty looks
+	time.Sleep(150 * time.Millisecond) // time passing: idle for fifteen bounds, some thirty looks
 	assert.NoError(t, loop.Check())
 	_, stalled := stalledNow("idle")
 	assert.False(t, stalled)
@@ -151,7 +151,7 @@ func TestStallIsReportedOnceAndSaysWhatTheLoopIsBlockedOn(t *testing.T) {
 
 	// A second episode: the loop blocks on the channel with work pending.
 	// (Past the age of the dump the first report took: dumps are
-	// rate-limited.)
+	// rate-limited, by time.)
 	time.Sleep(150 * time.Millisecond)
 	loop.Begin() // counted, but never sent
 	require.Eventually(t, func() bool { return len(stalls("consumer")) == 2 }, 10*time.Second, time.Millisecond)
@@ -173,7 +173,7 @@ func TestPendingFunction(t *testing.T) {
 	pending := func() int { mu.Lock(); defer mu.Unlock(); return queued }
 	loop := watchdog.New("pending-func", watchdog.WithBound(20*time.Millisecond), watchdog.WithPending(pending))
 	defer loop.Close()
-	time.Sleep(60 * time.Millisecond)
+	time.Sleep(60 * time.Millisecond) // time passing: three bounds with nothing queued
 	assert.NoError(t, loop.Check(), "nothing queued: idle")
 	mu.Lock()
 	queued = 3
@@ -195,7 +195,7 @@ func TestCloseStopsWatchingAndLeavesNoGoroutine(t *testing.T) {
 		loops = append(loops, watchdog.New("many", watchdog.WithBound(time.Millisecond)))
 	}
 	assert.Len(t, watchdog.Loops(), before+50)
-	time.Sleep(20 * time.Millisecond)
+	time.Sleep(20 * time.Millisecond) // time passing: their timers look, some twenty times
 	for _, l := range loops {
 		l.Close()
 		l.Close() // idempotent
