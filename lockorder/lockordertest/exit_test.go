@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/syncwatch/syncwatch/internal/goid"
 	"github.com/syncwatch/syncwatch/internal/leak"
 	"github.com/syncwatch/syncwatch/lockorder"
 	"github.com/syncwatch/syncwatch/lockorder/lockordertest"
@@ -228,7 +229,7 @@ var exitScenarios = map[string]func(){
 		go func() {
 			mu.Lock()
 			close(held)
-			time.Sleep(1500 * time.Millisecond)
+			time.Sleep(straggleFor)
 			fmt.Println("LATE")
 			mu.Unlock()
 		}()
@@ -241,7 +242,7 @@ var exitScenarios = map[string]func(){
 	"sleeper-behind-wait": func() {
 		var wg lockorder.WaitGroup
 		wg.Go(func() {
-			time.Sleep(1500 * time.Millisecond)
+			time.Sleep(straggleFor)
 			fmt.Println("LATE")
 			panic("a straggler outlived the tests")
 		})
@@ -254,11 +255,26 @@ var exitScenarios = map[string]func(){
 	// keep the program alive for it.
 	"sleeper": func() {
 		go func() {
-			time.Sleep(1500 * time.Millisecond)
+			time.Sleep(straggleFor)
 			fmt.Println("LATE")
 			panic("a straggler outlived the tests")
 		}()
 	},
+}
+
+// straggleFor is how long the stragglers of the scenarios above sleep
+// past the end of the tests: time passing, the behaviour under test. The
+// check must not wait for them (os.Exit cuts them off, as with sync); one
+// that did would wait past straggleFor (exitOptions gives it longer
+// still), and they would print LATE. A correct check ends long before,
+// however loaded the machine.
+const straggleFor = 20 * time.Second
+
+// exitOptions are the options a scenario's check is run with.
+var exitOptions = map[string][]lockordertest.Option{
+	"sleepy-holder":       {lockordertest.MaxWait(time.Minute)},
+	"sleeper-behind-wait": {lockordertest.MaxWait(time.Minute)},
+	"sleeper":             {lockordertest.MaxWait(time.Minute)},
 }
 
 // waitFor takes mu and lets it go.
@@ -302,7 +318,7 @@ func TestVerifyTestMainAtExit(t *testing.T) {
 			}()
 			<-done
 		}
-		lockordertest.VerifyTestMain(funcM(exitScenarios[s]))
+		lockordertest.VerifyTestMain(funcM(exitScenarios[s]), exitOptions[s]...)
 		return
 	}
 	if lockorder.CurrentMode() == lockorder.ModeOff {
@@ -402,24 +418,49 @@ func TestVerifyNoneWaitsOutATimedHolder(t *testing.T) {
 func TestVerifyNoneAfterExitedGoroutines(t *testing.T) {
 	setup(t)
 	var mu lockorder.Mutex
-	before := runtime.NumGoroutine()
-	for range 20 {
+	ids := make([]int64, 20)
+	for i := range ids {
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
+			ids[i] = goid.ID()
 			mu.Lock()
 			mu.Unlock()
 		}()
 		<-done
 	}
 	// Wait for them to exit, with no happens-before with their last
-	// writes: the goroutine count creates none.
-	for deadline := time.Now().Add(5 * time.Second); runtime.NumGoroutine() > before && time.Now().Before(deadline); {
-		time.Sleep(time.Millisecond)
-	}
+	// writes: a goroutine dump creates none.
+	waitUntil(t, func() bool { return !anyAlive(ids) }, "the goroutines to exit")
 	var r recorder
 	lockordertest.VerifyNone(&r, lockordertest.MaxWait(0))
 	if len(r.errs) != 0 {
 		t.Errorf("false report: %v", r.errs)
+	}
+}
+
+// anyAlive reports whether a goroutine dump shows any of ids.
+func anyAlive(ids []int64) bool {
+	buf := make([]byte, 1<<20)
+	buf = buf[:runtime.Stack(buf, true)]
+	for _, id := range ids {
+		if strings.Contains(string(buf), fmt.Sprintf("goroutine %d [", id)) {
+			return true
+		}
+	}
+	return false
+}
+
+// waitUntil returns once cond holds, polling it, and fails t if it does
+// not within 30 s: long enough that a loaded machine does not reach it,
+// only a test that would hang.
+func waitUntil(t *testing.T, cond func() bool, what string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		<-time.After(time.Millisecond)
 	}
 }

@@ -31,11 +31,13 @@ var hungAtExit = map[string]func(){
 		waitBlockedIn("lockorder.(*WaitGroup).Wait")
 	},
 	// The same, with a second task asleep that will return: Wait still
-	// needs the first, which never returns.
+	// needs the first, which never returns. (Time passing: the task is
+	// still asleep when the check looks, however loaded the machine;
+	// os.Exit cuts it off.)
 	"wg-stuck-and-sleeper": func() {
 		var wg lockorder.WaitGroup
 		wg.Go(func() { <-hungNever })
-		wg.Go(func() { time.Sleep(3 * time.Second) })
+		wg.Go(func() { time.Sleep(20 * time.Second) })
 		go wg.Wait()
 		waitBlockedIn("lockorder.(*WaitGroup).Wait")
 	},
@@ -81,7 +83,7 @@ var calmAtExit = map[string]func(){
 			go gate.Wait()
 		}
 		go func() {
-			time.Sleep(20 * time.Second)
+			time.Sleep(20 * time.Second) // time passing: asleep when the check looks
 			gate.Done()
 		}()
 		waitBlockedIn("lockorder.(*WaitGroup).Wait")
