@@ -7,6 +7,7 @@ import (
 
 	"github.com/syncwatch/syncwatch/internal/goid"
 	"github.com/syncwatch/syncwatch/internal/leak"
+	"github.com/syncwatch/syncwatch/internal/mono"
 )
 
 // evidence is what the monitor knows, at one moment, of which goroutines
@@ -46,6 +47,8 @@ func (e *evidence) leaked(gid int64) bool { return e != nil && e.leaks && e.dump
 // goroutines are asleep".
 func gather(g *Graph, keepLooking bool) *evidence {
 	gathered.Add(1)
+	start := mono.Now()
+	defer func() { gatherCost.Store(mono.Now() - start) }()
 	e := &evidence{dump: Fresh()}
 	e.allBlocked, e.busy = allBlocked(e.dump, g)
 	if (e.allBlocked && !keepLooking) || !leak.Supported() {

@@ -544,17 +544,34 @@ func (w *Wait) stuckFor(now int64) time.Duration {
 	return time.Duration(now - w.quiet)
 }
 
-var lastDump atomic.Int64
+var (
+	lastDump atomic.Int64
+	// gatherCost is how long the last gather took (its dumps stop the
+	// world for a time that grows with the goroutines), in nanoseconds.
+	gatherCost atomic.Int64
+)
+
+// gatherShare bounds the share of the program's time the monitor's looks
+// take: after a look that took d, the next waits at least gatherShare*d.
+// A program of a million goroutines, whose dump takes seconds, is looked
+// into every minute or so, not every second (docs/ENGINE.md, the monitor).
+const gatherShare = 20
 
 // canDump reports whether the monitor may take a dump now: at most one
-// per every.
+// per every, or per gatherShare times the last look's cost if longer.
 func canDump(every time.Duration) bool {
 	now := mono.Now()
 	last := lastDump.Load()
-	if last != 0 && time.Duration(now-last) < every {
+	if last != 0 && time.Duration(now-last) < dumpGap(every, time.Duration(gatherCost.Load())) {
 		return false
 	}
 	return lastDump.CompareAndSwap(last, now)
+}
+
+// dumpGap is the least time between two looks, every being the monitor's
+// setting and cost what the last look took.
+func dumpGap(every, cost time.Duration) time.Duration {
+	return max(every, gatherShare*cost)
 }
 
 // settle marks ws proven blocked for good, and reported whatever else
