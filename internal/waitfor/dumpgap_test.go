@@ -6,8 +6,8 @@ import (
 )
 
 // The monitor's looks take a bounded share of the program's time: a look
-// that stopped the world for d puts the next off by gatherShare*d, where
-// that is longer than the setting.
+// expected to stop the world for d comes gatherShare*d after the last,
+// where that is longer than the setting.
 func TestALookThatCostsMuchPutsTheNextOff(t *testing.T) {
 	for _, c := range []struct{ every, cost, want time.Duration }{
 		{time.Second, 0, time.Second},
@@ -21,22 +21,29 @@ func TestALookThatCostsMuchPutsTheNextOff(t *testing.T) {
 	}
 }
 
-// gather records what it cost, which canDump weighs.
+// gather records what it cost per goroutine, which canDump weighs, the
+// first look included: a program whose look would take an hour is not
+// looked into at once.
 func TestGatherRecordsItsCost(t *testing.T) {
-	gatherCost.Store(0)
+	per, last := gatherPerG.Load(), lastDump.Load()
+	defer func() { gatherPerG.Store(per); lastDump.Store(last) }()
+	gatherPerG.Store(0)
 	gather(Snapshot(), true)
-	if gatherCost.Load() <= 0 {
+	if gatherPerG.Load() <= 0 {
 		t.Fatal("gather recorded no cost")
 	}
-	last := lastDump.Load()
-	defer lastDump.Store(last)
+	if got := lookCost(1000); got != 1000*time.Duration(gatherPerG.Load()) {
+		t.Errorf("lookCost(1000) = %v, want 1000 times the cost per goroutine", got)
+	}
+
 	lastDump.Store(0)
-	gatherCost.Store(int64(time.Hour))
-	if !canDump(time.Nanosecond) {
-		t.Fatal("the first look is always allowed")
+	gatherPerG.Store(int64(time.Hour))
+	if canDump(time.Second) {
+		t.Fatal("a look of hours allowed at once")
 	}
-	if canDump(time.Nanosecond) {
-		t.Fatal("a look an hour long allowed another at once")
+	gatherPerG.Store(1)
+	lastDump.Store(0)
+	if !canDump(time.Second) {
+		t.Fatal("the first cheap look is not allowed at once")
 	}
-	gatherCost.Store(0)
 }

@@ -2,6 +2,7 @@ package waitfor
 
 import (
 	"os"
+	"runtime"
 	"strings"
 	"time"
 
@@ -47,8 +48,8 @@ func (e *evidence) leaked(gid int64) bool { return e != nil && e.leaks && e.dump
 // goroutines are asleep".
 func gather(g *Graph, keepLooking bool) *evidence {
 	gathered.Add(1)
-	start := mono.Now()
-	defer func() { gatherCost.Store(mono.Now() - start) }()
+	start, n := mono.Now(), int64(max(runtime.NumGoroutine(), 1))
+	defer func() { gatherPerG.Store(max((mono.Now()-start)/n, 1)) }()
 	e := &evidence{dump: Fresh()}
 	e.allBlocked, e.busy = allBlocked(e.dump, g)
 	if (e.allBlocked && !keepLooking) || !leak.Supported() {

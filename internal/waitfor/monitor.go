@@ -2,6 +2,7 @@ package waitfor
 
 import (
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -546,30 +547,51 @@ func (w *Wait) stuckFor(now int64) time.Duration {
 
 var (
 	lastDump atomic.Int64
-	// gatherCost is how long the last gather took (its dumps stop the
-	// world for a time that grows with the goroutines), in nanoseconds.
-	gatherCost atomic.Int64
+	// gatherPerG is what the last gather cost per goroutine then alive,
+	// in nanoseconds: its dumps stop the world for a time that grows
+	// with the goroutines. 0 until one has run.
+	gatherPerG atomic.Int64
 )
 
 // gatherShare bounds the share of the program's time the monitor's looks
-// take: after a look that took d, the next waits at least gatherShare*d.
-// A program of a million goroutines, whose dump takes seconds, is looked
-// into every minute or so, not every second (docs/ENGINE.md, the monitor).
+// take: a look expected to take d (gatherPerG times the goroutines alive)
+// comes gatherShare*d after the last at the earliest, and the first
+// gatherShare*d after the monitor first wanted one. A program of half a
+// million goroutines, whose dump takes seconds, is looked into every
+// minute or so, not every second; one of a few hundred, as often as
+// Settings.DumpEvery allows (docs/ENGINE.md, the monitor).
 const gatherShare = 20
 
+// defaultPerG is gatherPerG before any gather has run.
+const defaultPerG = 5 * time.Microsecond
+
 // canDump reports whether the monitor may take a dump now: at most one
-// per every, or per gatherShare times the last look's cost if longer.
+// per every, or per gatherShare times what a look would cost if longer.
 func canDump(every time.Duration) bool {
 	now := mono.Now()
 	last := lastDump.Load()
-	if last != 0 && time.Duration(now-last) < dumpGap(every, time.Duration(gatherCost.Load())) {
+	if last == 0 {
+		// The first wanted look: it may come at once, if it is cheap.
+		lastDump.CompareAndSwap(0, now-int64(every))
+		last = lastDump.Load()
+	}
+	if time.Duration(now-last) < dumpGap(every, lookCost(runtime.NumGoroutine())) {
 		return false
 	}
 	return lastDump.CompareAndSwap(last, now)
 }
 
+// lookCost is what a look is expected to cost with n goroutines alive.
+func lookCost(n int) time.Duration {
+	per := time.Duration(gatherPerG.Load())
+	if per == 0 {
+		per = defaultPerG
+	}
+	return time.Duration(n) * per
+}
+
 // dumpGap is the least time between two looks, every being the monitor's
-// setting and cost what the last look took.
+// setting and cost what the next look is expected to take.
 func dumpGap(every, cost time.Duration) time.Duration {
 	return max(every, gatherShare*cost)
 }
