@@ -34,6 +34,7 @@ type Analysis struct {
 	edges map[any][]flow      // slot -> slots it flows to or from
 	seeds map[any][]token.Pos // slots that meet code not rewritten, and where
 	kept  map[ast.Expr]bool   // declarations whose sync names stay sync
+	names map[any]string      // what an unnamed slot is (a method expression's receiver)
 
 	// Keep holds the positions of sync selectors to leave as sync.
 	Keep map[token.Pos]bool
@@ -62,6 +63,7 @@ func NewAnalysis(fset *token.FileSet, rewritten func(path string) bool) *Analysi
 		edges:     map[any][]flow{},
 		seeds:     map[any][]token.Pos{},
 		kept:      map[ast.Expr]bool{},
+		names:     map[any]string{},
 		Keep:      map[token.Pos]bool{},
 	}
 }
@@ -135,6 +137,16 @@ func (a *Analysis) AddPackage(files []*ast.File, info *types.Info) {
 						}
 					}
 					a.link(a.slotOf(lhs, info), a.slotOf(n.Rhs[i], info), n.Rhs[i].Pos())
+				}
+			case *ast.SelectorExpr:
+				// A method expression, (*sync.Mutex).Lock, is a func of
+				// sync's type: it stays sync, and so does every value it
+				// is called on, which meets its parameter (call).
+				if sel := info.Selections[n]; sel != nil && sel.Kind() == types.MethodExpr && carriesSync(sel.Recv()) {
+					a.keepIn(declOf{n.X, info})
+					if sig, ok := info.TypeOf(n).(*types.Signature); ok && sig.Params().Len() > 0 {
+						a.names[sig.Params().At(0)] = fmt.Sprintf("(%s).%s's receiver", types.TypeString(sel.Recv(), types.RelativeTo(sel.Obj().Pkg())), sel.Obj().Name())
+					}
 				}
 			case *ast.CallExpr:
 				a.call(n, info)
@@ -446,6 +458,9 @@ func (a *Analysis) Solve() {
 		name := obj.Name()
 		if name == "" {
 			name = "(a result)"
+			if n, ok := a.names[s]; ok {
+				name = n
+			}
 		}
 		for _, pos := range sites {
 			notes = append(notes, note{pos, fmt.Sprintf("%s: stays sync: it meets %s.%s (%s), which is not rewritten",

@@ -266,3 +266,14 @@ func TestParameterAndLocalPointerNotNamed(t *testing.T) {
 	assert.Contains(t, got, "\tparam.Lock()")
 	assert.Contains(t, got, "\talias.Lock()")
 }
+
+// A method expression of a swapped type, (*sync.Mutex).Lock, is a func of
+// sync's type: it stays sync, and so does the lock it is called on, which
+// the notes name; the build does not break on a lockorder lock passed to
+// it. A lock no method expression meets is swapped.
+func TestRewriteKeepsMethodExpressions(t *testing.T) {
+	out, notes := rewriteDir(t, "testdata/methodexpr", "sync") // sync is not rewritten, as in syncwatch test
+	checkGolden(t, out)
+	require.NotEmpty(t, notes)
+	assert.Contains(t, notes[0], "stays sync: it meets sync.(*Mutex).Lock's receiver (*sync.Mutex)")
+}
