@@ -111,8 +111,12 @@
 //	-deps
 //		Rewrite every dependency module too (from the module cache or a
 //		replaced directory), except the standard library and the modules
-//		syncwatch itself is built from, so that a cycle between the
-//		module's lock and a dependency's is found. A module of the
+//		lockorder itself imports, so that a cycle between the module's
+//		lock and a dependency's is found, and the order a dependency's
+//		WaitGroup gives is seen: without it, the tasks of an errgroup
+//		(golang.org/x/sync) are not known to end before its Wait
+//		returns, and locks taken in both orders on the two sides of the
+//		Wait are reported as a cycle. A module of the
 //		module cache is rewritten in a copy, never in the cache; the
 //		summary names its files by their place in the cache.
 //	-mod vendor|mod

@@ -211,6 +211,18 @@ func TestDepsFindsCycleInDependency(t *testing.T) {
 	assert.Contains(t, r.stdout, "--- PASS: TestTagged")
 }
 
+// golang.org/x/sync, which syncwatch's own module requires, is rewritten
+// with -deps like any dependency (only the modules lockorder imports are
+// left alone): errgroup's Wait then orders its tasks' locks before what
+// follows it, as a WaitGroup's does, and phases of an errgroup are no
+// cycle.
+func TestDepsRewritesErrgroup(t *testing.T) {
+	r := syncwatch(t, "errgroupapp", nil, "test", "-count=1", "-deps", ".")
+	assert.Equal(t, 0, r.code, r.stdout+r.stderr)
+	assert.NotContains(t, r.stderr, "lock-order-cycle")
+	assert.Contains(t, r.stdout, "ok  \texample.com/errgroupapp")
+}
+
 // A cycle with the lock of a dependency that comes from the module cache
 // (not a replaced directory) is found with -deps; the cache stays as it
 // was, though it is writable (-modcacherw) and the rewrite works on hard

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -157,43 +155,21 @@ func writeModfile(m module, src source, work, mod string) (string, map[string]st
 }
 
 // excludedModules lists the modules -deps leaves alone: syncwatch and
-// every module its requirement graph names (rewriting them would make
-// lockorder import itself).
+// every module that provides a package lockorder or lockordertest
+// imports (rewriting one would make lockorder import itself). Other
+// modules syncwatch requires (golang.org/x/sync, whose errgroup orders
+// its tasks with a sync.WaitGroup) are rewritten like any dependency.
 func excludedModules(modPath, overlay string) (map[string]bool, error) {
-	cmd := exec.Command("go", "list", "-modfile="+modPath, "-overlay="+overlay, "-mod=mod", "-m", "-json", "all")
+	cmd := exec.Command("go", "list", "-modfile="+modPath, "-overlay="+overlay, "-mod=mod", "-deps",
+		"-f", "{{with .Module}}{{.Path}}{{end}}", selfModule+"/lockorder", selfModule+"/lockorder/lockordertest")
 	cmd.Stderr = os.Stderr
 	out, err := cmd.Output()
 	if err != nil {
-		return nil, fmt.Errorf("syncwatch: go list -m all: %w", err)
-	}
-	var self struct{ GoMod string }
-	dec := json.NewDecoder(bytes.NewReader(out))
-	for dec.More() {
-		var m struct {
-			Path  string
-			GoMod string
-		}
-		if err := dec.Decode(&m); err != nil {
-			return nil, err
-		}
-		if m.Path == selfModule {
-			self.GoMod = m.GoMod
-		}
+		return nil, fmt.Errorf("syncwatch: go list -deps of lockordertest: %w", err)
 	}
 	ex := map[string]bool{selfModule: true}
-	if self.GoMod == "" {
-		return ex, nil
-	}
-	data, err := os.ReadFile(self.GoMod)
-	if err != nil {
-		return nil, err
-	}
-	f, err := modfile.ParseLax(self.GoMod, data, nil)
-	if err != nil {
-		return nil, err
-	}
-	for _, r := range f.Require {
-		ex[r.Mod.Path] = true
+	for _, path := range strings.Fields(string(out)) {
+		ex[path] = true
 	}
 	return ex, nil
 }
