@@ -34,6 +34,12 @@ import (
 // A Mutex must not be copied after first use, nor after NewMutex returns
 // it or SetClass names it: the copy would share its identity. In ModeCheck a goroutine taking
 // such a copy and its original together is reported (copied-lock).
+//
+// Unlike sync's, a Mutex that has been used holds a pointer to its
+// identity: two used Mutexes (and structs holding them) are not equal to
+// reflect.DeepEqual, nor to testify's assert.Equal, where two sync.Mutexes
+// unlocked are; and %+v prints the pointer. The same holds for RWMutex,
+// Once, WaitGroup and Cond.
 type Mutex struct {
 	mu sync.Mutex
 	l  atomic.Pointer[class.Lock]

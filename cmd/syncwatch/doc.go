@@ -50,6 +50,11 @@
 // main.main and testing.(*M).Run): an Example whose output prints its own
 // call stack down to main.main sees them, and fails.
 //
+// A lock that has been used holds a pointer to its identity, which sync's
+// does not: a test comparing structs that hold used locks with
+// reflect.DeepEqual or testify's assert.Equal, or printing them with %+v
+// into golden output, sees them differ.
+//
 // # How it works, and what it never does
 //
 // syncwatch never writes the module's files, go.mod or go.sum. It loads
