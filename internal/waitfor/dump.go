@@ -149,7 +149,10 @@ func DumpCount() int64 { return dumpCount.Load() }
 // newDump stops the world once to list every goroutine.
 func newDump() *Dump {
 	dumpCount.Add(1)
-	return parseDump(stack.All())
+	start := mono.Now()
+	d := parseDump(stack.All())
+	dumpPerG.Store(max((mono.Now()-start)/int64(max(len(d.index), 1)), 1))
+	return d
 }
 
 // parseDump indexes buf, every goroutine's stack as runtime.Stack prints

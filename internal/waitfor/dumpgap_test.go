@@ -21,27 +21,27 @@ func TestALookThatCostsMuchPutsTheNextOff(t *testing.T) {
 	}
 }
 
-// gather records what it cost per goroutine, which canDump weighs, the
+// A dump records what it cost per goroutine, which canDump weighs, the
 // first look included: a program whose look would take an hour is not
 // looked into at once.
-func TestGatherRecordsItsCost(t *testing.T) {
-	per, last := gatherPerG.Load(), lastDump.Load()
-	defer func() { gatherPerG.Store(per); lastDump.Store(last) }()
-	gatherPerG.Store(0)
-	gather(Snapshot(), true)
-	if gatherPerG.Load() <= 0 {
-		t.Fatal("gather recorded no cost")
+func TestADumpRecordsItsCost(t *testing.T) {
+	per, last := dumpPerG.Load(), lastDump.Load()
+	defer func() { dumpPerG.Store(per); lastDump.Store(last) }()
+	dumpPerG.Store(0)
+	Fresh()
+	if dumpPerG.Load() <= 0 {
+		t.Fatal("the dump recorded no cost")
 	}
-	if got := lookCost(1000); got != 1000*time.Duration(gatherPerG.Load()) {
+	if got := lookCost(1000); got != 1000*time.Duration(dumpPerG.Load()) {
 		t.Errorf("lookCost(1000) = %v, want 1000 times the cost per goroutine", got)
 	}
 
 	lastDump.Store(0)
-	gatherPerG.Store(int64(time.Hour))
+	dumpPerG.Store(int64(time.Hour))
 	if canDump(time.Second) {
 		t.Fatal("a look of hours allowed at once")
 	}
-	gatherPerG.Store(1)
+	dumpPerG.Store(1)
 	lastDump.Store(0)
 	if !canDump(time.Second) {
 		t.Fatal("the first cheap look is not allowed at once")

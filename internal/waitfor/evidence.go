@@ -2,13 +2,11 @@ package waitfor
 
 import (
 	"os"
-	"runtime"
 	"strings"
 	"time"
 
 	"github.com/syncwatch/syncwatch/internal/goid"
 	"github.com/syncwatch/syncwatch/internal/leak"
-	"github.com/syncwatch/syncwatch/internal/mono"
 )
 
 // evidence is what the monitor knows, at one moment, of which goroutines
@@ -48,8 +46,6 @@ func (e *evidence) leaked(gid int64) bool { return e != nil && e.leaks && e.dump
 // goroutines are asleep".
 func gather(g *Graph, keepLooking bool) *evidence {
 	gathered.Add(1)
-	start, n := mono.Now(), int64(max(runtime.NumGoroutine(), 1))
-	defer func() { gatherPerG.Store(max((mono.Now()-start)/n, 1)) }()
 	e := &evidence{dump: Fresh()}
 	e.allBlocked, e.busy = allBlocked(e.dump, g)
 	if (e.allBlocked && !keepLooking) || !leak.Supported() {

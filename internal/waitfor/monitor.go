@@ -547,14 +547,14 @@ func (w *Wait) stuckFor(now int64) time.Duration {
 
 var (
 	lastDump atomic.Int64
-	// gatherPerG is what the last gather cost per goroutine then alive,
-	// in nanoseconds: its dumps stop the world for a time that grows
-	// with the goroutines. 0 until one has run.
-	gatherPerG atomic.Int64
+	// dumpPerG is what the last goroutine dump cost per goroutine, in
+	// nanoseconds: a dump stops the world for a time that grows with the
+	// goroutines. 0 until one was taken.
+	dumpPerG atomic.Int64
 )
 
 // gatherShare bounds the share of the program's time the monitor's looks
-// take: a look expected to take d (gatherPerG times the goroutines alive)
+// take: a look expected to take d (dumpPerG times the goroutines alive)
 // comes gatherShare*d after the last at the earliest, and the first
 // gatherShare*d after the monitor first wanted one. A program of half a
 // million goroutines, whose dump takes seconds, is looked into every
@@ -562,7 +562,7 @@ var (
 // Settings.DumpEvery allows (docs/ENGINE.md, the monitor).
 const gatherShare = 20
 
-// defaultPerG is gatherPerG before any gather has run.
+// defaultPerG is dumpPerG before any dump was taken.
 const defaultPerG = 5 * time.Microsecond
 
 // canDump reports whether the monitor may take a dump now: at most one
@@ -583,7 +583,7 @@ func canDump(every time.Duration) bool {
 
 // lookCost is what a look is expected to cost with n goroutines alive.
 func lookCost(n int) time.Duration {
-	per := time.Duration(gatherPerG.Load())
+	per := time.Duration(dumpPerG.Load())
 	if per == 0 {
 		per = defaultPerG
 	}
