@@ -5,30 +5,31 @@ import "testing"
 // A goroutine trimming goroutine states after a collection (which each
 // leak check starts) ends and wakes nobody: it does not keep a program
 // whose other goroutines are blocked from looking all blocked. Any other
-// running goroutine does.
+// running goroutine does. (The goroutines' ids are far from any the
+// test's own goroutine may have: blockedBut skips the caller's.)
 func TestAllBlockedLooksPastTheTrim(t *testing.T) {
-	const blocked = `goroutine 7 [semacquire]:
+	const blocked = `goroutine 900007 [semacquire]:
 sync.runtime_SemacquireMutex(0x0?, 0x0?, 0x0?)
 	/usr/local/go/src/runtime/sema.go:95 +0x25
 main.f()
 	/x/main.go:10 +0x1d
 created by main.main in goroutine 1
 	/x/main.go:20 +0x25`
-	const trimming = `goroutine 9 [running]:
+	const trimming = `goroutine 900009 [running]:
 github.com/syncwatch/syncwatch/internal/gls.Trim()
 	/x/internal/gls/gls.go:460 +0x25
 github.com/syncwatch/syncwatch/internal/gls.trimAfterGC.func1({})
 	/x/internal/gls/gls.go:580 +0x13
 runtime.runCleanups()
 	/usr/local/go/src/runtime/mcleanup.go:650 +0x1e5`
-	const trimming127 = `goroutine 10 [runnable]:
+	const trimming127 = `goroutine 900010 [runnable]:
 github.com/syncwatch/syncwatch/internal/gls.Trim()
 	/x/internal/gls/gls.go:460 +0xb6
 github.com/syncwatch/syncwatch/internal/gls.trimAfterGC.1({})
 	/x/internal/gls/gls.go:580 +0x13
 runtime.runCleanups()
 	/usr/local/go/src/runtime/mcleanup.go:745 +0xd4`
-	const other = `goroutine 11 [running]:
+	const other = `goroutine 900011 [running]:
 main.spin()
 	/x/main.go:30 +0x1d`
 	g := &Graph{}
@@ -42,7 +43,7 @@ main.spin()
 	}
 	// Another cleanup running: not all blocked, but worth another look
 	// without another collection.
-	const cleanup = `goroutine 12 [runnable]:
+	const cleanup = `goroutine 900012 [runnable]:
 github.com/syncwatch/syncwatch/internal/class.lastLockGone(0xc000028370)
 	/x/internal/class/named.go:111 +0x3b
 runtime.runCleanups()
