@@ -67,8 +67,8 @@
 //
 // The rewrite follows the types: import aliases and dot-imports, embedded
 // locks (promoted Lock and Unlock keep working), composite literals, new,
-// Locker values, NewCond on a mutex or an RLocker; a method expression
-// ((*sync.Mutex).Lock) stays sync, with the locks it is called on. Files the type checker
+// Locker values, NewCond on a mutex or an RLocker, method expressions
+// ((*sync.Mutex).Lock, swapped with the locks they are called on). Files the type checker
 // did not see (other build tags, cgo) are rewritten on their syntax. A
 // value that meets code which is not rewritten, such as a *sync.Mutex
 // passed to another module's function, stays sync, with every variable,

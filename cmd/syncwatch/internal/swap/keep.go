@@ -34,7 +34,9 @@ type Analysis struct {
 	edges map[any][]flow      // slot -> slots it flows to or from
 	seeds map[any][]token.Pos // slots that meet code not rewritten, and where
 	kept  map[ast.Expr]bool   // declarations whose sync names stay sync
-	names map[any]string      // what an unnamed slot is (a method expression's receiver)
+	// swappedParams are the receiver parameters of method expressions of
+	// swapped types, which are rewritten with them.
+	swappedParams map[*types.Var]bool
 
 	// Keep holds the positions of sync selectors to leave as sync.
 	Keep map[token.Pos]bool
@@ -57,20 +59,23 @@ type flow struct {
 // NewAnalysis returns an empty analysis over fset.
 func NewAnalysis(fset *token.FileSet, rewritten func(path string) bool) *Analysis {
 	return &Analysis{
-		Rewritten: rewritten,
-		fset:      fset,
-		decl:      map[any]declOf{},
-		edges:     map[any][]flow{},
-		seeds:     map[any][]token.Pos{},
-		kept:      map[ast.Expr]bool{},
-		names:     map[any]string{},
-		Keep:      map[token.Pos]bool{},
+		Rewritten:     rewritten,
+		fset:          fset,
+		decl:          map[any]declOf{},
+		edges:         map[any][]flow{},
+		seeds:         map[any][]token.Pos{},
+		kept:          map[ast.Expr]bool{},
+		swappedParams: map[*types.Var]bool{},
+		Keep:          map[token.Pos]bool{},
 	}
 }
 
 // AddPackage records the declarations and flows of one type-checked
 // package (all its files, test files included).
 func (a *Analysis) AddPackage(files []*ast.File, info *types.Info) {
+	for _, f := range files {
+		a.methodExprs(f, info)
+	}
 	for _, f := range files {
 		var sigs []*types.Signature // enclosing functions, innermost last
 		var visit func(n ast.Node) bool
@@ -137,16 +142,6 @@ func (a *Analysis) AddPackage(files []*ast.File, info *types.Info) {
 						}
 					}
 					a.link(a.slotOf(lhs, info), a.slotOf(n.Rhs[i], info), n.Rhs[i].Pos())
-				}
-			case *ast.SelectorExpr:
-				// A method expression, (*sync.Mutex).Lock, is a func of
-				// sync's type: it stays sync, and so does every value it
-				// is called on, which meets its parameter (call).
-				if sel := info.Selections[n]; sel != nil && sel.Kind() == types.MethodExpr && carriesSync(sel.Recv()) {
-					a.keepIn(declOf{n.X, info})
-					if sig, ok := info.TypeOf(n).(*types.Signature); ok && sig.Params().Len() > 0 {
-						a.names[sig.Params().At(0)] = fmt.Sprintf("(%s).%s's receiver", types.TypeString(sel.Recv(), types.RelativeTo(sel.Obj().Pkg())), sel.Obj().Name())
-					}
 				}
 			case *ast.CallExpr:
 				a.call(n, info)
@@ -412,6 +407,9 @@ func (a *Analysis) typeOf(s any) types.Type {
 
 // foreign reports whether s belongs to code that is not rewritten.
 func (a *Analysis) foreign(s any) bool {
+	if v, ok := s.(*types.Var); ok && a.swappedParams[v] {
+		return false
+	}
 	obj, ok := s.(types.Object)
 	return ok && obj.Pkg() != nil && !a.Rewritten(obj.Pkg().Path())
 }
@@ -458,9 +456,6 @@ func (a *Analysis) Solve() {
 		name := obj.Name()
 		if name == "" {
 			name = "(a result)"
-			if n, ok := a.names[s]; ok {
-				name = n
-			}
 		}
 		for _, pos := range sites {
 			notes = append(notes, note{pos, fmt.Sprintf("%s: stays sync: it meets %s.%s (%s), which is not rewritten",
@@ -550,4 +545,25 @@ func identOf(e ast.Expr) *ast.Ident {
 func (a *Analysis) Swapped(v *types.Var) bool {
 	d, ok := a.decl[v.Origin()]
 	return ok && !a.kept[d.expr]
+}
+
+// methodExprs notes the method expressions of swapped types in f,
+// (*sync.Mutex).Lock, before any flow is linked: such a method expression
+// is rewritten with its type, to lockorder's method, so the receiver
+// parameter of its func type is no foreign code's, and a lock it is called
+// on (directly, or through a variable, a field or an argument of its
+// type) is swapped with it.
+func (a *Analysis) methodExprs(f *ast.File, info *types.Info) {
+	ast.Inspect(f, func(n ast.Node) bool {
+		x, ok := n.(*ast.SelectorExpr)
+		if !ok {
+			return true
+		}
+		if sel := info.Selections[x]; sel != nil && sel.Kind() == types.MethodExpr && carriesSync(sel.Recv()) {
+			if sig, ok := info.TypeOf(x).(*types.Signature); ok && sig.Params().Len() > 0 {
+				a.swappedParams[sig.Params().At(0)] = true
+			}
+		}
+		return true
+	})
 }

@@ -2,11 +2,12 @@ package methodexpr
 
 import "sync"
 
-// Store's lock is locked through method expressions: it stays sync, and
-// so do they.
+// Store's lock is locked through method expressions, which are swapped
+// with it: through variables, directly, as an argument, from a field.
 type Store struct {
-	mu sync.Mutex
-	m  map[string]int
+	mu   sync.Mutex
+	m    map[string]int
+	lock func(*sync.Mutex)
 }
 
 func (s *Store) Set(k string, v int) {
@@ -22,12 +23,17 @@ func (s *Store) Get(k string) int {
 	return s.m[k]
 }
 
-// Other's lock meets no method expression: it is swapped.
-type Other struct {
-	mu sync.Mutex
+func apply(f func(*sync.Mutex), m *sync.Mutex) { f(m) }
+
+func (s *Store) Del(k string) {
+	apply((*sync.Mutex).Lock, &s.mu)
+	defer apply((*sync.Mutex).Unlock, &s.mu)
+	delete(s.m, k)
 }
 
-func (o *Other) Touch() {
-	o.mu.Lock()
-	o.mu.Unlock()
+func (s *Store) Reset() {
+	s.lock = (*sync.Mutex).Lock
+	s.lock(&s.mu)
+	s.m = map[string]int{}
+	s.mu.Unlock()
 }
