@@ -151,7 +151,7 @@ func newDump() *Dump {
 	dumpCount.Add(1)
 	start := mono.Now()
 	d := parseDump(stack.All())
-	dumpPerG.Store(max((mono.Now()-start)/int64(max(len(d.index), 1)), 1))
+	learnDumpCost(len(d.index), mono.Now()-start)
 	return d
 }
 

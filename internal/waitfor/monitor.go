@@ -556,14 +556,51 @@ var (
 // gatherShare bounds the share of the program's time the monitor's looks
 // take: a look expected to take d (dumpPerG times the goroutines alive)
 // comes gatherShare*d after the last at the earliest, and the first
-// gatherShare*d after the monitor first wanted one. A program of half a
-// million goroutines, whose dump takes seconds, is looked into every
-// minute or so, not every second; one of a few hundred, as often as
-// Settings.DumpEvery allows (docs/ENGINE.md, the monitor).
+// gatherShare*d after the monitor first wanted one, but never more than
+// maxGap. A program of half a million goroutines, whose dump takes
+// seconds, is looked into once a minute, not every second; one of a few
+// thousand, as often as Settings.DumpEvery allows (docs/ENGINE.md, the
+// monitor).
 const gatherShare = 20
 
 // defaultPerG is dumpPerG before any dump was taken.
 const defaultPerG = 5 * time.Microsecond
+
+const (
+	// minLearn is the fewest goroutines a dump must show to teach its
+	// cost per goroutine: a smaller one is mostly a fixed cost, which
+	// spread over a few goroutines would make a look of many seem
+	// minutes long.
+	minLearn = 1000
+	// maxGap caps the time between two looks, whatever they cost.
+	maxGap = time.Minute
+)
+
+// learnDumpCost updates dumpPerG after a dump of n goroutines that took
+// took nanoseconds: down at once, up by an eighth of the difference (a
+// dump that had to grow its buffer, or ran while the machine was busy,
+// costs more than the next), so that the estimate errs low: a look too
+// early costs time, one too late delays a report.
+func learnDumpCost(n int, took int64) {
+	if n < minLearn {
+		return
+	}
+	obs := max(took/int64(n), 1)
+	for {
+		old := dumpPerG.Load()
+		cur := old
+		if cur == 0 {
+			cur = int64(defaultPerG)
+		}
+		next := obs
+		if obs > cur {
+			next = cur + (obs-cur)/8
+		}
+		if dumpPerG.CompareAndSwap(old, next) {
+			return
+		}
+	}
+}
 
 // canDump reports whether the monitor may take a dump now: at most one
 // per every, or per gatherShare times what a look would cost if longer.
@@ -591,9 +628,10 @@ func lookCost(n int) time.Duration {
 }
 
 // dumpGap is the least time between two looks, every being the monitor's
-// setting and cost what the next look is expected to take.
+// setting and cost what the next look is expected to take: at most
+// maxGap, unless every is longer.
 func dumpGap(every, cost time.Duration) time.Duration {
-	return max(every, gatherShare*cost)
+	return max(every, min(gatherShare*cost, maxGap))
 }
 
 // settle marks ws proven blocked for good, and reported whatever else
