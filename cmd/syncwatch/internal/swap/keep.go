@@ -37,6 +37,9 @@ type Analysis struct {
 	// swappedParams are the receiver parameters of method expressions of
 	// swapped types, which are rewritten with them.
 	swappedParams map[*types.Var]bool
+	// methodSlots are those method expressions, with their receiver
+	// parameter, the slot that stands for them.
+	methodSlots map[*ast.SelectorExpr]*types.Var
 
 	// Keep holds the positions of sync selectors to leave as sync.
 	Keep map[token.Pos]bool
@@ -66,6 +69,7 @@ func NewAnalysis(fset *token.FileSet, rewritten func(path string) bool) *Analysi
 		seeds:         map[any][]token.Pos{},
 		kept:          map[ast.Expr]bool{},
 		swappedParams: map[*types.Var]bool{},
+		methodSlots:   map[*ast.SelectorExpr]*types.Var{},
 		Keep:          map[token.Pos]bool{},
 	}
 }
@@ -324,6 +328,9 @@ func (a *Analysis) slotOf(e ast.Expr, info *types.Info) any {
 			if sel.Kind() == types.FieldVal {
 				return sel.Obj()
 			}
+			if recv, ok := a.methodSlots[e]; ok {
+				return recv // a method expression of a swapped type
+			}
 			return nil
 		}
 		if obj, ok := info.Uses[e.Sel].(*types.Var); ok {
@@ -431,6 +438,16 @@ func carriesSync(t types.Type) bool {
 		return carriesSync(t.Key()) || carriesSync(t.Elem())
 	case *types.Chan:
 		return carriesSync(t.Elem())
+	case *types.Signature:
+		// A func of sync's types (func(*sync.Mutex)), which a method
+		// expression of a swapped type flows to.
+		for _, tu := range []*types.Tuple{t.Params(), t.Results()} {
+			for i := range tu.Len() {
+				if carriesSync(tu.At(i).Type()) {
+					return true
+				}
+			}
+		}
 	case *types.Struct:
 		for i := range t.NumFields() {
 			if carriesSync(t.Field(i).Type()) {
@@ -561,7 +578,12 @@ func (a *Analysis) methodExprs(f *ast.File, info *types.Info) {
 		}
 		if sel := info.Selections[x]; sel != nil && sel.Kind() == types.MethodExpr && carriesSync(sel.Recv()) {
 			if sig, ok := info.TypeOf(x).(*types.Signature); ok && sig.Params().Len() > 0 {
-				a.swappedParams[sig.Params().At(0)] = true
+				// The receiver parameter is the method expression's
+				// slot: kept, it keeps the expression sync.
+				recv := sig.Params().At(0)
+				a.swappedParams[recv] = true
+				a.methodSlots[x] = recv
+				a.decl[recv] = declOf{x.X, info}
 			}
 		}
 		return true

@@ -276,3 +276,13 @@ func TestRewriteSwapsMethodExpressions(t *testing.T) {
 	checkGolden(t, out)
 	assert.Empty(t, notes)
 }
+
+// A method expression of a swapped type stays sync where it, or a lock it
+// is called on, meets code that is not rewritten: handed to a function of
+// another module whose parameter is a func(*sync.Mutex), or called on a
+// lock handed to one. Elsewhere it is swapped with its lock.
+func TestRewriteKeepsMethodExpressionsThatMeetForeignCode(t *testing.T) {
+	out, notes := rewriteDir(t, "testdata/methodexprforeign", "lib", "sync")
+	checkGolden(t, out)
+	assert.NotEmpty(t, notes)
+}

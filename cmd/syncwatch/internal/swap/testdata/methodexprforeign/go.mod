@@ -1,0 +1,3 @@
+module example.com/methodexprforeign
+
+go 1.22
