@@ -334,6 +334,9 @@ func Goroutine(id int64) string {
 // what was enough the last time.
 var allSize atomic.Int64
 
+// LastAllSize returns the size of the last dump All took, 0 if none.
+func LastAllSize() int { return int(allSize.Load()) }
+
 // All returns the stacks of every goroutine, as runtime.Stack prints them.
 // It stops the world, for a time that grows with the number of goroutines.
 func All() []byte {

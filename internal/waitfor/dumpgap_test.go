@@ -1,6 +1,7 @@
 package waitfor
 
 import (
+	"sync"
 	"testing"
 	"time"
 )
@@ -66,5 +67,30 @@ func TestTheFirstLookWeighsItsCost(t *testing.T) {
 	lastDump.Store(0)
 	if !canDump(time.Second) {
 		t.Fatal("the first cheap look is not allowed at once")
+	}
+}
+
+// A dump that outgrew its buffer, which stopped the world once per
+// doubling, teaches nothing; the next, in one pass, does.
+func TestADumpThatGrewTeachesNothing(t *testing.T) {
+	per := dumpPerG.Load()
+	defer dumpPerG.Store(per)
+	Fresh() // the buffer fits the few goroutines there are
+	stop := make(chan struct{})
+	var gone sync.WaitGroup
+	defer func() { close(stop); gone.Wait() }() // the next test's dump is small again
+	for range 4 * minLearn {
+		gone.Go(func() { <-stop })
+	}
+	dumpPerG.Store(0)
+	if d := Fresh(); len(d.index) < 4*minLearn {
+		t.Fatalf("the dump shows %d goroutines", len(d.index))
+	}
+	if got := dumpPerG.Load(); got != 0 {
+		t.Fatalf("a dump that grew its buffer taught %v a goroutine", time.Duration(got))
+	}
+	Fresh()
+	if dumpPerG.Load() == 0 {
+		t.Fatal("a dump in one pass taught nothing")
 	}
 }
