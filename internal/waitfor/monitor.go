@@ -547,9 +547,9 @@ func (w *Wait) stuckFor(now int64) time.Duration {
 
 var (
 	lastDump atomic.Int64
-	// dumpPerG is what the last goroutine dump cost per goroutine, in
-	// nanoseconds: a dump stops the world for a time that grows with the
-	// goroutines. 0 until one was taken.
+	// dumpPerG is what a goroutine dump costs per goroutine, in
+	// nanoseconds, as learnDumpCost estimates it: a dump stops the world
+	// for a time that grows with the goroutines. 0 until one was learnt.
 	dumpPerG atomic.Int64
 )
 

@@ -34,11 +34,8 @@ type Analysis struct {
 	edges map[any][]flow      // slot -> slots it flows to or from
 	seeds map[any][]token.Pos // slots that meet code not rewritten, and where
 	kept  map[ast.Expr]bool   // declarations whose sync names stay sync
-	// swappedParams are the receiver parameters of method expressions of
-	// swapped types, which are rewritten with them.
-	swappedParams map[*types.Var]bool
-	// methodSlots are those method expressions, with their receiver
-	// parameter, the slot that stands for them.
+	// methodSlots are the method expressions of swapped types, with their
+	// receiver parameter, the slot that stands for them.
 	methodSlots map[*ast.SelectorExpr]*types.Var
 
 	// Keep holds the positions of sync selectors to leave as sync.
@@ -62,15 +59,14 @@ type flow struct {
 // NewAnalysis returns an empty analysis over fset.
 func NewAnalysis(fset *token.FileSet, rewritten func(path string) bool) *Analysis {
 	return &Analysis{
-		Rewritten:     rewritten,
-		fset:          fset,
-		decl:          map[any]declOf{},
-		edges:         map[any][]flow{},
-		seeds:         map[any][]token.Pos{},
-		kept:          map[ast.Expr]bool{},
-		swappedParams: map[*types.Var]bool{},
-		methodSlots:   map[*ast.SelectorExpr]*types.Var{},
-		Keep:          map[token.Pos]bool{},
+		Rewritten:   rewritten,
+		fset:        fset,
+		decl:        map[any]declOf{},
+		edges:       map[any][]flow{},
+		seeds:       map[any][]token.Pos{},
+		kept:        map[ast.Expr]bool{},
+		methodSlots: map[*ast.SelectorExpr]*types.Var{},
+		Keep:        map[token.Pos]bool{},
 	}
 }
 
@@ -414,8 +410,8 @@ func (a *Analysis) typeOf(s any) types.Type {
 
 // foreign reports whether s belongs to code that is not rewritten.
 func (a *Analysis) foreign(s any) bool {
-	if v, ok := s.(*types.Var); ok && a.swappedParams[v] {
-		return false
+	if _, ok := a.decl[s]; ok {
+		return false // declared in rewritten code, or a method expression's receiver
 	}
 	obj, ok := s.(types.Object)
 	return ok && obj.Pkg() != nil && !a.Rewritten(obj.Pkg().Path())
@@ -581,7 +577,6 @@ func (a *Analysis) methodExprs(f *ast.File, info *types.Info) {
 				// The receiver parameter is the method expression's
 				// slot: kept, it keeps the expression sync.
 				recv := sig.Params().At(0)
-				a.swappedParams[recv] = true
 				a.methodSlots[x] = recv
 				a.decl[recv] = declOf{x.X, info}
 			}
