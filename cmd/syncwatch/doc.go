@@ -131,6 +131,14 @@
 //		Keep the temporary directory (rewritten files, go.mod, overlay)
 //		and print its path.
 //
+// Otherwise the temporary directory is removed when the command ends,
+// also when it is stopped: SIGINT and SIGTERM are passed on to go test
+// and its test binaries (unless the input is a terminal, whose Ctrl-C
+// reaches them anyway), and the command exits with 128 and the signal's
+// number, as a shell would. A directory left by a command killed outright
+// (SIGKILL) is removed by the next one, which can tell it from a running
+// command's (on Unix, by a lock the running command holds).
+//
 // # syncwatch run
 //
 //	syncwatch run [-syncwatch DIR] [-deps] [-mod vendor|mod] [-keep] [-mode check|trace|off] [go build flags] package [arguments]

@@ -84,15 +84,16 @@ func command(o options, program bool, stdout, stderr io.Writer) (int, error) {
 	if src.note != "" {
 		fmt.Fprintln(stderr, src.note)
 	}
-	work, err := os.MkdirTemp("", "syncwatch-")
+	work, release, err := newWorkDir(o.keep)
 	if err != nil {
 		return 0, err
 	}
+	defer release()
 	if o.keep {
 		fmt.Fprintf(stderr, "syncwatch: work directory %s (kept)\n", work)
-	} else {
-		defer os.RemoveAll(work)
 	}
+	sig := catchInterrupts(!program && !inputIsTerminal())
+	defer sig.stop()
 	modPath, vendored, err := writeModfile(m, src, work, o.mod)
 	if err != nil {
 		return 0, err
@@ -113,6 +114,9 @@ func command(o options, program bool, stdout, stderr io.Writer) (int, error) {
 	}
 	if err := addReplaces(modPath, set.copied); err != nil {
 		return 0, err
+	}
+	if code, ok := sig.caught(); ok {
+		return code, nil
 	}
 	for _, n := range set.notes {
 		fmt.Fprintln(stderr, "syncwatch: "+n)
@@ -153,12 +157,15 @@ func command(o options, program bool, stdout, stderr io.Writer) (int, error) {
 		cmd.Env = withLeakProfile(cmd.Env)
 	}
 	code := 0
-	if err := cmd.Run(); err != nil {
+	if err := sig.run(cmd); err != nil {
 		var exit *exec.ExitError
 		if !errors.As(err, &exit) {
 			return 0, fmt.Errorf("syncwatch: go %s: %w", goArgs[0], err)
 		}
 		code = exit.ExitCode()
+	}
+	if c, ok := sig.caught(); ok {
+		code = c // go was stopped: its findings are what it wrote
 	}
 	fs, err := readFindings(findings)
 	if err != nil {

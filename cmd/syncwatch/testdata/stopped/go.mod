@@ -1,0 +1,3 @@
+module example.com/stopped
+
+go 1.22
