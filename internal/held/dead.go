@@ -166,10 +166,6 @@ func ReachableDeadHolds(states []*G, exited func(id int64) bool) []DeadHold {
 //go:norace
 func forgetExitedEdges(g *G) { g.Proving, g.Waits = Proving{owner: g}, Waits{} }
 
-// ForgetEdges is forgetExitedEdges, for internal/gls once a goroutine
-// dump shows g's goroutine gone.
-func (g *G) ForgetEdges() { forgetExitedEdges(g) }
-
 // heavyEdges is how many edges from write holds waiting on a goroutine
 // make its state worth a look at its goroutine's exit (Heavy).
 const heavyEdges = 64
