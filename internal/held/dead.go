@@ -95,7 +95,7 @@ func KeptHolds(states []*G, exited func(id int64) bool, keep func(gid int64, e *
 		gravesN.Store(int64(len(graves)))
 	}
 	for _, d := range takeDeadGates() {
-		out = append(out, KeptHold{Goroutine: d.Goroutine, ID: d.ID})
+		out = append(out, KeptHold{Goroutine: d.goroutine, ID: d.id})
 	}
 	if len(graves) > 0 {
 		seen := make(map[deadKey]bool, len(out))

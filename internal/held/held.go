@@ -37,7 +37,7 @@ type Entry struct {
 	Init bool
 	// Note is a token the owner registered for this hold elsewhere (in
 	// lockorder's held-locks profile), 0 if none. DropNote is called with
-	// it when the entry leaves the stack, however it leaves. It is InitNote
+	// it when the entry leaves the stack, however it leaves. It is initNote
 	// on an entry marked Init that has no token.
 	Note uint64
 }
@@ -59,22 +59,22 @@ func (e *Entry) MarkUnseen() {
 func (e *Entry) Unseen() bool { return !e.Read && e.Gen == unseenWrite }
 
 // DropNote, when set (once, at initialization), is called with the Note of
-// every entry that leaves a stack (but InitNote).
+// every entry that leaves a stack (but initNote).
 var DropNote func(note uint64)
 
-// InitNote is the Note MarkInit gives an entry: not zero, so that its
+// initNote is the Note MarkInit gives an entry: not zero, so that its
 // release, like a noted one's, takes the way that looks at the entry
 // (lockorder's releaseDeep, which ends the initialisation write), and the
 // common release, which pops a plain entry, need not test Init.
-const InitNote = ^uint64(0)
+const initNote = ^uint64(0)
 
-// ProveNote is the Note MarkProving gives an entry that has none: edges
+// proveNote is the Note MarkProving gives an entry that has none: edges
 // from the hold wait for its release (docs/RULES.md R23), which must take
-// the way that looks at the entry. Like InitNote it is no token.
-const ProveNote = InitNote - 1
+// the way that looks at the entry. Like initNote it is no token.
+const proveNote = initNote - 1
 
 // token reports whether n is a token registered elsewhere.
-func token(n uint64) bool { return n != 0 && n != InitNote && n != ProveNote }
+func token(n uint64) bool { return n != 0 && n != initNote && n != proveNote }
 
 func dropNotes(es []Entry) {
 	for i := range es {
@@ -255,19 +255,19 @@ func (g *G) PushHold(l *class.Lock, read bool, gen uint32, elem uint64, k chain.
 }
 
 // MarkInit marks the entry just pushed, which has no Note yet, as its
-// lock's initialisation write (Init, and InitNote), and sets Inits.
+// lock's initialisation write (Init, and initNote), and sets Inits.
 func (g *G) MarkInit() {
 	t := g.Top()
-	t.Init, t.Note = true, InitNote
+	t.Init, t.Note = true, initNote
 	g.Inits = true
 }
 
 // MarkProving marks entry i, a write hold that edges wait on or a hold
 // that edges wait into (R23), so that its release takes the way that
-// looks at the entry: it gets ProveNote if it has no Note.
+// looks at the entry: it gets proveNote if it has no Note.
 func (g *G) MarkProving(i int) {
 	if e := &g.stack[i]; e.Note == 0 {
-		e.Note = ProveNote
+		e.Note = proveNote
 	}
 }
 
@@ -283,7 +283,7 @@ func (g *G) Pop() {
 }
 
 // PopUnnoted removes the most recent entry, which must carry no Note but
-// InitNote. It is Pop for the hot path: small enough to inline.
+// initNote. It is Pop for the hot path: small enough to inline.
 func (g *G) PopUnnoted() {
 	n := len(g.stack) - 1
 	g.stack[n].Lock = nil // the only pointer: let the lock be collected

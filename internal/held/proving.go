@@ -170,7 +170,7 @@ const maxDropped = 8
 // out: the edges of those whose lock the goroutine still holds (a
 // nesting), whose holds stand, are added at once too (HoldEdges returns
 // them), but those from a graph node (a lock, or every lock of a named
-// class) with MaxProvingFrom edges or more waiting on it, which are
+// class) with maxProvingFrom edges or more waiting on it, which are
 // dropped. A deep nesting released in order needs about n²/2 at its
 // deepest, at most n from one node; a goroutine that keeps locks for good
 // (closed files' locks, of one class or many) and takes thousands of new
@@ -179,9 +179,9 @@ const maxDropped = 8
 const (
 	MaxProving   = 4096
 	MaxProvingAt = 1024
-	// MaxProvingFrom: past the bound, an edge whose hold's class has at
+	// maxProvingFrom: past the bound, an edge whose hold's class has at
 	// least this many edges waiting on it is dropped rather than added.
-	MaxProvingFrom = MaxProving / 4
+	maxProvingFrom = MaxProving / 4
 )
 
 // HoldEdges keeps es, the edges from write holds of one acquisition (all
@@ -232,7 +232,7 @@ func (p *Proving) HoldEdges(es []Edge, epoch uint32) (out [][]Edge, ok bool) {
 			// A hold most edges wait on is one its goroutine keeps for
 			// good or long past its edges: those are dropped too. The
 			// others are added, as though proved.
-			if nested && ok && p.perFrom[e.fromClass] < MaxProvingFrom {
+			if nested && ok && p.perFrom[e.fromClass] < maxProvingFrom {
 				live = append(live, e)
 			}
 			if p.perFrom[e.fromClass] <= 0 {
