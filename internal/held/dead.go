@@ -164,7 +164,7 @@ func ReachableDeadHolds(states []*G, exited func(id int64) bool) []DeadHold {
 // keep its locks reachable.
 //
 //go:norace
-func forgetExitedEdges(g *G) { g.Proving, g.Waits = Proving{owner: g}, Waits{} }
+func forgetExitedEdges(g *G) { g.Proving, g.waits = Proving{owner: g}, waits{} }
 
 // heavyEdges is how many edges from write holds waiting on a goroutine
 // make its state worth a look at its goroutine's exit (Heavy).

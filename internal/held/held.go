@@ -2,8 +2,8 @@
 // it takes locks and popped as it releases them, with the chain key of
 // each prefix, and whether each is still the goroutine's own. A G also
 // keeps what waits for the goroutine to prove a read hold its own
-// (docs/RULES.md R12): held-back reports (Proofs, proofs.go) and order
-// edges (Waits, waiting.go).
+// (docs/RULES.md R12): held-back reports (proofs, proofs.go) and order
+// edges (waits, waiting.go).
 //
 // A G is touched only by the goroutine it belongs to, which finds it
 // through internal/gls (goroutine-local storage); others may read its ID.
@@ -109,12 +109,12 @@ type G struct {
 	seq      uint64 // see Seq
 	stack    []Entry
 	inline   [4]Entry
-	// Proofs are reports held back until the goroutine proves that the
+	// proofs are reports held back until the goroutine proves that the
 	// read holds they rest on are its own (R12).
-	Proofs
-	// Waits are order edges from read holds, held back until the
+	proofs
+	// waits are order edges from read holds, held back until the
 	// goroutine proves the holds its own (R12).
-	Waits
+	waits
 	// Proving are order edges from write holds that another goroutine
 	// may release, held back until the goroutine releases them itself
 	// (R23).
@@ -148,7 +148,7 @@ func (g *G) retag(tag uint32) {
 	dropNotes(g.stack)
 	clear(g.stack)
 	g.stack = g.stack[:0]
-	g.Proofs, g.Waits, g.Proving = Proofs{}, Waits{}, Proving{owner: g}
+	g.proofs, g.waits, g.Proving = proofs{}, waits{}, Proving{owner: g}
 	g.tag = tag
 }
 

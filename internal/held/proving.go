@@ -368,7 +368,7 @@ func (p *Proving) compact() {
 }
 
 // lose notes that edges of chain key from read holds were dropped
-// unrecorded (Waits.lost): from srcs, holds that stand, or, if srcs is
+// unrecorded (waits.lost): from srcs, holds that stand, or, if srcs is
 // empty, from holds another goroutine released (a Wait spoiled). The
 // acquisition's edges from write holds that wait must not cache the
 // chain when they are added. While srcs stand, seen again it is not
