@@ -115,10 +115,10 @@ type G struct {
 	// waits are order edges from read holds, held back until the
 	// goroutine proves the holds its own (R12).
 	waits
-	// Proving are order edges from write holds that another goroutine
+	// proving are order edges from write holds that another goroutine
 	// may release, held back until the goroutine releases them itself
 	// (R23).
-	Proving
+	proving
 	// passed are the Onces the goroutine has seen done; see PassOnce.
 	passed passedOnces
 	// forgetful: see Forgetful.
@@ -148,7 +148,7 @@ func (g *G) retag(tag uint32) {
 	dropNotes(g.stack)
 	clear(g.stack)
 	g.stack = g.stack[:0]
-	g.proofs, g.waits, g.Proving = proofs{}, waits{}, Proving{owner: g}
+	g.proofs, g.waits, g.proving = proofs{}, waits{}, proving{owner: g}
 	g.tag = tag
 }
 
@@ -334,7 +334,7 @@ func (g *G) HoldsValid(id uint64) bool {
 // dropped. A write hold of a lock that edges wait to go into, handed off,
 // ends the section that took it (see endHandedOff).
 func (g *G) Prune() bool {
-	if g.Proving.n > 0 {
+	if g.proving.n > 0 {
 		g.endHandedOff()
 	}
 	kept := g.stack[:0]
@@ -356,9 +356,9 @@ func (g *G) Prune() bool {
 	return true
 }
 
-// endHandedOff tells Proving of the write holds no longer valid, handed
+// endHandedOff tells proving of the write holds no longer valid, handed
 // off to another goroutine to release, whose lock edges wait to go into
-// and g holds no more: each ended its section (Proving.ReleasedInto). A
+// and g holds no more: each ended its section (proving.ReleasedInto). A
 // read hold's validity is no evidence: any goroutine's hand-off of a read
 // hold of the lock makes every reader's entry stale (R13). Linear in the
 // stack: a lock-all of thousands may be handed off whole.
@@ -366,7 +366,7 @@ func (g *G) endHandedOff() {
 	var valid map[uint64]struct{} // the locks g holds validly, once needed
 	for i := range g.stack {
 		e := &g.stack[i]
-		if e.Read || g.Valid(e) || !g.Proving.ProvingInto(e.Lock.ID) {
+		if e.Read || g.Valid(e) || !g.proving.ProvingInto(e.Lock.ID) {
 			continue
 		}
 		if valid == nil {
@@ -378,7 +378,7 @@ func (g *G) endHandedOff() {
 			}
 		}
 		if _, ok := valid[e.Lock.ID]; !ok {
-			g.Proving.ReleasedInto(e.Lock.ID)
+			g.proving.ReleasedInto(e.Lock.ID)
 		}
 	}
 }
@@ -459,7 +459,7 @@ func Revive(id int64, r *Remnant) *G {
 	g.forgetful = r.forgetful
 	g.HB, g.Inherit = r.hb, r.inherit
 	g.busy = 1 // before g is shared
-	g.Proving.owner = g
+	g.proving.owner = g
 	return g
 }
 

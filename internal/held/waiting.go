@@ -305,40 +305,40 @@ func (ws *waits) sweepWaits(epoch uint32, key chain.Key) {
 // Standing reports whether the edges of chain key, of the given epoch,
 // need not be seen again: those from read holds wait, every source
 // standing, and those from write holds, if any wait, all standing too
-// (Proving.ProvingKey). A chain with a source fallen on either side (a
+// (proving.provingKey). A chain with a source fallen on either side (a
 // hold another goroutine released, R13, R23) is seen anew: a hold taken
 // again since is a new one, whose edges are to be recorded. It is two
 // length tests when nothing waits.
 func (g *G) Standing(key chain.Key, epoch uint32) bool {
 	if len(g.waits.waits) > 0 {
 		if found, stands := g.waits.waiting(key, epoch); found {
-			return stands && (!g.WaitsOnKey(key) || g.ProvingKey(key, epoch))
+			return stands && (!g.WaitsOnKey(key) || g.provingKey(key, epoch))
 		}
 	}
-	return g.ProvingKey(key, epoch)
+	return g.provingKey(key, epoch)
 }
 
-// Hold is waits.hold, telling Proving the chains whose read edges it
-// dropped (Proving.lose).
+// Hold is waits.hold, telling proving the chains whose read edges it
+// dropped (proving.lose).
 func (g *G) Hold(w Wait) bool {
 	ok := g.waits.hold(w)
 	g.noteLost()
 	return ok
 }
 
-// Settle is waits.settle, telling Proving the chains whose read edges
-// were spoiled (Proving.lose).
+// Settle is waits.settle, telling proving the chains whose read edges
+// were spoiled (proving.lose).
 func (g *G) Settle(l *class.Lock, epoch uint32) []Wait {
 	ws := g.waits.settle(l, epoch)
 	g.noteLost()
 	return ws
 }
 
-// noteLost tells Proving the chains waits lost since it last looked.
+// noteLost tells proving the chains waits lost since it last looked.
 func (g *G) noteLost() {
 	for _, l := range g.waits.lost {
 		for _, k := range l.keys {
-			g.Proving.lose(k, l.srcs)
+			g.proving.lose(k, l.srcs)
 		}
 	}
 	clear(g.waits.lost)
