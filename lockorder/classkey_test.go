@@ -86,7 +86,7 @@ func lockOnce(name string) {
 
 // A goroutine whose wait is proved part of a deadlock has the edges into
 // the lock it waits for, which wait on it (R23), added before the
-// deadlock is reported (held.Proving.Into). So too when an earlier lock
+// deadlock is reported (held.proving.Into). So too when an earlier lock
 // of the class was taken under the same hold: the second lock's edges
 // are its own, and the cycle A -> N -> A is reported.
 func TestADeadlockProvesTheEdgeIntoASecondLockOfTheClass(t *testing.T) {

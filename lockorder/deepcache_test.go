@@ -71,7 +71,7 @@ func TestAPushedOutChainWithAHandedOffEdgeIsNotCached(t *testing.T) {
 // w->x too (R23), under one chain key. G then nests 91 locks under them:
 // their read edges push r->x out of the Waits (held.MaxWaiting), dropped
 // unrecorded, and the last acquisition pushes x's write acquisition out
-// of Proving (held.MaxProving), its edges added at once. The chain is not
+// of proving (held.MaxProving), its edges added at once. The chain is not
 // cached, since its read edge was dropped: G taking w, r, x again records
 // r->x, and another goroutine's x -> r (a write of r) closes the cycle
 // r -> x -> r.

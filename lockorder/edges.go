@@ -285,7 +285,7 @@ func provedReads(gs *held.G, l *class.Lock) {
 // holdWriteEdges makes the edges es, from gs's write holds into e's
 // lock, wait on gs, and marks their holds so that their release looks
 // for them. It reports false, holding nothing, if there are more than
-// held.MaxProvingAt: the caller adds them at once. It returns the oldest
+// held.maxProvingAt: the caller adds them at once. It returns the oldest
 // edges waiting on gs if they would be more than held.MaxProving, for the
 // caller to add at once (addWaited). Both are added as they were seen, as
 // though proved: a limit of R23.
@@ -333,7 +333,7 @@ func addWaited(gid int64, es []held.Edge, vs []Violation) []Violation {
 }
 
 // provedWrites adds the edges from write holds that gs's release of a
-// hold of its own proved (held.Proving.Released), and reports the cycles
+// hold of its own proved (held.proving.Released), and reports the cycles
 // they close. It caches the chains none of whose edges waits any more. It
 // publishes with no lock held: the caller has released the lock.
 func provedWrites(gs *held.G) {
@@ -350,7 +350,7 @@ func provedWrites(gs *held.G) {
 }
 
 // cacheGivenUp caches the chains ks of sections whose edges gs gave up
-// past R23's bound (held.Proving.GivenUp), unless an edge of theirs from
+// past R23's bound (held.proving.GivenUp), unless an edge of theirs from
 // a read hold waits or was dropped lately. Called with eng.mu held.
 func cacheGivenUp(gs *held.G, ks []chain.Key) {
 	me := clockOf(gs).Serial

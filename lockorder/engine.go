@@ -198,7 +198,7 @@ func newChain(gs *held.G, st stack.ID) {
 }
 
 // markInto marks gs's newest entry, a hold of l, if edges into l wait on
-// gs (R23): its release is to be seen (held.Proving.ReleasedInto), so
+// gs (R23): its release is to be seen (held.proving.ReleasedInto), so
 // that those edges are not taken for a nesting's if pushed out.
 func markInto(gs *held.G, l *class.Lock) {
 	if gs.ProvingInto(l.ID) {

@@ -204,7 +204,7 @@ func reportRecursive(gs *held.G, l *class.Lock, heldRead, read bool, st stack.ID
 // read-locks l, which it read-holds already: it is made once gs has itself
 // released the hold it had then and the new one (one release, if the new
 // hold is never taken: RLockContext gave up behind a writer); see
-// held.Pending. The acquisition counts the new hold (held.Proofs.TookRead)
+// held.Pending. The acquisition counts the new hold (held.proofs.TookRead)
 // once it has it.
 func holdBackRecursiveRead(gs *held.G, l *class.Lock, st stack.ID) {
 	gs.HoldBack(held.Pending{LockID: l.ID, Left: 1, Stack: uint32(st)})
@@ -224,7 +224,7 @@ func gaveUpOverRead(gs *held.G, l *class.Lock) {
 }
 
 // publishProved publishes the reports held back on gs that its own
-// releases of l proved (held.Proofs.ReleasedRead).
+// releases of l proved (held.proofs.ReleasedRead).
 func publishProved(gs *held.G, l *class.Lock, ps []held.Pending) {
 	for _, p := range ps {
 		reportRecursive(gs, l, true, !p.Write, stack.ID(p.Stack))

@@ -40,7 +40,7 @@ const (
 // keptGate reports whether e, a hold of goroutine gid, which has exited,
 // is one R24 takes out of gates: a write hold of an exclusive kind whose
 // holds another goroutine may release, still gid's, of a lock that no
-// release ever showed to gate (class.Gate.Shown) and that R24 did not
+// release ever showed to gate (class.Lock.Gate.Shown) and that R24 did not
 // take out of gates already.
 func keptGate(gid int64, e *held.Entry) bool {
 	l := e.Lock

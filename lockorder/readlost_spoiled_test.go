@@ -12,8 +12,8 @@ import (
 )
 
 // A Wait with two read sources, R2 (kept) and R1 (handed off), is pushed
-// out past held.MaxWaiting after R1 fell. Waits.Hold sweeps the fallen
-// source away first, so the lostWait Proving.lose gets lists R2 alone:
+// out past held.MaxWaiting after R1 fell. held's waits.hold sweeps the fallen
+// source away first, so the lostWait proving.lose gets lists R2 alone:
 // the acquisition becomes readLost with lostSrcs [R2], which stands, and
 // the "spoiled" mark (R1 fell) is lost. The goroutine, still holding the
 // Mutex M (so x0's write edge M->x0 waits and is live), read-locks R1

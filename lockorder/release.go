@@ -14,7 +14,7 @@ import (
 
 // popIfTop pops gs's newest entry if it is a valid write hold of l: the
 // common Unlock, inlined. The entry must carry no Note: a held-profile
-// token, or held.InitNote on an initialisation write (callers check; those
+// token, or held's initNote on an initialisation write (callers check; those
 // take releaseDeep, which drops the token and ends the write).
 func popIfTop(gs *held.G, l *class.Lock) bool {
 	if top := gs.Top(); top.Lock == l && !top.Read && l.Holder() == gs.ID() {

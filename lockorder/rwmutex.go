@@ -420,7 +420,7 @@ func (m *RWMutex) runlockChecked(r int64, inWait bool) {
 		// The last read hold of m that gs held is released, by gs: the
 		// edges that waited on it are proved (see holdReadEdges), and
 		// chains whose edges from it were dropped are seen anew under the
-		// next hold (held.Proving.ReadReleased).
+		// next hold (held.proving.ReadReleased).
 		gs.ReadReleased(l.ID)
 		provedReads(gs, l)
 	}

@@ -18,7 +18,7 @@ import (
 
 // A missed cycle: o is its taker's own hold, released by it, across the
 // acquisition of c; a, taken in between and handed to another goroutine,
-// makes Proving.sweep drop the whole acquisition, o -> c with a -> c.
+// makes proving.sweep drop the whole acquisition, o -> c with a -> c.
 // The reverse order c -> o elsewhere is a real inversion (the code before
 // R23 reported it).
 func TestOwnEdgeDroppedWithAHandedOffSibling(t *testing.T) {

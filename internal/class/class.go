@@ -102,9 +102,9 @@ type Lock struct {
 	// Kind is the sort of primitive the lock is: what its holds
 	// guarantee, and its type's name.
 	Kind kind.Kind
-	// Seq numbers the instances of a named class, or of a Site, for names
+	// seq numbers the instances of a named class, or of a Site, for names
 	// ("store#2").
-	Seq uint64
+	seq uint64
 	// Site is where a lock of an anonymous class was first used, when
 	// known; nil for named classes.
 	Site *Site
@@ -135,7 +135,7 @@ type Lock struct {
 	moves          atomic.Uint64 // changes of holder, so a watcher can tell a lock that changes hands from one that does not
 	readGeneration               // bumped when a read hold is released by a goroutine that does not hold it (R13)
 	first          atomic.Uint32 // where the lock was first acquired in check mode: a stack id (internal/stack), 0 if unknown
-	Gate           Gate          // what R24 knows of the lock as a gate (gate.go)
+	Gate           gate          // what R24 knows of the lock as a gate (gate.go)
 	_              [28]byte
 }
 
@@ -163,7 +163,7 @@ func New(c *Class, k kind.Kind, addr uintptr) *Lock {
 func newLock(c *Class, t *liveness, k kind.Kind, addr uintptr) *Lock {
 	l := &Lock{ID: newID(), Class: c, Kind: k, addr: addr, live: t}
 	if c.Named {
-		l.Seq = c.seq.Add(1)
+		l.seq = c.seq.Add(1)
 	}
 	return l
 }
@@ -190,7 +190,7 @@ func (l *Lock) ClassName() string { return l.Label().ClassName() }
 // Label returns what l's names are made of, without formatting them and
 // without referring to l, so it can be kept after l is gone.
 func (l *Lock) Label() Label {
-	return Label{Kind: l.Kind, Addr: l.addr, Class: l.Class, seq: l.Seq, Site: l.Site}
+	return Label{Kind: l.Kind, Addr: l.addr, Class: l.Class, seq: l.seq, Site: l.Site}
 }
 
 // Label holds what a lock's names are made of.
@@ -199,7 +199,7 @@ type Label struct {
 	Addr  uintptr
 	Class *Class
 	Site  *Site
-	seq   uint64 // Lock.Seq
+	seq   uint64 // Lock.seq
 }
 
 // Name is Lock.Name.

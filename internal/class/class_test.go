@@ -20,13 +20,13 @@ func TestNamedClassesAreShared(t *testing.T) {
 	if class.NewNamed("replica", kind.Mutex, 0x30).Class == a {
 		t.Fatal("different names share a class")
 	}
-	if l1.ID == l2.ID || l2.Seq != l1.Seq+1 {
+	if l1.ID == l2.ID || l2.Seq() != l1.Seq()+1 {
 		t.Fatalf("instances: %+v %+v", l1, l2)
 	}
 	if l1.Name() != "store#1" || l1.ClassName() != "store" {
 		t.Fatalf("names %q %q", l1.Name(), l1.ClassName())
 	}
-	if l3 := class.New(a, kind.Mutex, 0x40); l3.Class != a || l3.Seq != l2.Seq+1 {
+	if l3 := class.New(a, kind.Mutex, 0x40); l3.Class != a || l3.Seq() != l2.Seq()+1 {
 		t.Fatalf("New in a live lock's class: %+v", l3)
 	}
 	runtime.KeepAlive(l1)
@@ -48,13 +48,13 @@ func TestLocksNamedAfterTheirSite(t *testing.T) {
 	if l1.Class == l2.Class || l1.Class.Named {
 		t.Fatal("locks of one site share a class")
 	}
-	if l1.Name() != fmt.Sprintf("store.(*DB).beginTx (db.go:801)#%d", l1.Seq) || l2.Seq != l1.Seq+1 {
+	if l1.Name() != fmt.Sprintf("store.(*DB).beginTx (db.go:801)#%d", l1.Seq()) || l2.Seq() != l1.Seq()+1 {
 		t.Fatalf("names %q %q", l1.Name(), l2.Name())
 	}
 	if l1.ClassName() != "store.(*DB).beginTx (db.go:801)" || l1.Label().Func() != "store.(*DB).beginTx" {
 		t.Fatalf("class %q, func %q", l1.ClassName(), l1.Label().Func())
 	}
-	if o := class.NewAt(s, kind.Once, 0xe000); o.Name() != fmt.Sprintf("Once store.(*DB).beginTx (db.go:801)#%d", o.Seq) {
+	if o := class.NewAt(s, kind.Once, 0xe000); o.Name() != fmt.Sprintf("Once store.(*DB).beginTx (db.go:801)#%d", o.Seq()) {
 		t.Fatalf("a Once is named %q", o.Name())
 	}
 	if l := class.NewAt(nil, kind.Mutex, 0xf000); l.Name() != "Mutex@0xf000" || l.ClassName() != l.Name() || l.Label().Func() != "" {
@@ -159,5 +159,5 @@ func TestLockOfNoKindPanics(t *testing.T) {
 	assert.PanicsWithValue(t, "class: a lock of no kind (Kind(9))", func() { class.NewAt(nil, 9, 1) })
 	assert.Panics(t, func() { class.NewNamed("no-kind", 0, 1) })
 	l := class.NewNamed("no-kind", kind.Mutex, 1)
-	assert.Equal(t, uint64(1), l.Seq, "the panic registered nothing")
+	assert.Equal(t, uint64(1), l.Seq(), "the panic registered nothing")
 }

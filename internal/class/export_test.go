@@ -38,3 +38,6 @@ func SetForget(f func(*Class)) (restore func()) {
 		namedMu.Unlock()
 	}
 }
+
+// Seq returns l's instance number (Lock.seq).
+func (l *Lock) Seq() uint64 { return l.seq }

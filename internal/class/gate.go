@@ -2,15 +2,15 @@ package class
 
 import "sync/atomic"
 
-// A Gate is what R24 (docs/RULES.md) knows of a lock as a gate of the
+// A gate is what R24 (docs/RULES.md) knows of a lock as a gate of the
 // order edges taken under its write holds: whether a release showed its
 // holds exclusive, whether R24 took it out of gates, whether an edge was
 // seen under a write hold of it, and whether a grave of an exited
 // goroutine's hold watches it. It lives on the cache line of a Lock that
 // changes of hands write. Its zero value is a lock R24 knows nothing of.
-type Gate struct{ v atomic.Uint32 }
+type gate struct{ v atomic.Uint32 }
 
-// The bits of a Gate.
+// The bits of a gate.
 const (
 	gateShown  = 1 << iota // a release showed the lock's holds exclusive: see Show
 	gateTaken              // R24 took the lock out of gates, to put back: see Take
@@ -19,7 +19,7 @@ const (
 )
 
 // update sets g to f of its value, and returns the value before.
-func (g *Gate) update(f func(uint32) uint32) uint32 {
+func (g *gate) update(f func(uint32) uint32) uint32 {
 	for {
 		v := g.v.Load()
 		if n := f(v); n == v || g.v.CompareAndSwap(v, n) {
@@ -33,16 +33,16 @@ func (g *Gate) update(f func(uint32) uint32) uint32 {
 // either way the lock's holds excluded what was taken under them
 // (docs/RULES.md R24). It reports whether Take had taken the lock
 // out of gates, which the caller puts back.
-func (g *Gate) Show() (taken bool) {
+func (g *gate) Show() (taken bool) {
 	return g.update(func(v uint32) uint32 { return (v | gateShown) &^ gateTaken })&gateTaken != 0
 }
 
 // Shown reports whether Show was called.
-func (g *Gate) Shown() bool { return g.v.Load()&gateShown != 0 }
+func (g *gate) Shown() bool { return g.v.Load()&gateShown != 0 }
 
 // Take records that R24 takes the lock out of gates, unless Show was
 // called first or Take was already: it reports whether it did.
-func (g *Gate) Take() bool {
+func (g *gate) Take() bool {
 	return g.update(func(v uint32) uint32 {
 		if v&(gateShown|gateTaken) != 0 {
 			return v
@@ -53,32 +53,32 @@ func (g *Gate) Take() bool {
 
 // Untake undoes Take, the lock having changed hands unseen (a release
 // outside check mode): it reports whether the lock was taken out of gates.
-func (g *Gate) Untake() bool {
+func (g *gate) Untake() bool {
 	return g.update(func(v uint32) uint32 { return v &^ gateTaken })&gateTaken != 0
 }
 
 // Taken reports whether Take took the lock out of gates, and neither
 // Show nor Untake came since.
-func (g *Gate) Taken() bool { return g.v.Load()&gateTaken != 0 }
+func (g *gate) Taken() bool { return g.v.Load()&gateTaken != 0 }
 
 // Bury records that a grave of an exited goroutine's write hold of the
 // lock watches it (internal/held, for R24): a change of its holder must tell it
 // (held.Unbury). It is undone by Unbury.
-func (g *Gate) Bury() { g.update(func(v uint32) uint32 { return v | gateBuried }) }
+func (g *gate) Bury() { g.update(func(v uint32) uint32 { return v | gateBuried }) }
 
 // Unbury undoes Bury.
-func (g *Gate) Unbury() { g.update(func(v uint32) uint32 { return v &^ gateBuried }) }
+func (g *gate) Unbury() { g.update(func(v uint32) uint32 { return v &^ gateBuried }) }
 
 // Buried reports whether Bury was called, and Unbury not since.
-func (g *Gate) Buried() bool { return g.v.Load()&gateBuried != 0 }
+func (g *gate) Buried() bool { return g.v.Load()&gateBuried != 0 }
 
 // Watched reports, in one load, whether Taken or Buried: what a new
 // holder of the lock must look at.
-func (g *Gate) Watched() bool { return g.v.Load()&(gateTaken|gateBuried) != 0 }
+func (g *gate) Watched() bool { return g.v.Load()&(gateTaken|gateBuried) != 0 }
 
 // MarkUnder records that an order edge was seen under a write hold of the
 // lock: a hand-off of it then shows it to gate.
-func (g *Gate) MarkUnder() {
+func (g *gate) MarkUnder() {
 	if g.v.Load()&gateUnder == 0 {
 		g.update(func(v uint32) uint32 { return v | gateUnder })
 	}
@@ -86,4 +86,4 @@ func (g *Gate) MarkUnder() {
 
 // Under reports whether MarkUnder was called, or Take took the lock
 // out of gates (a hand-off must then put it back).
-func (g *Gate) Under() bool { return g.v.Load()&(gateUnder|gateTaken) != 0 }
+func (g *gate) Under() bool { return g.v.Load()&(gateUnder|gateTaken) != 0 }

@@ -67,7 +67,7 @@ func TestNamedClassFreedWithItsLastLock(t *testing.T) {
 	if class.Registered(c) {
 		t.Fatal("a freed class is still found by name")
 	}
-	if l := class.NewNamed("conn-0", kind.Mutex, 0); l.Class == c || l.Seq != 1 {
+	if l := class.NewNamed("conn-0", kind.Mutex, 0); l.Class == c || l.Seq() != 1 {
 		t.Fatalf("a new lock of a freed name joined the old class: %+v", l)
 	}
 }
@@ -88,7 +88,7 @@ func TestNamedClassStaysWhileALockLives(t *testing.T) {
 	if !class.Registered(keep.Class) {
 		t.Fatal("the class of a live lock was freed")
 	}
-	if l := class.NewNamed("stays", kind.Mutex, 2); l.Class != keep.Class || l.Seq != 1002 {
+	if l := class.NewNamed("stays", kind.Mutex, 2); l.Class != keep.Class || l.Seq() != 1002 {
 		t.Fatalf("new lock %+v, want class %d, seq 1002", l, keep.Class.ID)
 	}
 	runtime.KeepAlive(keep)

@@ -47,7 +47,7 @@ func NewAt(s *Site, k kind.Kind, addr uintptr) *Lock {
 	l := newLock(&Class{ID: newID()}, nil, k, addr)
 	if s != nil {
 		l.Site = s
-		l.Seq = s.seq.Add(1)
+		l.seq = s.seq.Add(1)
 	}
 	return l
 }

@@ -95,7 +95,7 @@ func KeptHolds(states []*G, exited func(id int64) bool, keep func(gid int64, e *
 		gravesN.Store(int64(len(graves)))
 	}
 	for _, d := range takeDeadGates() {
-		out = append(out, KeptHold{Goroutine: d.Goroutine, ID: d.ID})
+		out = append(out, KeptHold{Goroutine: d.goroutine, ID: d.id})
 	}
 	if len(graves) > 0 {
 		seen := make(map[deadKey]bool, len(out))
@@ -164,11 +164,7 @@ func ReachableDeadHolds(states []*G, exited func(id int64) bool) []DeadHold {
 // keep its locks reachable.
 //
 //go:norace
-func forgetExitedEdges(g *G) { g.Proving, g.Waits = Proving{owner: g}, Waits{} }
-
-// ForgetEdges is forgetExitedEdges, for internal/gls once a goroutine
-// dump shows g's goroutine gone.
-func (g *G) ForgetEdges() { forgetExitedEdges(g) }
+func forgetExitedEdges(g *G) { g.proving, g.waits = proving{owner: g}, waits{} }
 
 // heavyEdges is how many edges from write holds waiting on a goroutine
 // make its state worth a look at its goroutine's exit (Heavy).
@@ -179,13 +175,13 @@ const heavyEdges = 64
 // may call it; it reads a count without synchronisation, a hint.
 //
 //go:norace
-func (g *G) Heavy() bool { return g.Proving.n >= heavyEdges }
+func (g *G) Heavy() bool { return g.proving.n >= heavyEdges }
 
 // HeavyEdges returns how many order edges wait on g, read as Heavy reads
 // it.
 //
 //go:norace
-func (g *G) HeavyEdges() int { return g.Proving.n }
+func (g *G) HeavyEdges() int { return g.proving.n }
 
 // setExitedLock sets the lock of entry i of g, whose goroutine has
 // exited: see entriesOfExited.

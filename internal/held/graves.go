@@ -80,11 +80,11 @@ var (
 // set.
 var Watch func(gid int64, e *Entry) bool
 
-// DeadGate is a hold Watch chose whose lock was collected while still its
+// deadGate is a hold Watch chose whose lock was collected while still its
 // exited goroutine's: the lock's id, for R24 to take out of gates.
-type DeadGate struct {
-	Goroutine int64
-	ID        uint64
+type deadGate struct {
+	goroutine int64
+	id        uint64
 }
 
 var (
@@ -92,11 +92,11 @@ var (
 	watchMu sync.Mutex
 	// watched are the locks the graves watch (Watch): each still held by
 	// its exited goroutine as far as a change of holder told (Unbury).
-	watched map[weak.Pointer[class.Lock]]DeadGate
+	watched map[weak.Pointer[class.Lock]]deadGate
 	// deadGates are the watched locks collected while watched, for the
 	// next exit check (DeadGates): fewer than 2*MaxGraves, the earliest
 	// dropped down to MaxGraves when they reach it.
-	deadGates []DeadGate
+	deadGates []deadGate
 )
 
 // watch makes the grave of e, a write hold of goroutine gid, watch its
@@ -104,9 +104,9 @@ var (
 func watch(gid int64, e *Entry, w weak.Pointer[class.Lock]) {
 	watchMu.Lock()
 	if watched == nil {
-		watched = make(map[weak.Pointer[class.Lock]]DeadGate)
+		watched = make(map[weak.Pointer[class.Lock]]deadGate)
 	}
-	watched[w] = DeadGate{gid, e.Lock.ID}
+	watched[w] = deadGate{gid, e.Lock.ID}
 	e.Lock.Gate.Bury()
 	watchMu.Unlock()
 }
@@ -130,7 +130,7 @@ func unwatch(g *grave) {
 	}
 	g.gate = false
 	watchMu.Lock()
-	if d, ok := watched[g.w]; ok && d.Goroutine == g.gid { // not another grave's watch of the lock
+	if d, ok := watched[g.w]; ok && d.goroutine == g.gid { // not another grave's watch of the lock
 		delete(watched, g.w)
 	}
 	watchMu.Unlock()
@@ -143,7 +143,7 @@ func buried(g *grave) {
 		return
 	}
 	watchMu.Lock()
-	if d, ok := watched[g.w]; ok && d.Goroutine == g.gid {
+	if d, ok := watched[g.w]; ok && d.goroutine == g.gid {
 		delete(watched, g.w)
 		deadGates = append(deadGates, d)
 		if len(deadGates) >= 2*MaxGraves {
@@ -159,7 +159,7 @@ func buried(g *grave) {
 
 // takeDeadGates returns the watched locks collected since the last call,
 // and forgets them. sweepMu is held.
-func takeDeadGates() []DeadGate {
+func takeDeadGates() []deadGate {
 	watchMu.Lock()
 	defer watchMu.Unlock()
 	ds := deadGates

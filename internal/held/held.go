@@ -2,8 +2,8 @@
 // it takes locks and popped as it releases them, with the chain key of
 // each prefix, and whether each is still the goroutine's own. A G also
 // keeps what waits for the goroutine to prove a read hold its own
-// (docs/RULES.md R12): held-back reports (Proofs, proofs.go) and order
-// edges (Waits, waiting.go).
+// (docs/RULES.md R12): held-back reports (proofs, proofs.go) and order
+// edges (waits, waiting.go).
 //
 // A G is touched only by the goroutine it belongs to, which finds it
 // through internal/gls (goroutine-local storage); others may read its ID.
@@ -37,7 +37,7 @@ type Entry struct {
 	Init bool
 	// Note is a token the owner registered for this hold elsewhere (in
 	// lockorder's held-locks profile), 0 if none. DropNote is called with
-	// it when the entry leaves the stack, however it leaves. It is InitNote
+	// it when the entry leaves the stack, however it leaves. It is initNote
 	// on an entry marked Init that has no token.
 	Note uint64
 }
@@ -59,22 +59,22 @@ func (e *Entry) MarkUnseen() {
 func (e *Entry) Unseen() bool { return !e.Read && e.Gen == unseenWrite }
 
 // DropNote, when set (once, at initialization), is called with the Note of
-// every entry that leaves a stack (but InitNote).
+// every entry that leaves a stack (but initNote).
 var DropNote func(note uint64)
 
-// InitNote is the Note MarkInit gives an entry: not zero, so that its
+// initNote is the Note MarkInit gives an entry: not zero, so that its
 // release, like a noted one's, takes the way that looks at the entry
 // (lockorder's releaseDeep, which ends the initialisation write), and the
 // common release, which pops a plain entry, need not test Init.
-const InitNote = ^uint64(0)
+const initNote = ^uint64(0)
 
-// ProveNote is the Note MarkProving gives an entry that has none: edges
+// proveNote is the Note MarkProving gives an entry that has none: edges
 // from the hold wait for its release (docs/RULES.md R23), which must take
-// the way that looks at the entry. Like InitNote it is no token.
-const ProveNote = InitNote - 1
+// the way that looks at the entry. Like initNote it is no token.
+const proveNote = initNote - 1
 
 // token reports whether n is a token registered elsewhere.
-func token(n uint64) bool { return n != 0 && n != InitNote && n != ProveNote }
+func token(n uint64) bool { return n != 0 && n != initNote && n != proveNote }
 
 func dropNotes(es []Entry) {
 	for i := range es {
@@ -109,16 +109,16 @@ type G struct {
 	seq      uint64 // see Seq
 	stack    []Entry
 	inline   [4]Entry
-	// Proofs are reports held back until the goroutine proves that the
+	// proofs are reports held back until the goroutine proves that the
 	// read holds they rest on are its own (R12).
-	Proofs
-	// Waits are order edges from read holds, held back until the
+	proofs
+	// waits are order edges from read holds, held back until the
 	// goroutine proves the holds its own (R12).
-	Waits
-	// Proving are order edges from write holds that another goroutine
+	waits
+	// proving are order edges from write holds that another goroutine
 	// may release, held back until the goroutine releases them itself
 	// (R23).
-	Proving
+	proving
 	// passed are the Onces the goroutine has seen done; see PassOnce.
 	passed passedOnces
 	// forgetful: see Forgetful.
@@ -148,7 +148,7 @@ func (g *G) retag(tag uint32) {
 	dropNotes(g.stack)
 	clear(g.stack)
 	g.stack = g.stack[:0]
-	g.Proofs, g.Waits, g.Proving = Proofs{}, Waits{}, Proving{owner: g}
+	g.proofs, g.waits, g.proving = proofs{}, waits{}, proving{owner: g}
 	g.tag = tag
 }
 
@@ -255,19 +255,19 @@ func (g *G) PushHold(l *class.Lock, read bool, gen uint32, elem uint64, k chain.
 }
 
 // MarkInit marks the entry just pushed, which has no Note yet, as its
-// lock's initialisation write (Init, and InitNote), and sets Inits.
+// lock's initialisation write (Init, and initNote), and sets Inits.
 func (g *G) MarkInit() {
 	t := g.Top()
-	t.Init, t.Note = true, InitNote
+	t.Init, t.Note = true, initNote
 	g.Inits = true
 }
 
 // MarkProving marks entry i, a write hold that edges wait on or a hold
 // that edges wait into (R23), so that its release takes the way that
-// looks at the entry: it gets ProveNote if it has no Note.
+// looks at the entry: it gets proveNote if it has no Note.
 func (g *G) MarkProving(i int) {
 	if e := &g.stack[i]; e.Note == 0 {
-		e.Note = ProveNote
+		e.Note = proveNote
 	}
 }
 
@@ -283,7 +283,7 @@ func (g *G) Pop() {
 }
 
 // PopUnnoted removes the most recent entry, which must carry no Note but
-// InitNote. It is Pop for the hot path: small enough to inline.
+// initNote. It is Pop for the hot path: small enough to inline.
 func (g *G) PopUnnoted() {
 	n := len(g.stack) - 1
 	g.stack[n].Lock = nil // the only pointer: let the lock be collected
@@ -334,7 +334,7 @@ func (g *G) HoldsValid(id uint64) bool {
 // dropped. A write hold of a lock that edges wait to go into, handed off,
 // ends the section that took it (see endHandedOff).
 func (g *G) Prune() bool {
-	if g.Proving.n > 0 {
+	if g.proving.n > 0 {
 		g.endHandedOff()
 	}
 	kept := g.stack[:0]
@@ -356,9 +356,9 @@ func (g *G) Prune() bool {
 	return true
 }
 
-// endHandedOff tells Proving of the write holds no longer valid, handed
+// endHandedOff tells proving of the write holds no longer valid, handed
 // off to another goroutine to release, whose lock edges wait to go into
-// and g holds no more: each ended its section (Proving.ReleasedInto). A
+// and g holds no more: each ended its section (proving.ReleasedInto). A
 // read hold's validity is no evidence: any goroutine's hand-off of a read
 // hold of the lock makes every reader's entry stale (R13). Linear in the
 // stack: a lock-all of thousands may be handed off whole.
@@ -366,7 +366,7 @@ func (g *G) endHandedOff() {
 	var valid map[uint64]struct{} // the locks g holds validly, once needed
 	for i := range g.stack {
 		e := &g.stack[i]
-		if e.Read || g.Valid(e) || !g.Proving.ProvingInto(e.Lock.ID) {
+		if e.Read || g.Valid(e) || !g.proving.ProvingInto(e.Lock.ID) {
 			continue
 		}
 		if valid == nil {
@@ -378,7 +378,7 @@ func (g *G) endHandedOff() {
 			}
 		}
 		if _, ok := valid[e.Lock.ID]; !ok {
-			g.Proving.ReleasedInto(e.Lock.ID)
+			g.proving.ReleasedInto(e.Lock.ID)
 		}
 	}
 }
@@ -459,7 +459,7 @@ func Revive(id int64, r *Remnant) *G {
 	g.forgetful = r.forgetful
 	g.HB, g.Inherit = r.hb, r.inherit
 	g.busy = 1 // before g is shared
-	g.Proving.owner = g
+	g.proving.owner = g
 	return g
 }
 

@@ -28,10 +28,10 @@ type Pending struct {
 	Write bool
 }
 
-// Proofs are a goroutine's reports held back until it proves the read
+// proofs are a goroutine's reports held back until it proves the read
 // holds they rest on its own (docs/RULES.md R12). A G embeds them; only
 // its owner touches them. The zero value holds nothing back.
-type Proofs struct {
+type proofs struct {
 	pend []Pending
 }
 
@@ -43,7 +43,7 @@ const maxPending = 8
 // HoldBack adds p to the held-back reports. One for the same lock, stack
 // and kind is replaced: the newer needs no more releases than the older
 // (it counts from fewer holds), so it is proved no later.
-func (r *Proofs) HoldBack(p Pending) {
+func (r *proofs) HoldBack(p Pending) {
 	kept := r.pend[:0]
 	for _, q := range r.pend {
 		if q.LockID != p.LockID || q.Stack != p.Stack || q.Write != p.Write {
@@ -60,11 +60,11 @@ func (r *Proofs) HoldBack(p Pending) {
 
 // HasPending reports whether there are held-back reports: one load, for
 // the acquisition and release paths.
-func (r *Proofs) HasPending() bool { return len(r.pend) > 0 }
+func (r *proofs) HasPending() bool { return len(r.pend) > 0 }
 
 // TookRead records that the goroutine took a read hold of l itself: each
 // held-back report of l needs one more release by it.
-func (r *Proofs) TookRead(l *class.Lock) {
+func (r *proofs) TookRead(l *class.Lock) {
 	for i := range r.pend {
 		if r.pend[i].LockID == l.ID {
 			r.pend[i].Left++
@@ -74,7 +74,7 @@ func (r *Proofs) TookRead(l *class.Lock) {
 
 // ReleasedRead records that the goroutine itself released a read hold of
 // l, and returns the held-back reports of l this proved, which it forgets.
-func (r *Proofs) ReleasedRead(l *class.Lock) []Pending {
+func (r *proofs) ReleasedRead(l *class.Lock) []Pending {
 	var proved []Pending
 	kept := r.pend[:0]
 	for _, p := range r.pend {

@@ -24,10 +24,10 @@ type Edge struct {
 	Key chain.Key
 	// Obs is the sighting, as the graph is to get it.
 	Obs graph.Observation
-	// Moves is the held lock's Moves() when the edge was seen: the hold is
+	// moves is the held lock's Moves() when the edge was seen: the hold is
 	// the same while that is unchanged (a release by another goroutine
 	// changes it).
-	Moves uint64
+	moves uint64
 	// Epoch is the caller's epoch when the edge was seen (see Wait).
 	Epoch        uint32
 	fromID, toID uint64
@@ -46,7 +46,7 @@ func (e *Edge) Lost() bool { return e.lost }
 // NewEdge returns the edge from a write hold of from into to, seen at obs
 // in epoch, from's hold as it stands now.
 func NewEdge(from, to *class.Lock, obs graph.Observation, epoch uint32) Edge {
-	return Edge{Obs: obs, Moves: from.Moves(), Epoch: epoch, fromID: from.ID, toID: to.ID, fromClass: from.Class.ID, from: weak.Make(from), to: weak.Make(to)}
+	return Edge{Obs: obs, moves: from.Moves(), Epoch: epoch, fromID: from.ID, toID: to.ID, fromClass: from.Class.ID, from: weak.Make(from), to: weak.Make(to)}
 }
 
 // Locks returns the lock held and the lock acquired, nil if either has
@@ -59,9 +59,6 @@ func (e *Edge) Locks() (from, to *class.Lock) {
 	return from, to
 }
 
-// FromID returns the ID of the lock held.
-func (e *Edge) FromID() uint64 { return e.fromID }
-
 // Live reports whether e still rests on the hold it was seen under: its
 // lock is alive and has not changed hands since.
 func (e *Edge) Live() bool { return e.live() }
@@ -69,18 +66,18 @@ func (e *Edge) Live() bool { return e.live() }
 // live reports whether e still rests on the hold it was seen under.
 func (e *Edge) live() bool {
 	f := e.from.Value()
-	return f != nil && f.Moves() == e.Moves
+	return f != nil && f.Moves() == e.moves
 }
 
-// Proving are the edges from write holds waiting on one goroutine. A G
+// proving are the edges from write holds waiting on one goroutine. A G
 // embeds them; only its owner touches them. The zero value has nothing
 // waiting.
 //
 // Each edge is looked at when its hold is released (Released, by the
-// lock: byFrom), when its acquisition is seen again (ProvingKey, by the
+// lock: byFrom), when its acquisition is seen again (provingKey, by the
 // chain: byKey), or when it is the oldest past the bound: never all at
 // once.
-type Proving struct {
+type proving struct {
 	queue  []*acquired // oldest first; ended ones are skipped and compacted away
 	ended  int         // ended acquisitions still in queue
 	byKey  map[chain.Key]*acquired
@@ -109,7 +106,7 @@ type Proving struct {
 	// (ReadReleased).
 	lostBy map[uint64][]*acquired
 	// owner is the goroutine state that embeds p (set by Revive), whose
-	// holds HoldEdges looks at; nil for a Proving of its own (tests),
+	// holds HoldEdges looks at; nil for a proving of its own (tests),
 	// which takes every acquisition not released for a nesting.
 	owner *G
 }
@@ -158,19 +155,19 @@ func (s lostSrc) stands() bool {
 // A Wait has no more sources than that.
 const maxLostSrcs = MaxWaiting
 
-// maxDropped bounds the chains Proving remembers dropping. A chain
+// maxDropped bounds the chains proving remembers dropping. A chain
 // forgotten there may be cached by the proof of an acquisition's read
 // edges (R12) without its edges from a write hold: a missed edge.
 const maxDropped = 8
 
 // MaxProving bounds the edges from write holds that wait on one
-// goroutine, and MaxProvingAt those of one acquisition. An acquisition
+// goroutine, and maxProvingAt those of one acquisition. An acquisition
 // with more is not held back: its edges are added at once, as though the
 // holds were proved. Past MaxProving, the oldest acquisitions are taken
 // out: the edges of those whose lock the goroutine still holds (a
 // nesting), whose holds stand, are added at once too (HoldEdges returns
 // them), but those from a graph node (a lock, or every lock of a named
-// class) with MaxProvingFrom edges or more waiting on it, which are
+// class) with maxProvingFrom edges or more waiting on it, which are
 // dropped. A deep nesting released in order needs about n²/2 at its
 // deepest, at most n from one node; a goroutine that keeps locks for good
 // (closed files' locks, of one class or many) and takes thousands of new
@@ -178,20 +175,20 @@ const maxDropped = 8
 // released since: those are dropped, never guessed proved.
 const (
 	MaxProving   = 4096
-	MaxProvingAt = 1024
-	// MaxProvingFrom: past the bound, an edge whose hold's class has at
+	maxProvingAt = 1024
+	// maxProvingFrom: past the bound, an edge whose hold's class has at
 	// least this many edges waiting on it is dropped rather than added.
-	MaxProvingFrom = MaxProving / 4
+	maxProvingFrom = MaxProving / 4
 )
 
 // HoldEdges keeps es, the edges from write holds of one acquisition (all
 // with the same Key and Epoch), in place of any waiting for the same Key
 // (es sees them anew). It reports false, keeping nothing, if es has more
-// than MaxProvingAt edges. To stay within MaxProving it takes out the
+// than maxProvingAt edges. To stay within MaxProving it takes out the
 // oldest acquisitions and returns their edges that still stand, for the
 // caller to add at once. It keeps es itself: the caller must not change
 // it.
-func (p *Proving) HoldEdges(es []Edge, epoch uint32) (out [][]Edge, ok bool) {
+func (p *proving) HoldEdges(es []Edge, epoch uint32) (out [][]Edge, ok bool) {
 	if len(es) == 0 {
 		return nil, true
 	}
@@ -200,7 +197,7 @@ func (p *Proving) HoldEdges(es []Edge, epoch uint32) (out [][]Edge, ok bool) {
 		p.end(a)
 	}
 	p.undrop(key)
-	if len(es) > MaxProvingAt {
+	if len(es) > maxProvingAt {
 		return nil, false
 	}
 	for len(p.queue) > 0 && p.n+len(es) > MaxProving {
@@ -232,7 +229,7 @@ func (p *Proving) HoldEdges(es []Edge, epoch uint32) (out [][]Edge, ok bool) {
 			// A hold most edges wait on is one its goroutine keeps for
 			// good or long past its edges: those are dropped too. The
 			// others are added, as though proved.
-			if nested && ok && p.perFrom[e.fromClass] < MaxProvingFrom {
+			if nested && ok && p.perFrom[e.fromClass] < maxProvingFrom {
 				live = append(live, e)
 			}
 			if p.perFrom[e.fromClass] <= 0 {
@@ -284,7 +281,7 @@ func (p *Proving) HoldEdges(es []Edge, epoch uint32) (out [][]Edge, ok bool) {
 
 // end ends a, which is in the queue: its edges no longer wait. Once
 // most of the queue has ended, the queue and byFrom are compacted.
-func (p *Proving) end(a *acquired) {
+func (p *proving) end(a *acquired) {
 	if a.over {
 		return
 	}
@@ -296,7 +293,7 @@ func (p *Proving) end(a *acquired) {
 }
 
 // unindex takes a, out of the queue, out of byFrom.
-func (p *Proving) unindex(a *acquired) {
+func (p *proving) unindex(a *acquired) {
 	eachFrom(a.edges, func(id uint64) { unfile(p.byFrom, id, a) })
 }
 
@@ -322,7 +319,7 @@ func eachFrom(es []Edge, f func(id uint64)) {
 }
 
 // retire marks a ended and forgets its edges.
-func (p *Proving) retire(a *acquired) {
+func (p *proving) retire(a *acquired) {
 	a.over = true
 	p.unlose(a)
 	for _, e := range a.edges {
@@ -354,7 +351,7 @@ func unfile(m map[uint64][]*acquired, id uint64, a *acquired) {
 
 // compact drops the ended acquisitions from the queue and from byFrom,
 // and the locks byFrom has nothing left for.
-func (p *Proving) compact() {
+func (p *proving) compact() {
 	over := func(a *acquired) bool { return a.over }
 	p.queue = slices.DeleteFunc(p.queue, over)
 	p.ended = 0
@@ -368,13 +365,13 @@ func (p *Proving) compact() {
 }
 
 // lose notes that edges of chain key from read holds were dropped
-// unrecorded (Waits.lost): from srcs, holds that stand, or, if srcs is
+// unrecorded (waits.lost): from srcs, holds that stand, or, if srcs is
 // empty, from holds another goroutine released (a Wait spoiled). The
 // acquisition's edges from write holds that wait must not cache the
 // chain when they are added. While srcs stand, seen again it is not
 // recorded anew (see acquired.readLost); a spoiled Wait's acquisition is
 // recorded anew at once.
-func (p *Proving) lose(key chain.Key, srcs []Src) {
+func (p *proving) lose(key chain.Key, srcs []Src) {
 	p.remember(key)
 	a := p.byKey[key]
 	if a == nil || a.over {
@@ -397,7 +394,7 @@ func (p *Proving) lose(key chain.Key, srcs []Src) {
 // unlose takes a, which is ending, out of lostBy: it holds only the
 // acquisitions that wait (a read hold handed off is never released by
 // the goroutine).
-func (p *Proving) unlose(a *acquired) {
+func (p *proving) unlose(a *acquired) {
 	for _, s := range a.lostSrcs {
 		unfile(p.lostBy, s.id, a)
 	}
@@ -408,24 +405,24 @@ func (p *Proving) unlose(a *acquired) {
 // read hold of the lock whose ID is id: the acquisitions whose edges from
 // that hold were dropped (lose) are recorded anew when seen again, under
 // a new hold.
-func (p *Proving) ReadReleased(id uint64) {
+func (p *proving) ReadReleased(id uint64) {
 	as := p.lostBy[id]
 	delete(p.lostBy, id)
 	for _, a := range as {
 		a.lost = true
-		p.unlose(a) // lost: ProvingKey no longer looks at its sources
+		p.unlose(a) // lost: provingKey no longer looks at its sources
 	}
 }
 
 // HasLostReads reports whether an acquisition's edges from a read hold
 // were dropped while the hold stands: one load, for the release path.
-func (p *Proving) HasLostReads() bool { return len(p.lostBy) > 0 }
+func (p *proving) HasLostReads() bool { return len(p.lostBy) > 0 }
 
-// ProvingKey reports whether edges of chain key of the given epoch wait,
+// provingKey reports whether edges of chain key of the given epoch wait,
 // all standing, as do the read holds whose edges into it were dropped:
 // the acquisition need not be recorded again. One length test when
 // nothing waits.
-func (p *Proving) ProvingKey(key chain.Key, epoch uint32) bool {
+func (p *proving) provingKey(key chain.Key, epoch uint32) bool {
 	if p.n == 0 {
 		return false
 	}
@@ -448,14 +445,14 @@ func (p *Proving) ProvingKey(key chain.Key, epoch uint32) bool {
 
 // WaitsOnKey reports whether an edge of chain key waits: the chain must
 // not be cached yet.
-func (p *Proving) WaitsOnKey(key chain.Key) bool { return p.byKey[key] != nil }
+func (p *proving) WaitsOnKey(key chain.Key) bool { return p.byKey[key] != nil }
 
 // HasProving reports whether any edge waits: one load, for the release
 // path.
-func (p *Proving) HasProving() bool { return p.n > 0 }
+func (p *proving) HasProving() bool { return p.n > 0 }
 
 // ProvingEdges returns the number of edges waiting.
-func (p *Proving) ProvingEdges() int { return p.n }
+func (p *proving) ProvingEdges() int { return p.n }
 
 // Released is called when the goroutine itself releases a write hold of
 // l that was still its own, before anything else can take l. The edges
@@ -464,7 +461,7 @@ func (p *Proving) ProvingEdges() int { return p.n }
 // or of another epoch than epoch, are dropped, and their chains
 // remembered as dropped. It costs in the edges of l's acquisitions only.
 // It reports whether any edge waited on l.
-func (p *Proving) Released(l *class.Lock, epoch uint32) bool {
+func (p *proving) Released(l *class.Lock, epoch uint32) bool {
 	as := p.byFrom[l.ID]
 	if len(as) == 0 {
 		return false
@@ -509,15 +506,15 @@ func (p *Proving) Released(l *class.Lock, epoch uint32) bool {
 // that a loop of sections under holds kept for good is not recorded
 // anew at every Lock. Their edges are missed if the holds are released
 // after all.
-func (p *Proving) GivenUp() []chain.Key {
+func (p *proving) GivenUp() []chain.Key {
 	ks := p.givenUp
 	p.givenUp = nil
 	return ks
 }
 
 // holds reports whether the goroutine holds, as its own, the lock whose
-// ID is id: always, for a Proving no goroutine state embeds.
-func (p *Proving) holds(id uint64) bool {
+// ID is id: always, for a proving no goroutine state embeds.
+func (p *proving) holds(id uint64) bool {
 	return p.owner == nil || p.owner.HoldsValid(id)
 }
 
@@ -528,7 +525,7 @@ func (p *Proving) holds(id uint64) bool {
 // release (a write hold, at Prune), or a wait on it that returned. Each
 // acquisition of the lock whose edges wait is a section that ended under
 // the holds they are from.
-func (p *Proving) ReleasedInto(id uint64) {
+func (p *proving) ReleasedInto(id uint64) {
 	// The list is a released prefix, marked by an earlier call, and the
 	// acquisitions appended since: marked from the newest back.
 	as := p.into[id]
@@ -540,14 +537,14 @@ func (p *Proving) ReleasedInto(id uint64) {
 // ProvingInto reports whether edges into the lock whose ID is id wait:
 // the caller marks the hold (G.MarkProving) so that its release is seen
 // (ReleasedInto).
-func (p *Proving) ProvingInto(id uint64) bool { return len(p.into[id]) > 0 }
+func (p *proving) ProvingInto(id uint64) bool { return len(p.into[id]) > 0 }
 
 // Into returns copies of the edges into to that wait and stand, of the
 // goroutine's latest acquisition of to, for a goroutine about to wait for
 // to: if the wait is proved a deadlock, no release can come, and the
 // holds they rest on are the goroutine's own for good (see lockorder's
 // provedByDeadlock). It looks at that acquisition's edges only.
-func (p *Proving) Into(to *class.Lock) []Edge {
+func (p *proving) Into(to *class.Lock) []Edge {
 	if p.n == 0 {
 		return nil
 	}
@@ -567,27 +564,27 @@ func (p *Proving) Into(to *class.Lock) []Edge {
 
 // TakeProved returns the edges Released proved. The caller calls
 // DoneProved once it is done with them.
-func (p *Proving) TakeProved() []Edge { return p.proved }
+func (p *proving) TakeProved() []Edge { return p.proved }
 
 // DoneProved forgets the edges TakeProved returned, so that they keep no
 // lock alive.
-func (p *Proving) DoneProved() {
+func (p *proving) DoneProved() {
 	clear(p.proved)
 	p.proved = p.proved[:0]
 }
 
 // HasProved reports whether Released proved edges that TakeProved has not
 // returned yet.
-func (p *Proving) HasProved() bool { return len(p.proved) > 0 }
+func (p *proving) HasProved() bool { return len(p.proved) > 0 }
 
 // DroppedKey reports whether an edge of chain key was dropped unproved
 // lately: the chain must not be cached.
-func (p *Proving) DroppedKey(key chain.Key) bool {
+func (p *proving) DroppedKey(key chain.Key) bool {
 	return key != 0 && slices.Contains(p.dropped[:], key)
 }
 
 // remember records that an edge of chain key was dropped unproved.
-func (p *Proving) remember(key chain.Key) {
+func (p *proving) remember(key chain.Key) {
 	if !p.DroppedKey(key) {
 		p.dropped[p.nextDrop] = key
 		p.nextDrop = (p.nextDrop + 1) % maxDropped
@@ -596,7 +593,7 @@ func (p *Proving) remember(key chain.Key) {
 
 // undrop forgets that edges of chain key were dropped: they are seen
 // anew.
-func (p *Proving) undrop(key chain.Key) {
+func (p *proving) undrop(key chain.Key) {
 	if i := slices.Index(p.dropped[:], key); i >= 0 {
 		p.dropped[i] = 0
 	}

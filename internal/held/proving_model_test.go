@@ -203,7 +203,7 @@ func TestProvingAgainstAModel(t *testing.T) {
 					if e.FromID() != l.ID {
 						t.Fatalf("seed %d step %d: proved an edge of %d releasing %d", seed, step, e.FromID(), l.ID)
 					}
-					if e.Moves != l.Moves() {
+					if e.Moves() != l.Moves() {
 						t.Fatalf("seed %d step %d: proved an edge whose hold moved", seed, step)
 					}
 					if proved[e.Obs.Stack] {

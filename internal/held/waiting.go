@@ -18,7 +18,7 @@ import (
 // (its edges are all in the graph) once every source has proved its own;
 // not if one was dropped. Acquisitions with the same edges (a lock taken
 // in many chains under the same read holds) wait as one Wait, which keeps
-// up to maxKeys of their chains to cache (see Hold).
+// up to maxKeys of their chains to cache (see hold).
 type Wait struct {
 	Key chain.Key
 	// more are the other chains whose edges are these (see Keys).
@@ -107,13 +107,13 @@ func (w *Wait) sameEdges(v *Wait) bool {
 	return true
 }
 
-// Waits are the order edges waiting on one goroutine for their proof. A G
+// waits are the order edges waiting on one goroutine for their proof. A G
 // embeds them; only its owner touches them. The zero value has nothing
 // waiting.
-type Waits struct {
+type waits struct {
 	waits []Wait
 	nwait int // the sources of waits, counted together
-	// lost are the Waits dropped (Hold) or left with no source standing
+	// lost are the Waits dropped (hold) or left with no source standing
 	// (spoiled) since G last looked: their read edges are not recorded,
 	// and the edges of their acquisitions from write holds must not cache
 	// them (G.Hold, G.Settle).
@@ -127,8 +127,8 @@ type lostWait struct {
 	srcs []Src
 }
 
-// lose notes that w's edges are not recorded: see Waits.lost.
-func (ws *Waits) lose(w *Wait) {
+// lose notes that w's edges are not recorded: see waits.lost.
+func (ws *waits) lose(w *Wait) {
 	lw := lostWait{keys: w.Keys()}
 	if !w.spoiled {
 		lw.srcs = slices.Clone(w.Srcs)
@@ -138,7 +138,7 @@ func (ws *Waits) lose(w *Wait) {
 
 // MaxWaiting bounds the edges that wait on one goroutine (the sources of
 // its Waits, counted together); edges already waiting, seen again in
-// another chain, count once. Past it, Hold drops the oldest Waits to make
+// another chain, count once. Past it, hold drops the oldest Waits to make
 // room: their edges are never recorded (unless seen again), since their
 // holds may have been handed off. A cycle through one of them can be
 // missed, none is made up.
@@ -149,20 +149,9 @@ const MaxWaiting = 64
 // anew, and merges again.
 const maxKeys = 8
 
-// Waiting reports whether there is a Wait for chain key of the given epoch
-// whose every source still stands: its edges need not be seen again. It
-// is one length test when nothing waits.
-func (ws *Waits) Waiting(key chain.Key, epoch uint32) bool {
-	if len(ws.waits) == 0 {
-		return false
-	}
-	found, stands := ws.waiting(key, epoch)
-	return found && stands
-}
-
 // waiting reports whether there is a Wait for chain key of the given
 // epoch, and whether its every source still stands.
-func (ws *Waits) waiting(key chain.Key, epoch uint32) (found, stands bool) {
+func (ws *waits) waiting(key chain.Key, epoch uint32) (found, stands bool) {
 	for i := range ws.waits {
 		w := &ws.waits[i]
 		if w.Epoch != epoch || !w.hasKey(key) {
@@ -181,7 +170,7 @@ func (ws *Waits) waiting(key chain.Key, epoch uint32) (found, stands bool) {
 	return false, false
 }
 
-// Hold adds w to the Waits, after dropping the sources that no longer
+// hold adds w to ws, after dropping the sources that no longer
 // stand and w.Key from the other Waits (w sees its edges anew). A Wait
 // with the same edges already waiting takes w in: w.Key is added to its
 // chains, its gate narrowed to the locks both were taken under (as the
@@ -189,7 +178,7 @@ func (ws *Waits) waiting(key chain.Key, epoch uint32) (found, stands bool) {
 // the first, or of w if it narrowed the gate. Otherwise w is added, after the oldest Waits are dropped if there
 // would be more than MaxWaiting edges waiting. It reports false, adding
 // nothing, if w alone has more sources than that.
-func (ws *Waits) Hold(w Wait) bool {
+func (ws *waits) hold(w Wait) bool {
 	ws.sweepWaits(w.Epoch, w.Key)
 	if len(w.Srcs) > MaxWaiting {
 		return false
@@ -221,13 +210,13 @@ func (ws *Waits) Hold(w Wait) bool {
 	return true
 }
 
-// Settle is called when the goroutine has released itself its last read hold of l
+// settle is called when the goroutine has released itself its last read hold of l
 // that it held validly. It returns the edges this proved: for each Wait
 // with sources of l at l's current read generation, a copy whose Srcs are
 // those, and Complete if no other source of it waits. It forgets them, and
 // every source that no longer stands (of l or of another lock), with the
 // Waits of another epoch than epoch.
-func (ws *Waits) Settle(l *class.Lock, epoch uint32) []Wait {
+func (ws *waits) settle(l *class.Lock, epoch uint32) []Wait {
 	if len(ws.waits) == 0 {
 		return nil
 	}
@@ -272,20 +261,20 @@ func (ws *Waits) Settle(l *class.Lock, epoch uint32) []Wait {
 
 // WaitsForKey reports whether a Wait stands for chain key: the chain must
 // not be cached yet.
-func (ws *Waits) WaitsForKey(key chain.Key) bool {
+func (ws *waits) WaitsForKey(key chain.Key) bool {
 	return slices.ContainsFunc(ws.waits, func(w Wait) bool { return w.hasKey(key) })
 }
 
 // HasWaits reports whether any edge waits: one load, for the release
 // path.
-func (ws *Waits) HasWaits() bool { return len(ws.waits) > 0 }
+func (ws *waits) HasWaits() bool { return len(ws.waits) > 0 }
 
 // WaitingEdges returns the number of edges waiting.
-func (ws *Waits) WaitingEdges() int { return ws.nwait }
+func (ws *waits) WaitingEdges() int { return ws.nwait }
 
 // sweepWaits forgets the sources that no longer stand, the Waits of
 // another epoch than epoch, and the Waits for key.
-func (ws *Waits) sweepWaits(epoch uint32, key chain.Key) {
+func (ws *waits) sweepWaits(epoch uint32, key chain.Key) {
 	kept := ws.waits[:0]
 	ws.nwait = 0
 	for _, w := range ws.waits {
@@ -316,42 +305,42 @@ func (ws *Waits) sweepWaits(epoch uint32, key chain.Key) {
 // Standing reports whether the edges of chain key, of the given epoch,
 // need not be seen again: those from read holds wait, every source
 // standing, and those from write holds, if any wait, all standing too
-// (Proving.ProvingKey). A chain with a source fallen on either side (a
+// (proving.provingKey). A chain with a source fallen on either side (a
 // hold another goroutine released, R13, R23) is seen anew: a hold taken
 // again since is a new one, whose edges are to be recorded. It is two
 // length tests when nothing waits.
 func (g *G) Standing(key chain.Key, epoch uint32) bool {
-	if len(g.waits) > 0 {
-		if found, stands := g.Waits.waiting(key, epoch); found {
-			return stands && (!g.WaitsOnKey(key) || g.ProvingKey(key, epoch))
+	if len(g.waits.waits) > 0 {
+		if found, stands := g.waits.waiting(key, epoch); found {
+			return stands && (!g.WaitsOnKey(key) || g.provingKey(key, epoch))
 		}
 	}
-	return g.ProvingKey(key, epoch)
+	return g.provingKey(key, epoch)
 }
 
-// Hold is Waits.Hold, telling Proving the chains whose read edges it
-// dropped (Proving.lose).
+// Hold is waits.hold, telling proving the chains whose read edges it
+// dropped (proving.lose).
 func (g *G) Hold(w Wait) bool {
-	ok := g.Waits.Hold(w)
+	ok := g.waits.hold(w)
 	g.noteLost()
 	return ok
 }
 
-// Settle is Waits.Settle, telling Proving the chains whose read edges
-// were spoiled (Proving.lose).
+// Settle is waits.settle, telling proving the chains whose read edges
+// were spoiled (proving.lose).
 func (g *G) Settle(l *class.Lock, epoch uint32) []Wait {
-	ws := g.Waits.Settle(l, epoch)
+	ws := g.waits.settle(l, epoch)
 	g.noteLost()
 	return ws
 }
 
-// noteLost tells Proving the chains Waits lost since it last looked.
+// noteLost tells proving the chains waits lost since it last looked.
 func (g *G) noteLost() {
-	for _, l := range g.Waits.lost {
+	for _, l := range g.waits.lost {
 		for _, k := range l.keys {
-			g.Proving.lose(k, l.srcs)
+			g.proving.lose(k, l.srcs)
 		}
 	}
-	clear(g.Waits.lost)
-	g.Waits.lost = g.Waits.lost[:0]
+	clear(g.waits.lost)
+	g.waits.lost = g.waits.lost[:0]
 }
