@@ -3,7 +3,6 @@ package lockorder
 import (
 	"context"
 	"sync"
-	"sync/atomic"
 
 	"github.com/syncwatch/syncwatch/internal/ctxwait"
 )
@@ -45,10 +44,6 @@ func (c *ctxMutex) Lock() { (*sync.Mutex)(c).Lock() }
 
 func (c *ctxMutex) LockOrCancel(done <-chan struct{}) bool {
 	m := (*sync.Mutex)(c)
-	if tableUnlock.Load() == nil {
-		unlock := ctxwait.Unlock
-		tableUnlock.Store(&unlock)
-	}
 	ctxWaitBegin()
 	defer ctxWaitEnd()
 	return ctxwait.Acquire(m, m, done, true)
@@ -60,17 +55,8 @@ func (c *ctxMutex) LockOrCancel(done <-chan struct{}) bool {
 // (internal/ctxwait's rule 2), as for the fast path.
 func unlockSync(m *sync.Mutex) {
 	if ctxwait.Waiting() {
-		if unlock := tableUnlock.Load(); unlock != nil {
-			(*unlock)(m, m)
-			return
-		}
+		ctxwait.Unlock(m, m)
+		return
 	}
 	m.Unlock()
 }
-
-// tableUnlock is ctxwait.Unlock, set by the first LockContext that waits
-// for a Mutex, before it registers: until then no waiter is in ctxwait's
-// table (Waiting may count an RWMutex's writers). A program that never
-// calls Mutex's LockContext then links none of the table, which
-// lockorder's TestBinarySize bounds.
-var tableUnlock atomic.Pointer[func(*sync.Mutex, ctxwait.Locker)]

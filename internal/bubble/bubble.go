@@ -10,19 +10,13 @@ package bubble
 import (
 	"runtime"
 	"time"
-	"unsafe"
 )
 
 // In reports whether the caller is in a synctest bubble: there time.Now
-// has no monotonic clock reading (the runtime leaves it out). It reads
-// the reading's flag, the top bit of time.Time's first word (hasMonotonic
-// in the time package), rather than compare with Round(0), which would
-// link time's arithmetic into every program that takes a lock (In is on
-// internal/rwlock's paths; lockorder's TestBinarySize bounds the size).
-// TestIn holds it to the runtime of each release of Go.
+// has no monotonic clock reading (the runtime leaves it out).
 func In() bool {
 	now := time.Now()
-	return *(*uint64)(unsafe.Pointer(&now))>>63 == 0
+	return now == now.Round(0)
 }
 
 // Later runs f outside any bubble soon, on the runtime's cleanup goroutine,

@@ -80,7 +80,7 @@ func TestID(t *testing.T) {
 // than one refill makes wait for the next.
 func TestOutsideMakesNoBubbleValues(t *testing.T) {
 	var made atomic.Int64 // a refill may still run when the test reads it
-	o := bubble.Outside{New: func() any {
+	o := bubble.Outside[chan int]{New: func() chan int {
 		made.Add(1)
 		return make(chan int, 1)
 	}}
@@ -88,11 +88,11 @@ func TestOutsideMakesNoBubbleValues(t *testing.T) {
 	for range 2 {
 		synctest.Test(t, func(t *testing.T) {
 			for range 40 {
-				got = append(got, o.Get().(chan int))
+				got = append(got, o.Get())
 			}
 		})
 	}
-	got = append(got, o.Get().(chan int)) // outside: made at once
+	got = append(got, o.Get()) // outside: made at once
 	for i, ch := range got {
 		ch <- i // fatal if ch were a bubble's
 		if v := <-ch; v != i {

@@ -1,6 +1,10 @@
 package bubble
 
-import "runtime"
+import (
+	"bytes"
+	"runtime"
+	"strconv"
+)
 
 // Unknown is what ID returns for a bubble it cannot name: a caller in a
 // bubble whose traceback does not say which. It is never any bubble's id.
@@ -14,42 +18,28 @@ const Unknown = ^uint64(0)
 // ("goroutine 7 [running, synctest bubble 2]:", since Go 1.25), and ID
 // reads it there: it costs a traceback of the caller, a microsecond or
 // two, so callers use it only on paths already slow (a wait in a bubble,
-// a release that has such a waiter to wake). It parses by hand: bytes and
-// strconv would grow every program that links a lock (lockorder's
-// TestBinarySize).
+// a release that has such a waiter to wake).
 func ID() uint64 {
 	var buf [256]byte
 	header := buf[:runtime.Stack(buf[:], false)]
-	for i, c := range header {
-		if c == '\n' {
-			header = header[:i]
-			break
-		}
+	if i := bytes.IndexByte(header, '\n'); i >= 0 {
+		header = header[:i]
 	}
 	const marker = ", synctest bubble "
-	at := -1
-	for i := 0; i+len(marker) <= len(header); i++ {
-		if string(header[i:i+len(marker)]) == marker {
-			at = i + len(marker)
-			break
+	i := bytes.Index(header, []byte(marker))
+	if i < 0 {
+		if In() {
+			return Unknown
 		}
+		return 0
 	}
-	if at < 0 {
-		return 0 // (TestID fails if a release of Go no longer names bubbles)
+	digits := header[i+len(marker):]
+	end := 0
+	for end < len(digits) && '0' <= digits[end] && digits[end] <= '9' {
+		end++
 	}
-	var id uint64
-	digits := 0
-	for _, c := range header[at:] {
-		if c < '0' || c > '9' {
-			break
-		}
-		if id > (Unknown-9)/10 {
-			return Unknown // past any id the runtime gives
-		}
-		id = id*10 + uint64(c-'0')
-		digits++
-	}
-	if digits == 0 || id == 0 || id == Unknown {
+	id, err := strconv.ParseUint(string(digits[:end]), 10, 64)
+	if err != nil || id == 0 || id == Unknown {
 		return Unknown
 	}
 	return id

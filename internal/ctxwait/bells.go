@@ -22,10 +22,6 @@ type Bells struct {
 // calls it waits for a ring, a poll or done, and reports false once done
 // is closed. try takes a token without waiting for one.
 func (b *Bells) Wait(try func() bool, done <-chan struct{}) bool {
-	if ringBells.Load() == nil {
-		ring := (*Bells).ring
-		ringBells.Store(&ring)
-	}
 	w := newWaiter()
 	b.mu.Lock()
 	b.ws = append(b.ws, w)
@@ -62,19 +58,9 @@ func (b *Bells) leave(w *waiter) {
 // those of its own. Call it after a token is sent: a waiter that
 // registered too late for it finds the token when it tries.
 func (b *Bells) Ring() {
-	if b.n.Load() != 0 {
-		(*ringBells.Load())(b)
+	if b.n.Load() == 0 {
+		return
 	}
-}
-
-// ringBells is Bells.ring, set by the first Wait, before it registers: a
-// program that never waits on Bells (one with no synctest bubble, or none
-// that waits with a context) links none of it, which lockorder's
-// TestBinarySize bounds.
-var ringBells atomic.Pointer[func(*Bells)]
-
-// ring is Ring for bells that have waiters.
-func (b *Bells) ring() {
 	var r ringer
 	b.mu.Lock()
 	for _, w := range b.ws {

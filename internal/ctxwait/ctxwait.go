@@ -44,7 +44,7 @@ type Queue struct {
 // bubble: a release from outside the bubble could not ring it (rule 4);
 // there, Acquire with a nil done polls.
 func (q *Queue) Lock(lk Locker) {
-	w := q.join(&waiter{bell: make(chan struct{}, 1)})
+	w := q.join()
 	wait(&q.mu, w, lk, w.await, q.leaver(w))
 }
 
@@ -54,7 +54,7 @@ func (q *Queue) Lock(lk Locker) {
 // although done is closed. It does not poll: a release that goes through
 // q misses no waiter (rule 2).
 func (q *Queue) Acquire(lk Locker, done <-chan struct{}) bool {
-	w := q.join(newWaiter())
+	w := q.join()
 	block := func() bool { return w.awaitOr(done) }
 	if w.bubble != 0 {
 		p := newPoll(&q.mu, &q.q, true)
@@ -64,8 +64,9 @@ func (q *Queue) Acquire(lk Locker, done <-chan struct{}) bool {
 	return wait(&q.mu, w, lk, block, q.leaver(w))
 }
 
-// join registers w, a new waiter, in q and returns it.
-func (q *Queue) join(w *waiter) *waiter {
+// join registers a new waiter in q and returns it.
+func (q *Queue) join() *waiter {
+	w := newWaiter()
 	q.mu.Lock()
 	q.q.enqueue(w, &q.n)
 	q.mu.Unlock()
@@ -198,32 +199,12 @@ type waiter struct {
 	granted bool // a release handed the lock over: it holds it
 }
 
-// newWaiter returns a waiter for the calling goroutine, which may be in a
-// bubble. (Queue.Lock's caller never is: its waiter knows no bubble, and a
-// program that waits only there links no bubble.ID.)
 func newWaiter() *waiter {
 	w := &waiter{bell: make(chan struct{}, 1)}
 	if bubble.In() {
-		if bubbleID.Load() == nil {
-			id := bubble.ID
-			bubbleID.Store(&id)
-		}
 		w.bubble = bubble.ID()
 	}
 	return w
-}
-
-// bubbleID is bubble.ID, set by the first waiter in a bubble before it
-// registers: a release looks its own bubble up only when it meets such a
-// waiter (ringer), and a program with no waiter that may be in a bubble
-// (none waits with a context) links none of it, which lockorder's
-// TestBinarySize bounds.
-var bubbleID atomic.Pointer[func() uint64]
-
-// await waits for w's bell and reports true: w does not give up.
-func (w *waiter) await() bool {
-	<-w.bell
-	return true
 }
 
 // A ringer is a release as it rings waiters: it can ring a waiter of no
@@ -240,9 +221,15 @@ func (r *ringer) can(w *waiter) bool {
 		return true
 	}
 	if !r.known {
-		r.bubble, r.known = (*bubbleID.Load())(), true
+		r.bubble, r.known = bubble.ID(), true
 	}
 	return w.bubble == r.bubble && r.bubble != bubble.Unknown
+}
+
+// await waits for w's bell and reports true: w does not give up.
+func (w *waiter) await() bool {
+	<-w.bell
+	return true
 }
 
 // awaitOr waits for w's bell, or for done to be closed, and then reports

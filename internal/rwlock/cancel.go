@@ -139,7 +139,7 @@ func (rw *RWMutex) uncount(e uint32) {
 // Its caller has disabled the race detector; the bells' synchronization is
 // shown to it, as ctxwait's is (see lockQueue), the token's is not.
 func waitToken(c chan struct{}, bells *ctxwait.Bells, done <-chan struct{}) bool {
-	if bubble.ID() != 0 {
+	if bubble.In() {
 		raceEnable()
 		ok := bells.Wait(func() bool {
 			raceDisable()

@@ -80,7 +80,7 @@
 // w. One that finds it taken waits beside it, in internal/ctxwait, never
 // in w's own queue, whether it may give up or not: a writer that gave up
 // is simply gone, and all writers keep one order, first come first
-// ([Writer.LockOrCancel]). (But see "Bubbles".)
+// ([Writer.LockOrCancel]).
 //
 // A reader that gives up ([RWMutex.RLockOrCancel]) takes its place at the
 // gate back if the gate still shows its writer's epoch, then subtracts its

@@ -64,7 +64,7 @@ func (q *queues) ringBells(bells *ctxwait.Bells) {
 
 // newQueues makes a lock's queues. Its channels are of no bubble: see
 // "Bubbles" in the package doc.
-var newQueues = bubble.Outside{New: func() any {
+var newQueues = bubble.Outside[*queues]{New: func() *queues {
 	return &queues{readers: make(chan struct{}, MaxReaders), writer: make(chan struct{}, 1)}
 }}
 
@@ -112,7 +112,7 @@ func (rw *RWMutex) queues() *queues {
 	if q := rw.q.Load(); q != nil {
 		return q
 	}
-	q := newQueues.Get().(*queues)
+	q := newQueues.Get()
 	if rw.q.CompareAndSwap(nil, q) {
 		return q
 	}
@@ -340,10 +340,7 @@ func (rw *RWMutex) Unlock() bool {
 // queue: a wait there could not be given up, and one left behind would
 // take the queue later. So all writers wait in one queue, first come
 // first, whether they can give up or not. This wait, which cannot, is
-// ctxwait's Lock, which has no select (see lockQueueOrCancel); but in a
-// testing/synctest bubble the writer waits in w's own queue, as sync's
-// writers do, since ctxwait's bell would be the bubble's (see "Bubbles"
-// in the package doc).
+// ctxwait's Lock, which has no select (see lockQueueOrCancel).
 //
 // Its caller has disabled the race detector, as has releaseQueue's:
 // ctxwait's own synchronization is shown to the detector, w's is not
@@ -353,6 +350,8 @@ func (rw *RWMutex) lockQueue() {
 		return
 	}
 	if bubble.In() {
+		// See "Bubbles" in the package doc: ctxwait's bell would be the
+		// bubble's. The writer waits in w's own queue, as sync's do.
 		rw.w.Lock()
 		return
 	}
