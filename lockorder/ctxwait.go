@@ -15,9 +15,7 @@ import (
 // RWMutex's read side queues at its gate, its write side and Mutex wait
 // for a sync.Mutex beside it (internal/ctxwait), never in its own queue.
 // The waits are channel receives, which a testing/synctest bubble sees as
-// durable (in a bubble, on channels of the bubble's, which only a release
-// in the bubble rings: internal/ctxwait's rule 4), and they start no
-// goroutine.
+// durable, and they start no goroutine.
 func lockWithContext(ctx context.Context, lk cancelLocker) bool {
 	done := ctx.Done()
 	if done == nil {
