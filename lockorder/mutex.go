@@ -378,11 +378,10 @@ func (m *Mutex) unlockOther(l *class.Lock) *class.Lock {
 // order edge into m.
 //
 // LockContext waits on the calling goroutine and starts none. Once it
-// has returned an error, nothing holds or takes m on its behalf. Inside a
-// testing/synctest bubble its wait is durable, so it returns at the
-// bubble's fake deadline, or when a goroutine of the bubble unlocks m; an
-// Unlock from outside the bubble, which cannot wake a wait there, it finds
-// by polling on the bubble's clock. A LockContext waiting behind a steady
+// has returned an error, nothing holds or takes m on its behalf. Its wait
+// is a channel receive, so inside a testing/synctest bubble it returns at
+// the bubble's deadline; as with x/sync's semaphore, m must then be
+// unlocked inside the bubble too. A LockContext waiting behind a steady
 // stream of Lock callers is not starved: after a release it lost a race
 // for, one of the next two hands m to it. While any LockContext waits for a
 // Mutex, the Mutexes' uncontended Lock and Unlock take their slow path.

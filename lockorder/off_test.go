@@ -81,11 +81,3 @@ func TestOffSetClassDoesNothing(t *testing.T) {
 	m.SetClass("another") // would panic in the default build
 	rw.SetClass("another")
 }
-
-func TestOffBubbleWaitsForOutsideHolder(t *testing.T) { checkBubbleWaitsForOutsideHolder(t) }
-
-func TestOffOutsideWaitsForBubbleHolder(t *testing.T) { checkOutsideWaitsForBubbleHolder(t) }
-
-func TestOffTwoBubblesShareALock(t *testing.T) { checkTwoBubblesShareALock(t) }
-
-func TestOffContextWaitsAcrossTheBubble(t *testing.T) { checkContextWaitsAcrossTheBubble(t) }

@@ -33,11 +33,3 @@ func TestLockContextInBubbleTimesOut(t *testing.T) { allModes(t, checkLockContex
 func TestLockContextInBubbleSucceeds(t *testing.T) { allModes(t, checkLockContextInBubbleSucceeds) }
 
 func TestContextDifferential(t *testing.T) { allModes(t, checkContextDifferential) }
-
-func TestBubbleWaitsForOutsideHolder(t *testing.T) { allModes(t, checkBubbleWaitsForOutsideHolder) }
-
-func TestOutsideWaitsForBubbleHolder(t *testing.T) { allModes(t, checkOutsideWaitsForBubbleHolder) }
-
-func TestTwoBubblesShareALock(t *testing.T) { allModes(t, checkTwoBubblesShareALock) }
-
-func TestContextWaitsAcrossTheBubble(t *testing.T) { allModes(t, checkContextWaitsAcrossTheBubble) }

@@ -26,12 +26,16 @@ import (
 // then wait for the readers in; readers that come while a writer holds or
 // waits queue behind it), so that its uncontended RLock and RUnlock can be
 // one atomic add inlined into the caller. A goroutine blocked on it shows
-// as "chan receive" in a goroutine dump. In a testing/synctest bubble it
-// works as sync's does, shared with the code around the bubble or with
-// another bubble or not: its waits are not durable there (the bubble's
-// clock stands still while one lasts), but for LockContext's and
-// RLockContext's, which are, as Mutex's LockContext is. As with sync,
-// RUnlock or Unlock of
+// as "chan receive" in a goroutine dump. Unlike sync's, its waits are on
+// channels, made by the first goroutine that has to wait: in a
+// testing/synctest bubble they are the bubble's. Such an RWMutex must
+// then be waited for only inside that bubble (from outside, a wait is a
+// fatal error, "receive on synctest channel from outside bubble"), and a
+// wait inside the bubble behind a holder outside it makes the bubble look
+// deadlocked to synctest. An RWMutex shared by a bubble and the code
+// around it (a package-level variable) must not be contended inside the
+// bubble; sync's lock waits are not durable in a bubble, so sync.RWMutex
+// has neither limit. As with sync, RUnlock or Unlock of
 // an RWMutex not so locked is a fatal error that ends the program (after a
 // report in ModeCheck); the message starts "fatal error: lockorder:".
 //

@@ -4,8 +4,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"unsafe"
-
-	"github.com/syncwatch/syncwatch/internal/bubble"
 )
 
 // registered counts the waiters of every lock.
@@ -40,9 +38,7 @@ type Queue struct {
 // Lock takes lk, whose releases go through q.HandOff and q.Ring, however
 // long it waits: it is Acquire with a done never closed. Its wait has no
 // select, so that a program whose waits can all not be given up links
-// none (the runtime's selectgo). Its caller must not be in a synctest
-// bubble: a release from outside the bubble could not ring it (rule 4);
-// there, Acquire with a nil done polls.
+// none (the runtime's selectgo).
 func (q *Queue) Lock(lk Locker) {
 	w := q.join()
 	wait(&q.mu, w, lk, w.await, q.leaver(w))
@@ -55,13 +51,7 @@ func (q *Queue) Lock(lk Locker) {
 // q misses no waiter (rule 2).
 func (q *Queue) Acquire(lk Locker, done <-chan struct{}) bool {
 	w := q.join()
-	block := func() bool { return w.awaitOr(done) }
-	if w.bubble != 0 {
-		p := newPoll(&q.mu, &q.q, true)
-		defer p.t.Stop()
-		block = func() bool { return w.awaitPolled(done, p) }
-	}
-	return wait(&q.mu, w, lk, block, q.leaver(w))
+	return wait(&q.mu, w, lk, func() bool { return w.awaitOr(done) }, q.leaver(w))
 }
 
 // join registers a new waiter in q and returns it.
@@ -91,7 +81,7 @@ func (q *Queue) HandOff() bool {
 	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	return q.q.handOff(&q.n, new(ringer))
+	return q.q.handOff(&q.n)
 }
 
 // Ring is the second half of a release: once the lock is unlocked, it
@@ -102,7 +92,7 @@ func (q *Queue) Ring() {
 		return
 	}
 	q.mu.Lock()
-	q.q.ringFirst(new(ringer))
+	q.q.ringFirst()
 	q.mu.Unlock()
 }
 
@@ -124,8 +114,8 @@ func Acquire(m *sync.Mutex, lk Locker, done <-chan struct{}, polled bool) bool {
 	q.enqueue(w, &s.n)
 	s.mu.Unlock()
 	block := func() bool { return w.awaitOr(done) }
-	if polled || w.bubble != 0 {
-		p := newPoll(&s.mu, q, w.bubble != 0)
+	if polled {
+		p := newPoll(&s.mu, q)
 		defer p.t.Stop()
 		block = func() bool { return w.awaitPolled(done, p) }
 	}
@@ -142,12 +132,11 @@ func Acquire(m *sync.Mutex, lk Locker, done <-chan struct{}, polled bool) bool {
 // and Ring do for a Queue's; lk is m as its waiters take it.
 func Unlock(m *sync.Mutex, lk Locker) {
 	s := shardOf(m)
-	var r ringer
 	if s.n.Load() != 0 {
 		s.mu.Lock()
 		handed := false
 		if q := s.locks[m]; q != nil {
-			handed = q.handOff(&s.n, &r)
+			handed = q.handOff(&s.n)
 			s.drop(m, q)
 		}
 		s.mu.Unlock()
@@ -159,7 +148,7 @@ func Unlock(m *sync.Mutex, lk Locker) {
 	if s.n.Load() != 0 {
 		s.mu.Lock()
 		if q := s.locks[m]; q != nil {
-			q.ringFirst(&r)
+			q.ringFirst()
 		}
 		s.mu.Unlock()
 	}
@@ -187,44 +176,15 @@ func wait(mu *sync.Mutex, w *waiter, lk Locker, block, leave func() bool) bool {
 	}
 }
 
-// A waiter is one Acquire. Its fields other than bell and bubble are
-// guarded by its queue's mutex.
+// A waiter is one Acquire. Its fields other than bell are guarded by its
+// queue's mutex.
 type waiter struct {
-	bell chan struct{} // rung (a token sent) by releases; capacity 1
-	// bubble is the synctest bubble of the waiter's goroutine, which
-	// bell then belongs to (bubble.ID), or 0: only a release in that
-	// bubble rings it, and the waiter polls for the others (rule 4).
-	bubble  uint64
-	rung    bool // rung at least once: it has had a chance
-	granted bool // a release handed the lock over: it holds it
+	bell    chan struct{} // rung (a token sent) by releases; capacity 1
+	rung    bool          // rung at least once: it has had a chance
+	granted bool          // a release handed the lock over: it holds it
 }
 
-func newWaiter() *waiter {
-	w := &waiter{bell: make(chan struct{}, 1)}
-	if bubble.In() {
-		w.bubble = bubble.ID()
-	}
-	return w
-}
-
-// A ringer is a release as it rings waiters: it can ring a waiter of no
-// bubble, or of its own bubble, which it looks up once, on the first
-// waiter of a bubble it meets (rule 4).
-type ringer struct {
-	bubble uint64
-	known  bool
-}
-
-// can reports whether the release can ring w.
-func (r *ringer) can(w *waiter) bool {
-	if w.bubble == 0 {
-		return true
-	}
-	if !r.known {
-		r.bubble, r.known = bubble.ID(), true
-	}
-	return w.bubble == r.bubble && r.bubble != bubble.Unknown
-}
+func newWaiter() *waiter { return &waiter{bell: make(chan struct{}, 1)} }
 
 // await waits for w's bell and reports true: w does not give up.
 func (w *waiter) await() bool {
@@ -290,7 +250,7 @@ func (q *queue) leave(w *waiter, n *atomic.Int32) bool {
 	}
 	select {
 	case <-w.bell:
-		q.ringFirst(new(ringer))
+		q.ringFirst()
 	default:
 	}
 	return true
@@ -304,9 +264,8 @@ func (q *queue) remove(i int, n *atomic.Int32) {
 }
 
 // handOff gives the lock, held by the caller, to the first waiter if that
-// waiter is starving (rule 3) and r can ring it (rule 4), and reports
-// whether it did.
-func (q *queue) handOff(n *atomic.Int32, r *ringer) bool {
+// waiter is starving (rule 3), and reports whether it did.
+func (q *queue) handOff(n *atomic.Int32) bool {
 	if len(q.waiters) == 0 {
 		return false
 	}
@@ -316,7 +275,7 @@ func (q *queue) handOff(n *atomic.Int32, r *ringer) bool {
 		return false
 	}
 	w := q.waiters[0]
-	if !w.rung || !r.can(w) {
+	if !w.rung {
 		return false
 	}
 	w.granted = true
@@ -326,15 +285,12 @@ func (q *queue) handOff(n *atomic.Int32, r *ringer) bool {
 	return true
 }
 
-// ringFirst rings the first waiter r can ring, if there is one; those
-// before it poll (rule 4).
-func (q *queue) ringFirst(r *ringer) {
-	for _, w := range q.waiters {
-		if r.can(w) {
-			w.rung = true
-			w.ring()
-			return
-		}
+// ringFirst rings the first waiter, if there is one.
+func (q *queue) ringFirst() {
+	if len(q.waiters) > 0 {
+		w := q.waiters[0]
+		w.rung = true
+		w.ring()
 	}
 }
 

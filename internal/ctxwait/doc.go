@@ -39,17 +39,9 @@
 //     the release before was a hand-over too, so that goroutines queued in
 //     sync's Lock get at least every other release.
 //  4. The wait is durable for testing/synctest: a select on channels and
-//     a timer the waiter made itself, which in a bubble are the bubble's.
-//     So only a release in the same bubble may ring a waiter in one (a
-//     send on a bubble's channel from outside it is a fatal error): a
-//     release looks up its own bubble (internal/bubble's ID) when it
-//     meets such a waiter, and rings the first waiter it can, handing
-//     the lock only to one it can ring. A waiter in a bubble polls on the
-//     bubble's clock, backing off up to bubblePollMax, for the releases
-//     that cannot ring it. Nothing here starts a goroutine.
+//     a timer the waiter made itself. Nothing here starts a goroutine.
 //
-// So a lock can be shared by a bubble and the code around it, or by two
-// bubbles: a wait in a bubble for a holder outside it ends at a poll
-// after the release, on the bubble's clock (which moves on only while
-// every goroutine of the bubble is durably blocked).
+// A waiter's channel belongs to the goroutine that made it, so, as with
+// x/sync's semaphore, a lock waited for inside a synctest bubble must be
+// released inside it.
 package ctxwait

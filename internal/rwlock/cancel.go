@@ -1,11 +1,6 @@
 package rwlock
 
-import (
-	"sync/atomic"
-
-	"github.com/syncwatch/syncwatch/internal/bubble"
-	"github.com/syncwatch/syncwatch/internal/ctxwait"
-)
+import "sync/atomic"
 
 // The waits that can be given up; see "Giving up" in the package doc.
 
@@ -40,8 +35,10 @@ func (rw *RWMutex) awaitReadersOrCancel(e uint32, n int32, done <-chan struct{})
 		<-q.writer
 		return true
 	}
-	if waitToken(q.writer, &q.writerBells, done) {
+	select {
+	case <-q.writer:
 		return true
+	case <-done:
 	}
 	// Give up: first end the readers' count of this writer, which decides
 	// a race with the last reader out, then withdraw. In the other order a
@@ -76,7 +73,9 @@ func (rw *RWMutex) RLockOrCancel(done <-chan struct{}) bool {
 	raceDisable()
 	q := rw.queues()
 	ok := true
-	if !waitToken(q.readers, &q.readerBells, done) {
+	select {
+	case <-q.readers:
+	case <-done:
 		if ok = !rw.dequeue(v); ok {
 			<-q.readers // the writer let us in meanwhile
 		}
@@ -128,36 +127,5 @@ func (rw *RWMutex) uncount(e uint32) {
 		// Writer e let the reader in, and a later writer counted it as in
 		// and waits for it.
 		rw.leave(v)
-	}
-}
-
-// waitToken takes a token from c, or gives up when done is closed and
-// reports false. In a testing/synctest bubble it waits on a bell of the
-// bubble's, in bells, for a send on c, so that the wait is durable there:
-// see "Bubbles" in the package doc.
-//
-// Its caller has disabled the race detector; the bells' synchronization is
-// shown to it, as ctxwait's is (see lockQueue), the token's is not.
-func waitToken(c chan struct{}, bells *ctxwait.Bells, done <-chan struct{}) bool {
-	if bubble.In() {
-		raceEnable()
-		ok := bells.Wait(func() bool {
-			raceDisable()
-			defer raceEnable()
-			select {
-			case <-c:
-				return true
-			default:
-				return false
-			}
-		}, done)
-		raceDisable()
-		return ok
-	}
-	select {
-	case <-c:
-		return true
-	case <-done:
-		return false
 	}
 }

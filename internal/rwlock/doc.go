@@ -90,28 +90,6 @@
 // gate had already moved, a token was sent for the reader: it takes it and
 // holds the lock.
 //
-// # Bubbles
-//
-// A lock may be shared by a testing/synctest bubble and the code around
-// it (a package-level variable), or by two bubbles, as sync's are. A
-// channel made in a bubble is the bubble's, and a send or receive on it
-// from outside the bubble is a fatal error, so the lock's channels are of
-// no bubble: its queues, made on first contention, come from a stock made
-// outside any bubble (internal/bubble's Outside). A wait on them in a
-// bubble is not durable, as a wait for a sync lock is not: the bubble's
-// clock stands still while it lasts. A writer that finds the writers'
-// queue taken in a bubble waits in w's own queue, as sync's writers do:
-// internal/ctxwait's waiter would wait on a channel of the bubble's.
-//
-// A wait that can be given up (a context's) must be durable in a bubble,
-// or the bubble's clock, and with it the context's deadline, would never
-// move. So in a bubble it waits on a bell of the bubble's
-// (internal/ctxwait's Bells) and takes its token without blocking when
-// rung. A sender of a token rings the bells it can, those of its own
-// bubble; the waiter polls, on the bubble's clock, for the others. The
-// writers' queue's wait that can be given up is ctxwait's, which does the
-// same.
-//
 // Epochs wrap after 2^30 moves. A reader stopped between its add to the
 // count and its next step while the lock moves 2^30 times could mistake a
 // later writer for its own; like MaxReaders, a limit no program reaches.

@@ -5,7 +5,6 @@ import (
 	"sync/atomic"
 	"unsafe"
 
-	"github.com/syncwatch/syncwatch/internal/bubble"
 	"github.com/syncwatch/syncwatch/internal/ctxwait"
 )
 
@@ -47,26 +46,7 @@ type queues struct {
 	writer chan struct{}
 	// writers are the writers waiting for the writers' queue.
 	writers ctxwait.Queue
-	// readerBells and writerBells are the readers and the writer that
-	// wait in a testing/synctest bubble with a way to give up: see
-	// "Bubbles" in the package doc.
-	readerBells, writerBells ctxwait.Bells
 }
-
-// ringBells rings bells after a token was sent. Its caller has disabled
-// the race detector; the bells' synchronization is shown to it (see
-// waitToken).
-func (q *queues) ringBells(bells *ctxwait.Bells) {
-	raceEnable()
-	bells.Ring()
-	raceDisable()
-}
-
-// newQueues makes a lock's queues. Its channels are of no bubble: see
-// "Bubbles" in the package doc.
-var newQueues = bubble.Outside[*queues]{New: func() *queues {
-	return &queues{readers: make(chan struct{}, MaxReaders), writer: make(chan struct{}, 1)}
-}}
 
 // announcement is what writer e adds to the reader count.
 func announcement(e uint32) int64 { return -(writerBit | int64(e)<<epochShift) }
@@ -112,7 +92,12 @@ func (rw *RWMutex) queues() *queues {
 	if q := rw.q.Load(); q != nil {
 		return q
 	}
-	q := newQueues.Get()
+	// Made by the goroutine of the first contention: in a testing/synctest
+	// bubble, the bubble's, so that a wait on them is durable there and
+	// RLockContext ends at the bubble's fake deadline (on channels of no
+	// bubble the bubble's clock would never move). The limit: such a lock
+	// cannot then be waited for from outside that bubble.
+	q := &queues{readers: make(chan struct{}, MaxReaders), writer: make(chan struct{}, 1)}
 	if rw.q.CompareAndSwap(nil, q) {
 		return q
 	}
@@ -245,9 +230,7 @@ func (rw *RWMutex) leave(v int64) {
 		}
 		if rw.leaving.CompareAndSwap(l, word(e, n-1)) {
 			if n == 1 {
-				q := rw.queues()
-				q.writer <- struct{}{}
-				q.ringBells(&q.writerBells)
+				rw.queues().writer <- struct{}{}
 			}
 			break
 		}
@@ -349,12 +332,6 @@ func (rw *RWMutex) lockQueue() {
 	if rw.w.TryLock() {
 		return
 	}
-	if bubble.In() {
-		// See "Bubbles" in the package doc: ctxwait's bell would be the
-		// bubble's. The writer waits in w's own queue, as sync's do.
-		rw.w.Lock()
-		return
-	}
 	raceEnable()
 	rw.queues().writers.Lock((*rawQueue)(rw))
 	raceDisable()
@@ -416,6 +393,5 @@ func (rw *RWMutex) moveOn(e uint32) {
 		for range n {
 			q.readers <- struct{}{}
 		}
-		q.ringBells(&q.readerBells)
 	}
 }
