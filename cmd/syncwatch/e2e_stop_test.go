@@ -3,6 +3,7 @@
 package main_test
 
 import (
+	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -33,16 +34,24 @@ func TestStoppedRunRemovesItsWorkDir(t *testing.T) {
 		cmd := exec.Command(binary, "test", "-syncwatch", root, "-count=1", ".")
 		cmd.Dir = filepath.Join("testdata", "stopped")
 		cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "SYNCWATCH_E2E_STARTED="+started)
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
 		require.NoError(t, cmd.Start())
+		exited := make(chan error, 1)
+		go func() { exited <- cmd.Wait() }()
 		for {
 			if _, err := os.Stat(started); err == nil {
 				break
 			}
-			time.Sleep(10 * time.Millisecond) // polling a file: nothing to wait on
+			select {
+			case err := <-exited:
+				t.Fatalf("the run ended before its test started: %v\n%s", err, out.String())
+			case <-time.After(10 * time.Millisecond): // polling a file: nothing to wait on
+			}
 		}
 		require.Len(t, workDirs(t, tmp), 1, "the run's work directory")
 		require.NoError(t, cmd.Process.Signal(sig))
-		err = cmd.Wait()
+		err = <-exited
 		var exit *exec.ExitError
 		require.ErrorAs(t, err, &exit, sig.String())
 		assert.Equal(t, 128+int(sig), exit.ExitCode(), sig.String())
