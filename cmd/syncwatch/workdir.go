@@ -19,7 +19,8 @@ import (
 const ownerFile = ".syncwatch-owner"
 
 // newWorkDir makes a work directory. Unless keep, the run holds it
-// (owner) until release is called; release removes it.
+// (owner), if the file system lets it, until release is called; release
+// removes it.
 func newWorkDir(keep bool) (dir string, release func(), err error) {
 	sweepWorkDirs(os.TempDir())
 	dir, err = os.MkdirTemp("", "syncwatch-")
@@ -31,8 +32,9 @@ func newWorkDir(keep bool) (dir string, release func(), err error) {
 	}
 	unlock, err := own(filepath.Join(dir, ownerFile))
 	if err != nil {
-		os.RemoveAll(dir)
-		return "", nil, err
+		// A file system with no flock: the run goes on, and a directory
+		// it leaves if killed outright stays, as it would without this.
+		unlock = func() {}
 	}
 	return dir, func() {
 		os.RemoveAll(dir)
