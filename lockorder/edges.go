@@ -29,8 +29,9 @@ func recordEdges(gs *held.G, e held.Entry, st stack.ID) {
 	writtenHolds(gs)
 	if tooDeep(gs) {
 		// Nothing to record (R25): cached, so that a repeat takes the
-		// fast path.
+		// fast path. Its pairs of locks are unseen (R26).
 		cache(gs, e.Chain, e.Lock)
+		losePairs(gs)
 		return
 	}
 	obs, proving, writers, waiting := observe(gs, e, st, time.Now())
@@ -60,6 +61,7 @@ func recordEdges(gs *held.G, e held.Entry, st stack.ID) {
 	if ks := gs.GivenUp(); len(ks) > 0 {
 		cacheGivenUp(gs, ks)
 	}
+	vs = unproved(gs, vs)
 	if !e.Read && e.Lock.Class.Gated() {
 		vs = append(vs, narrowWriters(e.Lock.Class, writers)...)
 	}
@@ -174,8 +176,74 @@ func addEdge(from, to *class.Lock, o graph.Observation) graph.Cycle {
 	if f == t {
 		return nil
 	}
+	if everyPairSeen(from, to, o.FromRead) {
+		o.Inst = [2]graph.NodeID{graph.NodeID(from.ID), graph.NodeID(to.ID)}
+		trackPairs(from)
+		trackPairs(to)
+	}
 	_, _, c := eng.graph.Add(f, t, o, canBlock)
 	return c
+}
+
+// everyPairSeen reports whether every pair of locks joined by the edges
+// from holds of from's, for reading if fromRead, into to's reach addEdge
+// (RULES.md R26): the chain cache keys the edges into a lock of a named
+// class by the class, unless a hold names the lock (namesLock), so that
+// the next lock of the class taken under the same holds records nothing.
+// Where the hold itself does not name it, that is assumed.
+func everyPairSeen(from, to *class.Lock, fromRead bool) bool {
+	return !to.Class.Named || !to.Kind.Lock() || namesLock(&held.Entry{Lock: from, Read: fromRead}, to)
+}
+
+// unproved tells the graph of the edges gs dropped past R23's bound while
+// their holds stood: the pairs of locks of their graph edges are
+// incomplete (RULES.md R26). It appends to vs the reports of the cycles
+// R26 held back through them, which may now deadlock. Called with eng.mu
+// held.
+func unproved(gs *held.G, vs []Violation) []Violation {
+	es, many := gs.Unproved()
+	var again []*graph.Edge
+	if many {
+		again = eng.graph.LoseAllPairs()
+	}
+	for i := range es {
+		f, t := es[i].Locks()
+		if f == nil {
+			continue // collected: no pair of it can meet again
+		}
+		same := f.Class == t.Class
+		again = append(again, eng.graph.LosePairs(nodeID(f, same), nodeID(t, same))...)
+	}
+	for _, e := range again {
+		if c := eng.graph.Recheck(e, canBlock); c != nil {
+			vs = append(vs, cycleViolation(c, gs.ID(), stack.ID(e.First.Stack)))
+		}
+	}
+	return vs
+}
+
+// losePairs tells the graph that its pairs of locks are incomplete for
+// good (R26: gs made an acquisition R25 records no edge of), and
+// publishes the cycles R26 held back, which may now deadlock. Once done,
+// it costs the engine's lock alone, on a new chain that deep.
+func losePairs(gs *held.G) {
+	var vs []Violation
+	eng.mu.Lock()
+	for _, e := range eng.graph.LoseAllPairs() {
+		if c := eng.graph.Recheck(e, canBlock); c != nil {
+			vs = append(vs, cycleViolation(c, gs.ID(), stack.ID(e.First.Stack)))
+		}
+	}
+	eng.mu.Unlock()
+	publishAll(vs)
+}
+
+// trackPairs arranges for l's pairs to be dropped from the graph's edges
+// once l is unreachable (R26), as its nodes are (see node).
+func trackPairs(l *class.Lock) {
+	if l.Track() {
+		runtime.AddCleanup(l, forget, [2]graph.NodeID{graph.NodeID(l.ID), graph.NodeID(l.Class.ID)})
+	}
 }
 
 // Edges from read holds wait on their goroutine (held.Wait), their chain
@@ -610,10 +678,7 @@ func canBlock(e *graph.Edge) bool {
 // node returns l's graph node, its instance node when instance is set,
 // creating it. Called with eng.mu held.
 func node(l *class.Lock, instance bool) graph.NodeID {
-	id := graph.NodeID(l.Class.ID)
-	if instance {
-		id = graph.NodeID(l.ID)
-	}
+	id := nodeID(l, instance)
 	if eng.nodes == nil {
 		eng.nodes = make(map[graph.NodeID]nodeInfo)
 	}
@@ -639,11 +704,21 @@ func node(l *class.Lock, instance bool) graph.NodeID {
 	return id
 }
 
+// nodeID returns the id of l's graph node, its instance node's when
+// instance is set (see node).
+func nodeID(l *class.Lock, instance bool) graph.NodeID {
+	if instance {
+		return graph.NodeID(l.ID)
+	}
+	return graph.NodeID(l.Class.ID)
+}
+
 // forget removes a dead lock's nodes. A named class's node is removed
 // only when the class is freed (forgetClass).
 func forget(ids [2]graph.NodeID) {
 	eng.mu.Lock()
 	defer eng.mu.Unlock()
+	eng.graph.Forget(ids[0])
 	for _, id := range ids {
 		if n, ok := eng.nodes[id]; ok && (graph.NodeID(n.cls.ID) != id || !n.cls.Named) {
 			eng.graph.Remove(id)

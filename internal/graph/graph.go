@@ -55,6 +55,11 @@ type Observation struct {
 	// Sight is the sighting's goroutine clock (docs/RULES.md R21); its
 	// zero value orders nothing.
 	Sight hb.Sight
+	// Inst is the pair of locks (ids of the space gates use) the
+	// sighting joined, the lock held and the lock taken, if the owner
+	// records every such pair of the edge; {0, 0} if not, which leaves
+	// the edge's pairs lost (docs/RULES.md R26).
+	Inst [2]NodeID
 }
 
 // Edge is an order edge with what is known about it: the sightings of
@@ -99,6 +104,13 @@ type Edge struct {
 	// Sightings counts the observations merged into the edge after its
 	// first: Regate puts a lock back only into an edge seen no more since.
 	Sightings uint32
+
+	// pairs are the pairs of locks the sightings joined, unless
+	// pairsLost (R26); rolesHeld is set once R26 held back a cycle
+	// through the edge, so that a change in its pairs searches again.
+	pairs     []pair
+	pairsLost bool
+	rolesHeld bool
 
 	from, to      *Node
 	outIdx, inIdx int // positions in from.out and to.in
@@ -155,6 +167,16 @@ type Graph struct {
 	// held back on it, to search again if it turns loose.
 	loose  map[NodeID]struct{}
 	rwHeld map[NodeID][]*Edge
+	// RolesHeld counts the cycles R26 held back (rolesHold).
+	RolesHeld int
+	// pairsAt files the edges with a pair by the pair's locks, and
+	// roles the cycles of classes a lock met at a junction of (R26).
+	pairsAt map[NodeID][]*Edge
+	roles   map[string]struct{}
+	// lostAt holds the node pairs whose edges' pairs are incomplete for
+	// good (LosePairs); pairsUnsure, that every edge's are (LoseAllPairs).
+	lostAt      map[[2]NodeID]struct{}
+	pairsUnsure bool
 }
 
 // edgeKey is an edge's key in Graph.edges: its nodes, and whether To is
@@ -238,17 +260,21 @@ func (g *Graph) Add(from, to NodeID, o Observation, canBlock func(*Edge) bool) (
 	fn, tn := g.Node(from, ""), g.Node(to, "")
 	if e = g.edges[edgeKey{from, to, o.ToRead}]; e != nil {
 		e.Sightings++
-		if !g.merge(e, o) || g.cyclic == 0 {
+		merged := g.merge(e, o)
+		paired := g.addPair(e, o) && e.rolesHeld
+		if !merged && !paired || g.cyclic == 0 {
 			return e, false, nil
 		}
 		// What we know about the edge weakened (a gate or its Src was
-		// lost, or it was taken from a write hold) while the graph holds
-		// cycles: look again.
+		// lost, or it was taken from a write hold, or a cycle R26 held
+		// back through it has a new pair) while the graph holds cycles:
+		// look again.
 		return e, false, g.search(e, canBlock, math.MaxInt)
 	}
 	e = &Edge{From: from, To: to, First: o, Gate: o.Gate, ToWrite: !o.ToRead, FromWrite: !o.FromRead,
 		Hold: o.FromLock, RGate: o.RGate, Sight: o.Sight, shownGate: int32(o.Gate.Len())}
 	e.First.Sight = hb.Sight{}
+	g.addPair(e, o)
 	if !o.FromRead {
 		e.Src = o.FromLock
 	}
