@@ -106,6 +106,7 @@ func init() {
 	setModeAndProfile(defaultMode(os.Getenv("SYNCWATCH_MODE"), underTest()), os.Getenv("SYNCWATCH_HELD_PROFILE") == "1")
 	// Every acquisition is seen from here, if the mode is check.
 	initRule.Store(loadMode() == ModeCheck)
+	startPairs()
 	syncFastPaths() // even if the mode stayed ModeOff, which changes nothing above
 	applyMonitor(&defaultCfg, modeWord.Load())
 }

@@ -43,6 +43,8 @@ func recordEdges(gs *held.G, e held.Entry, st stack.ID) {
 		}
 	}
 	eng.mu.Lock()
+	again := append(sightHolds(gs, e.Lock), eng.rolesAgain...)
+	eng.rolesAgain = nil
 	found := addObserved(e.Lock, obs, nil)
 	if !waiting && len(proving) == 0 {
 		cache(gs, e.Chain, e.Lock)
@@ -61,10 +63,10 @@ func recordEdges(gs *held.G, e held.Entry, st stack.ID) {
 	if ks := gs.GivenUp(); len(ks) > 0 {
 		cacheGivenUp(gs, ks)
 	}
-	vs = unproved(gs, vs)
 	if !e.Read && e.Lock.Class.Gated() {
 		vs = append(vs, narrowWriters(e.Lock.Class, writers)...)
 	}
+	vs = recheckRoles(again, gs.ID(), vs)
 	eng.mu.Unlock()
 	publishAll(vs)
 }
@@ -176,11 +178,6 @@ func addEdge(from, to *class.Lock, o graph.Observation) graph.Cycle {
 	if f == t {
 		return nil
 	}
-	if everyPairSeen(from, to, o.FromRead) {
-		o.Inst = [2]graph.NodeID{graph.NodeID(from.ID), graph.NodeID(to.ID)}
-		trackPairs(from)
-		trackPairs(to)
-	}
 	_, _, c := eng.graph.Add(f, t, o, canBlock)
 	return c
 }
@@ -195,28 +192,79 @@ func everyPairSeen(from, to *class.Lock, fromRead bool) bool {
 	return !to.Class.Named || !to.Kind.Lock() || namesLock(&held.Entry{Lock: from, Read: fromRead}, to)
 }
 
-// unproved tells the graph of the edges gs dropped past R23's bound while
-// their holds stood: the pairs of locks of their graph edges are
-// incomplete (RULES.md R26). It appends to vs the reports of the cycles
-// R26 held back through them, which may now deadlock. Called with eng.mu
-// held.
-func unproved(gs *held.G, vs []Violation) []Violation {
-	es, many := gs.Unproved()
+// sightHolds tells the graph of the pairs of locks gs's acquisition of l
+// joins, one for each lock gs holds (RULES.md R26), whether the edges
+// they make reach the graph now, later or never, and returns the edges
+// to search again. Called with eng.mu held.
+func sightHolds(gs *held.G, l *class.Lock) []*graph.Edge {
 	var again []*graph.Edge
-	if many {
-		again = eng.graph.LoseAllPairs()
-	}
-	for i := range es {
-		f, t := es[i].Locks()
-		if f == nil {
-			continue // collected: no pair of it can meet again
+	ents := gs.Entries()
+	for i := range ents {
+		if h := &ents[i]; h.Lock != l {
+			again = append(again, sightPair(h.Lock, l, h.Read)...)
 		}
-		same := f.Class == t.Class
-		again = append(again, eng.graph.LosePairs(nodeID(f, same), nodeID(t, same))...)
 	}
-	for _, e := range again {
+	return again
+}
+
+// sightPair tells the graph that lock from, held for reading if
+// fromRead, and lock to were joined (R26), between their classes' nodes,
+// and returns the edges to search again. Every pair is known only where
+// the chain cache records each pair (everyPairSeen), and while the mode
+// has been check since the graph began (Reset, or the process's start):
+// an acquisition in another mode is unseen, so leaving check mode, or
+// starting the graph in another, loses every pair (unseenPairs). Called
+// with eng.mu held.
+func sightPair(from, to *class.Lock, fromRead bool) []*graph.Edge {
+	if !from.Class.Named && !to.Class.Named {
+		return nil // each a class of its own: the pair is the nodes (graph.SetSolo)
+	}
+	f, t := node(from, false), node(to, false)
+	known := everyPairSeen(from, to, fromRead)
+	if known {
+		trackPairs(from)
+		trackPairs(to)
+	}
+	return eng.graph.Sight(f, t, [2]graph.NodeID{pairID(from), pairID(to)}, known)
+}
+
+// pairID returns the id lock l goes by in the graph's pairs (R26): its
+// own, or, for a class of its own, its class's, which its node has.
+func pairID(l *class.Lock) graph.NodeID {
+	if l.Class.Named {
+		return graph.NodeID(l.ID)
+	}
+	return graph.NodeID(l.Class.ID)
+}
+
+// unseenPairs tells the graph that acquisitions go unseen (the mode is
+// not check): its pairs of locks are incomplete until the next Reset,
+// and the cycles R26 held back are searched again at the next new chain
+// (eng.rolesAgain). Called with eng.mu held.
+func unseenPairs() {
+	eng.rolesAgain = append(eng.rolesAgain, eng.graph.LoseAllPairs()...)
+}
+
+// startPairs loses the graph's pairs of locks at the process's start if
+// the mode is not check (see sightPair).
+func startPairs() {
+	if loadMode() != ModeCheck {
+		eng.mu.Lock()
+		unseenPairs()
+		eng.mu.Unlock()
+	}
+}
+
+// recheckRoles searches again through the edges es that sightPair or
+// losePairs returned, appending to vs the reports of the cycles found,
+// as goroutine gid's. Called with eng.mu held.
+func recheckRoles(es []*graph.Edge, gid int64, vs []Violation) []Violation {
+	for i, e := range es {
+		if slices.Contains(es[:i], e) {
+			continue
+		}
 		if c := eng.graph.Recheck(e, canBlock); c != nil {
-			vs = append(vs, cycleViolation(c, gs.ID(), stack.ID(e.First.Stack)))
+			vs = append(vs, cycleViolation(c, gid, stack.ID(e.First.Stack)))
 		}
 	}
 	return vs
@@ -229,19 +277,16 @@ func unproved(gs *held.G, vs []Violation) []Violation {
 func losePairs(gs *held.G) {
 	var vs []Violation
 	eng.mu.Lock()
-	for _, e := range eng.graph.LoseAllPairs() {
-		if c := eng.graph.Recheck(e, canBlock); c != nil {
-			vs = append(vs, cycleViolation(c, gs.ID(), stack.ID(e.First.Stack)))
-		}
-	}
+	vs = recheckRoles(eng.graph.LoseAllPairs(), gs.ID(), vs)
 	eng.mu.Unlock()
 	publishAll(vs)
 }
 
-// trackPairs arranges for l's pairs to be dropped from the graph's edges
-// once l is unreachable (R26), as its nodes are (see node).
+// trackPairs arranges for l's pairs to be dropped from the graph once l
+// is unreachable (R26), as its nodes are (see node). A lock of a class
+// of its own takes its pairs with its node.
 func trackPairs(l *class.Lock) {
-	if l.Track() {
+	if l.Class.Named && l.Track() {
 		runtime.AddCleanup(l, forget, [2]graph.NodeID{graph.NodeID(l.ID), graph.NodeID(l.Class.ID)})
 	}
 }
@@ -687,6 +732,9 @@ func node(l *class.Lock, instance bool) graph.NodeID {
 		eng.peak = max(eng.peak, len(eng.nodes))
 		eng.classes.add(l.Class.ID, id)
 		eng.graph.Node(id, "")
+		if !l.Class.Named {
+			eng.graph.SetSolo(id)
+		}
 		if l.Class.Gated() {
 			eng.graph.SetWritersGate(id, eng.wgates[l.Class.ID])
 		}
@@ -755,6 +803,7 @@ func forgetClass(c *class.Class) {
 func forgetWriters() {
 	eng.mu.Lock()
 	defer eng.mu.Unlock()
+	unseenPairs()
 	forgot := false
 	for _, n := range eng.nodes {
 		if c := n.cls; c.Gated() {
@@ -799,6 +848,10 @@ func resetEngine() {
 	forgetUngated()
 	readEpoch.Add(1)
 	eng.graph.Reset()
+	eng.rolesAgain = nil
+	if Mode(modeWord.Load()&modeMask) != ModeCheck {
+		unseenPairs()
+	}
 	eng.nodes, eng.peak = nil, 0
 	eng.classes = byClass{}
 	chains.Clear()

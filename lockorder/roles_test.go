@@ -116,3 +116,118 @@ func TestAnAcquisitionTooDeepToRecordEndsTheRolesRule(t *testing.T) {
 	})
 	require.Len(t, only(lockorder.KindCycle), 1)
 }
+
+// pairOf returns a function that locks x, then y.
+func pairOf(x, y *lockorder.Mutex) func() {
+	return func() { lockAB(x, y) }
+}
+
+// A cycle of locks is reported however it walks the classes: two laps
+// of a cycle of two classes (four philosophers of two kinds), a closed
+// walk through three classes that is no lap of one cycle, or a hop
+// between two locks of one class (R2), each taken by goroutines that
+// can deadlock.
+func TestACycleOfLocksIsReportedHoweverItWalksTheClasses(t *testing.T) {
+	t.Run("two laps", func(t *testing.T) {
+		fresh(t)
+		a1, a2 := lockorder.NewMutex("roles.ring.a"), lockorder.NewMutex("roles.ring.a")
+		b1, b2 := lockorder.NewMutex("roles.ring.b"), lockorder.NewMutex("roles.ring.b")
+		run(pairOf(a1, b1))
+		run(pairOf(b1, a2))
+		run(pairOf(a2, b2))
+		run(pairOf(b2, a1))
+		require.NotEmpty(t, only(lockorder.KindCycle))
+	})
+	t.Run("through three classes", func(t *testing.T) {
+		fresh(t)
+		a1, a2 := lockorder.NewMutex("roles.walk.a"), lockorder.NewMutex("roles.walk.a")
+		b1, b2 := lockorder.NewMutex("roles.walk.b"), lockorder.NewMutex("roles.walk.b")
+		c1 := lockorder.NewMutex("roles.walk.c")
+		run(pairOf(a1, b1))
+		run(pairOf(b1, c1))
+		run(pairOf(c1, a2))
+		run(pairOf(a2, b2))
+		run(pairOf(b2, a1))
+		require.NotEmpty(t, only(lockorder.KindCycle))
+	})
+	t.Run("a hop within a class", func(t *testing.T) {
+		fresh(t)
+		var registry lockorder.Mutex
+		a1, a2 := lockorder.NewMutex("roles.acct"), lockorder.NewMutex("roles.acct")
+		run(pairOf(&registry, a1)) // look up, then lock the account
+		run(pairOf(a1, a2))        // a transfer, ordered by id
+		run(pairOf(a2, &registry)) // an account registers under its lock
+		require.NotEmpty(t, only(lockorder.KindCycle))
+	})
+}
+
+// A pair of locks counts once sighted, whether or not its edge reaches
+// the graph: an edge from a read hold dropped past the bound of waiting
+// edges (R12), or spoiled by another reader's hand-off (R13), and one
+// from a write hold dropped by a mode switch while it waited (R23). The
+// locks are then taken the other way: a cycle of locks, reported.
+func TestAPairSightedCountsWhetherItsEdgeIsAddedOrNot(t *testing.T) {
+	inverse := func(x *lockorder.RWMutex, y *lockorder.Mutex) {
+		run(func() { y.Lock(); x.Lock(); x.Unlock(); y.Unlock() })
+	}
+	other := func(x *lockorder.RWMutex, y *lockorder.Mutex) {
+		run(func() { x.RLock(); y.Lock(); y.Unlock(); x.RUnlock() })
+	}
+	t.Run("past the bound of waiting edges", func(t *testing.T) {
+		fresh(t)
+		x1, x2 := lockorder.NewRWMutex("roles.rw.x"), lockorder.NewRWMutex("roles.rw.x")
+		var y lockorder.Mutex
+		run(func() {
+			x1.RLock()
+			y.Lock()
+			y.Unlock()
+			zs := make([]lockorder.Mutex, 70)
+			for i := range zs {
+				zs[i].Lock()
+				zs[i].Unlock()
+			}
+			x1.RUnlock()
+		})
+		other(x2, &y)
+		inverse(x1, &y)
+		require.NotEmpty(t, only(lockorder.KindCycle))
+	})
+	t.Run("spoiled by a hand-off", func(t *testing.T) {
+		fresh(t)
+		x1, x2 := lockorder.NewRWMutex("roles.spoil.x"), lockorder.NewRWMutex("roles.spoil.x")
+		var y lockorder.Mutex
+		run(func() {
+			x1.RLock()
+			y.Lock()
+			y.Unlock()
+			run(x1.RLock)   // a read transaction begun here
+			run(x1.RUnlock) // and ended there
+			x1.RUnlock()
+		})
+		other(x2, &y)
+		inverse(x1, &y)
+		require.NotEmpty(t, only(lockorder.KindCycle))
+	})
+	t.Run("a mode switch", func(t *testing.T) {
+		fresh(t)
+		x1, x2 := lockorder.NewMutex("roles.mode.x"), lockorder.NewMutex("roles.mode.x")
+		var y lockorder.Mutex
+		run(pairOf(x2, &y))
+		run(pairOf(&y, x1))
+		require.Empty(t, only(lockorder.KindCycle), "held back by R26: y met")
+		run(func() {
+			x1.Lock()
+			y.Lock()
+			y.Unlock()
+			run(func() {
+				lockorder.Configure(lockorder.WithMode(lockorder.ModeTrace))
+				lockorder.Configure(lockorder.WithMode(lockorder.ModeCheck))
+			})
+			x1.Unlock()
+		})
+		// A cycle held back is searched again at the next new chain.
+		var a, b lockorder.Mutex
+		run(func() { lockAB(&a, &b) })
+		require.NotEmpty(t, only(lockorder.KindCycle), "x1 and y taken both ways in check mode")
+	})
+}

@@ -2,7 +2,8 @@
 // A->B says "B was acquired while A was held". A cycle is a possible
 // deadlock (docs/RULES.md R1). A pair of nodes has up to two edges A->B,
 // one per way of acquiring B (R5). Which cycles can deadlock is decided by
-// the rules R6 to R10 and R18, each written down in docs/RULES.md.
+// the rules R6 to R10, R18 and R26 (the pairs of locks a class cycle's
+// part joined, roles.go), each written down in docs/RULES.md.
 //
 // Cycle search runs only when an edge is new (or when what is known about an
 // existing edge changes). While the graph is acyclic it keeps an incremental
@@ -55,11 +56,6 @@ type Observation struct {
 	// Sight is the sighting's goroutine clock (docs/RULES.md R21); its
 	// zero value orders nothing.
 	Sight hb.Sight
-	// Inst is the pair of locks (ids of the space gates use) the
-	// sighting joined, the lock held and the lock taken, if the owner
-	// records every such pair of the edge; {0, 0} if not, which leaves
-	// the edge's pairs lost (docs/RULES.md R26).
-	Inst [2]NodeID
 }
 
 // Edge is an order edge with what is known about it: the sightings of
@@ -105,11 +101,9 @@ type Edge struct {
 	// first: Regate puts a lock back only into an edge seen no more since.
 	Sightings uint32
 
-	// pairs are the pairs of locks the sightings joined, unless
-	// pairsLost (R26); rolesHeld is set once R26 held back a cycle
-	// through the edge, so that a change in its pairs searches again.
-	pairs     []pair
-	pairsLost bool
+	// rolesHeld is set once R26 held back a cycle through the edge's
+	// part of the graph, so that a change in its pairs of locks searches
+	// again (Graph.Sight).
 	rolesHeld bool
 
 	from, to      *Node
@@ -129,6 +123,11 @@ type Node struct {
 	via  *Edge // breadth-first search parent
 	// writers is the node's writers' gate (see SetWritersGate).
 	writers Gate
+	// sets are the pair sets of the node (R26), and rolesHeld is set
+	// once R26 held back a cycle through its part of the graph.
+	sets      []*pairSet
+	rolesHeld bool
+	solo      bool // a class of one lock (SetSolo)
 }
 
 // Graph is a lock-order graph. The zero Graph is empty and ready to use.
@@ -169,13 +168,12 @@ type Graph struct {
 	rwHeld map[NodeID][]*Edge
 	// RolesHeld counts the cycles R26 held back (rolesHold).
 	RolesHeld int
-	// pairsAt files the edges with a pair by the pair's locks, and
-	// roles the cycles of classes a lock met at a junction of (R26).
-	pairsAt map[NodeID][]*Edge
-	roles   map[string]struct{}
-	// lostAt holds the node pairs whose edges' pairs are incomplete for
-	// good (LosePairs); pairsUnsure, that every edge's are (LoseAllPairs).
-	lostAt      map[[2]NodeID]struct{}
+	// sets are the pairs of locks sighted, by their nodes; pairsAt
+	// files them by lock; roles holds the cycles of classes a lock met;
+	// pairsUnsure says every pair may be unknown (LoseAllPairs). R26.
+	sets        map[[2]NodeID]*pairSet
+	pairsAt     map[NodeID][]*pairSet
+	roles       map[string]struct{}
 	pairsUnsure bool
 }
 
@@ -260,21 +258,17 @@ func (g *Graph) Add(from, to NodeID, o Observation, canBlock func(*Edge) bool) (
 	fn, tn := g.Node(from, ""), g.Node(to, "")
 	if e = g.edges[edgeKey{from, to, o.ToRead}]; e != nil {
 		e.Sightings++
-		merged := g.merge(e, o)
-		paired := g.addPair(e, o) && e.rolesHeld
-		if !merged && !paired || g.cyclic == 0 {
+		if !g.merge(e, o) || g.cyclic == 0 {
 			return e, false, nil
 		}
 		// What we know about the edge weakened (a gate or its Src was
-		// lost, or it was taken from a write hold, or a cycle R26 held
-		// back through it has a new pair) while the graph holds cycles:
-		// look again.
+		// lost, or it was taken from a write hold) while the graph holds
+		// cycles: look again.
 		return e, false, g.search(e, canBlock, math.MaxInt)
 	}
 	e = &Edge{From: from, To: to, First: o, Gate: o.Gate, ToWrite: !o.ToRead, FromWrite: !o.FromRead,
 		Hold: o.FromLock, RGate: o.RGate, Sight: o.Sight, shownGate: int32(o.Gate.Len())}
 	e.First.Sight = hb.Sight{}
-	g.addPair(e, o)
 	if !o.FromRead {
 		e.Src = o.FromLock
 	}
@@ -414,6 +408,7 @@ func (g *Graph) Remove(id NodeID) {
 		g.unlink(e)
 	}
 	g.countWriters(n.writers, -1)
+	g.removeSets(n)
 	delete(g.nodes, id)
 	delete(g.loose, id)
 	delete(g.rwHeld, id)

@@ -5,67 +5,211 @@ import (
 	"slices"
 )
 
-// Instances in fixed roles (docs/RULES.md R26). A cycle of classes is
-// held back when the run shows the locks its edges joined, and they form
-// no cycle of locks although every class of it met itself on both sides:
-// objects of two types in a tree whose levels alternate them, each
-// locking its own lock and then its parent's.
+// Locks in fixed roles (docs/RULES.md R26). The owner tells the graph,
+// at each sighting, which two locks it joined (Sight); a cycle of
+// classes is held back when the pairs of locks of its strongly connected
+// part are all known and close no cycle of locks, and some lock met the
+// cycle: objects of two types in a tree whose levels alternate them,
+// each locking its own lock, then its parent's.
 
-// maxPairs bounds the pairs of locks an edge keeps: past it the edge's
-// pairs are lost, and no cycle through it is held back by R26.
+// maxPairs bounds the pairs of locks a pair set keeps: past it the
+// set is lost, and no cycle through its nodes is held back.
 const maxPairs = 64
 
-// maxRoles bounds the cycles of classes R26 remembers a junction of, met
-// by one lock, for.
+// maxRoles bounds the cycles of classes remembered as met (roles).
 const maxRoles = 4096
 
-// pair is a pair of locks an edge joined: From's lock held, To's taken.
+// maxRolesPart bounds the nodes and edges rolesClean visits to find a
+// strongly connected part: a larger one holds nothing back.
+const maxRolesPart = 8192
+
+// maxRolesCycles bounds the cycles searchUnmet looks at: past it, the
+// first is reported.
+const maxRolesCycles = 64
+
+// pair is a pair of locks a sighting joined: the lock held, the lock taken.
 type pair struct{ from, to NodeID }
 
-// addPair records the locks o joined (Observation.Inst) as a pair of e,
-// and reports whether what e knows of its pairs changed: a pair new to
-// it, or its pairs lost (an unknown pair, or one past maxPairs).
-func (g *Graph) addPair(e *Edge, o Observation) bool {
-	if e.pairsLost {
-		return false
-	}
-	p := pair{o.Inst[0], o.Inst[1]}
-	if p.from == 0 || p.to == 0 {
-		e.pairs, e.pairsLost = nil, true
-		return true
-	}
-	if slices.Contains(e.pairs, p) {
-		return false
-	}
-	if len(e.pairs) == maxPairs {
-		e.pairs, e.pairsLost = nil, true
-		return true
-	}
-	e.pairs = append(e.pairs, p)
-	g.indexPair(e, o.Inst)
-	return true
+// pairSet is what is known of the pairs of locks joined between two
+// nodes (classes), whichever way the second was acquired: the pairs, or
+// lost if some may be unknown.
+type pairSet struct {
+	from, to NodeID
+	pairs    []pair
+	lost     bool
+	dead     bool // a node of it was removed
 }
 
-// indexPairs files e under the locks of its pairs that are not yet, for
-// forgetPairs.
-func (g *Graph) indexPair(e *Edge, inst [2]NodeID) {
-	if g.pairsAt == nil {
-		g.pairsAt = make(map[NodeID][]*Edge)
+// Sight records that a sighting from node from to node to joined the
+// locks inst (the lock held, the lock taken), or, unless known, that
+// some pairs of those nodes may go unseen. The nodes are classes (for
+// two locks of one class, that class twice). It returns the edges to
+// search again (Recheck): those through which R26 held a cycle back, if
+// what is known of the pairs changed.
+func (g *Graph) Sight(from, to NodeID, inst [2]NodeID, known bool) []*Edge {
+	if g.pairsUnsure {
+		return nil
 	}
-	for _, id := range inst {
-		if es := g.pairsAt[id]; len(es) == 0 || es[len(es)-1] != e {
-			g.pairsAt[id] = append(es, e)
+	s := g.pairSet(from, to)
+	p := pair{inst[0], inst[1]}
+	switch {
+	case s.lost:
+		return nil
+	case !known || p.from == 0 || p.to == 0 || len(s.pairs) == maxPairs && !slices.Contains(s.pairs, p):
+		g.unindexSet(s)
+		s.pairs, s.lost = nil, true
+	case slices.Contains(s.pairs, p):
+		return nil
+	default:
+		s.pairs = append(s.pairs, p)
+		g.indexPair(s, p)
+	}
+	if !g.nodes[from].rolesHeld && !g.nodes[to].rolesHeld {
+		return nil
+	}
+	return g.heldEdges(from, to)
+}
+
+// pairSet returns the pair set of nodes from and to, making it and the
+// nodes.
+func (g *Graph) pairSet(from, to NodeID) *pairSet {
+	k := [2]NodeID{from, to}
+	if s := g.sets[k]; s != nil {
+		return s
+	}
+	fn, tn := g.Node(from, ""), g.Node(to, "")
+	s := &pairSet{from: from, to: to}
+	if g.sets == nil {
+		g.sets = make(map[[2]NodeID]*pairSet)
+	}
+	g.sets[k] = s
+	fn.sets = append(fn.sets, s)
+	if tn != fn {
+		tn.sets = append(tn.sets, s)
+	}
+	return s
+}
+
+// heldEdges returns the edges out of from and into to through which R26
+// held a cycle back.
+func (g *Graph) heldEdges(from, to NodeID) []*Edge {
+	var es []*Edge
+	if n := g.nodes[from]; n != nil {
+		for _, e := range n.out {
+			if e.rolesHeld {
+				es = append(es, e)
+			}
 		}
+	}
+	if n := g.nodes[to]; n != nil {
+		for _, e := range n.in {
+			if e.rolesHeld && !slices.Contains(es, e) {
+				es = append(es, e)
+			}
+		}
+	}
+	return es
+}
+
+// indexPair files s under the locks of p, for forgetPairs.
+func (g *Graph) indexPair(s *pairSet, p pair) {
+	if g.pairsAt == nil {
+		g.pairsAt = make(map[NodeID][]*pairSet)
+	}
+	for _, id := range [2]NodeID{p.from, p.to} {
+		if ss := g.pairsAt[id]; !slices.Contains(ss, s) {
+			g.pairsAt[id] = append(ss, s)
+		}
+	}
+}
+
+// unindexSet takes s out of the index of each lock of its pairs.
+func (g *Graph) unindexSet(s *pairSet) {
+	for _, p := range s.pairs {
+		g.unindex(p.from, s)
+		g.unindex(p.to, s)
+	}
+}
+
+// unindex takes s out of lock id's index.
+func (g *Graph) unindex(id NodeID, s *pairSet) {
+	ss := slices.DeleteFunc(g.pairsAt[id], func(t *pairSet) bool { return t == s })
+	if len(ss) == 0 {
+		delete(g.pairsAt, id)
+	} else {
+		g.pairsAt[id] = ss
 	}
 }
 
 // forgetPairs drops the pairs of lock id, which is dead: it can join no
 // cycle of locks any more.
 func (g *Graph) forgetPairs(id NodeID) {
-	for _, e := range g.pairsAt[id] {
-		e.pairs = slices.DeleteFunc(e.pairs, func(p pair) bool { return p.from == id || p.to == id })
+	for _, s := range g.pairsAt[id] {
+		var others []NodeID
+		s.pairs = slices.DeleteFunc(s.pairs, func(p pair) bool {
+			switch id {
+			case p.from:
+				others = append(others, p.to)
+			case p.to:
+				others = append(others, p.from)
+			default:
+				return false
+			}
+			return true
+		})
+		for _, o := range others {
+			if o != id && !slices.ContainsFunc(s.pairs, func(p pair) bool { return p.from == o || p.to == o }) {
+				g.unindex(o, s)
+			}
+		}
 	}
 	delete(g.pairsAt, id)
+}
+
+// removeSets drops the pair sets of node n, which is being removed.
+func (g *Graph) removeSets(n *Node) {
+	for _, s := range n.sets {
+		if s.dead {
+			continue
+		}
+		s.dead = true
+		g.unindexSet(s)
+		delete(g.sets, [2]NodeID{s.from, s.to})
+		other := s.to
+		if other == n.ID {
+			other = s.from
+		}
+		if o := g.nodes[other]; o != nil && o != n {
+			o.sets = slices.DeleteFunc(o.sets, func(t *pairSet) bool { return t == s })
+		}
+	}
+	n.sets = nil
+}
+
+// LosePairs says that some pairs of locks of nodes from and to may never
+// be seen (Sight with known unset). It returns the edges to search again.
+func (g *Graph) LosePairs(from, to NodeID) []*Edge {
+	return g.Sight(from, to, [2]NodeID{}, false)
+}
+
+// LoseAllPairs says that the pairs of every node may be unknown, now and
+// from now on: R26 holds nothing back any more. It returns the edges
+// through which it held a cycle back, to search again.
+func (g *Graph) LoseAllPairs() []*Edge {
+	if g.pairsUnsure {
+		return nil
+	}
+	g.pairsUnsure, g.sets, g.pairsAt, g.roles = true, nil, nil, nil
+	var again []*Edge
+	for _, n := range g.nodes {
+		n.sets = nil
+		for _, e := range n.out {
+			if e.rolesHeld {
+				again = append(again, e)
+			}
+		}
+	}
+	return again
 }
 
 // cycleKey returns c's nodes, from the least, as a string.
@@ -78,74 +222,161 @@ func cycleKey(c Cycle) string {
 	return string(b)
 }
 
-// rolesHold reports whether R26 holds cycle c back: every edge's pairs
-// are known (those of both ways of acquiring its To, R5), every junction
-// of c (a class, To of one edge and From of the next) has a lock To of a
-// pair of the first edge and From of a pair of the next, and no lock
-// reaches itself by pairs of c's edges taken in c's order.
-func (g *Graph) rolesHold(c Cycle) bool {
-	if len(c) < 2 {
-		return false
+// SetSolo says that node id is a class of one lock: the pairs of an
+// edge between two such nodes are that one pair, the nodes' ids, and the
+// owner sights none (Sight). The lock is known by its node's id.
+func (g *Graph) SetSolo(id NodeID) {
+	if n := g.nodes[id]; n != nil {
+		n.solo = true
 	}
-	steps := make([][]pair, len(c))
-	for i, e := range c {
-		ps, ok := g.pairsOf(e)
-		if !ok {
-			return false
-		}
-		steps[i] = ps
-	}
-	key := cycleKey(c)
-	if _, ok := g.roles[key]; !ok {
-		met := false
-		for i := range steps {
-			if meets(steps[i], steps[(i+1)%len(steps)]) {
-				met = true
-				break
-			}
-		}
-		if !met {
-			return false
-		}
-		if len(g.roles) < maxRoles {
-			if g.roles == nil {
-				g.roles = make(map[string]struct{})
-			}
-			g.roles[key] = struct{}{}
-		}
-	}
-	return !closesOnALock(steps)
 }
 
-// pairsOf returns the pairs of the edges from e.From to e.To, both ways
-// of acquiring To, and whether they are all known.
+// pairsOf returns the pairs of locks joined between the nodes of edge e,
+// either way of acquiring e.To, and whether they are all known.
 func (g *Graph) pairsOf(e *Edge) ([]pair, bool) {
+	if s := g.sets[[2]NodeID{e.From, e.To}]; s != nil {
+		return s.pairs, !s.lost
+	}
+	if e.from.solo && e.to.solo {
+		return []pair{{e.From, e.To}}, true
+	}
+	return nil, false
+}
+
+// rolesClean reports whether the strongly connected part of the graph
+// that holds edge e is one R26 may hold cycles back in: every pair of
+// its nodes joined by an edge has its pairs known, and the pairs of its
+// nodes (those of two locks of one class included) close no cycle of
+// locks. Every cycle through e lies in that part, and so does every
+// cycle of locks along classes of it: a lock's pairs all join its class.
+// It returns the part's edges, nil if it is not clean.
+func (g *Graph) rolesClean(e *Edge) []*Edge {
 	if g.pairsUnsure {
-		return nil, false
+		return nil
 	}
-	if _, ok := g.lostAt[[2]NodeID{e.From, e.To}]; ok {
-		return nil, false
+	budget := maxRolesPart
+	fwd := g.reach(e.from, func(n *Node) []*Edge { return n.out }, func(x *Edge) *Node { return x.to }, &budget)
+	bwd := g.reach(e.from, func(n *Node) []*Edge { return n.in }, func(x *Edge) *Node { return x.from }, &budget)
+	if fwd == nil || bwd == nil {
+		return nil
 	}
-	var ps []pair
-	for _, read := range [2]bool{false, true} {
-		f := g.edges[edgeKey{e.From, e.To, read}]
-		if f == nil {
+	var edges []*Edge
+	out := make(map[NodeID][]NodeID)
+	add := func(ps []pair) {
+		for _, p := range ps {
+			if !slices.Contains(out[p.from], p.to) {
+				out[p.from] = append(out[p.from], p.to)
+			}
+		}
+	}
+	for n := range fwd {
+		if !bwd[n] {
 			continue
 		}
-		if f.pairsLost {
-			return nil, false
+		if s := g.sets[[2]NodeID{n.ID, n.ID}]; s != nil {
+			if s.lost {
+				return nil
+			}
+			add(s.pairs)
 		}
-		ps = append(ps, f.pairs...)
+		for _, x := range n.out {
+			if !fwd[x.to] || !bwd[x.to] {
+				continue
+			}
+			edges = append(edges, x)
+			ps, ok := g.pairsOf(x)
+			if !ok {
+				return nil
+			}
+			add(ps)
+		}
 	}
-	return ps, true
+	if locksCycle(out) {
+		return nil
+	}
+	return edges
 }
 
-// meets reports whether a lock is the To of a pair of in and the From of
-// a pair of out.
-func meets(in, out []pair) bool {
-	for _, p := range in {
-		for _, q := range out {
-			if p.to == q.from {
+// reach returns the nodes reachable from n along next, n included,
+// counting them and the edges it follows against budget; nil past it.
+func (g *Graph) reach(n *Node, out func(*Node) []*Edge, next func(*Edge) *Node, budget *int) map[*Node]bool {
+	seen := map[*Node]bool{n: true}
+	queue := []*Node{n}
+	for len(queue) > 0 {
+		m := queue[0]
+		queue = queue[1:]
+		for _, x := range out(m) {
+			if *budget--; *budget < 0 {
+				return nil
+			}
+			if t := next(x); !seen[t] {
+				seen[t] = true
+				queue = append(queue, t)
+			}
+		}
+	}
+	return seen
+}
+
+// locksCycle reports whether the pairs out (the locks each is joined to)
+// close a cycle of locks.
+func locksCycle(out map[NodeID][]NodeID) bool {
+	const (
+		unseen = iota
+		open
+		done
+	)
+	state := make(map[NodeID]uint8, len(out))
+	type frame struct {
+		id NodeID
+		i  int
+	}
+	for start := range out {
+		if state[start] != unseen {
+			continue
+		}
+		stack := []frame{{id: start}}
+		state[start] = open
+		for len(stack) > 0 {
+			f := &stack[len(stack)-1]
+			if f.i == len(out[f.id]) {
+				state[f.id] = done
+				stack = stack[:len(stack)-1]
+				continue
+			}
+			next := out[f.id][f.i]
+			f.i++
+			switch state[next] {
+			case open:
+				return true
+			case unseen:
+				state[next] = open
+				stack = append(stack, frame{id: next})
+			}
+		}
+	}
+	return false
+}
+
+// met reports whether some lock met cycle c: the To of a pair of one
+// edge's nodes and the From of a pair of the next edge's, now or when
+// R26 held c back before (roles).
+func (g *Graph) met(c Cycle) bool {
+	key := cycleKey(c)
+	if _, ok := g.roles[key]; ok {
+		return true
+	}
+	for i, e := range c {
+		in, _ := g.pairsOf(e)
+		out, _ := g.pairsOf(c[(i+1)%len(c)])
+		for _, p := range in {
+			if slices.ContainsFunc(out, func(q pair) bool { return q.from == p.to }) {
+				if len(g.roles) < maxRoles {
+					if g.roles == nil {
+						g.roles = make(map[string]struct{})
+					}
+					g.roles[key] = struct{}{}
+				}
 				return true
 			}
 		}
@@ -153,87 +384,23 @@ func meets(in, out []pair) bool {
 	return false
 }
 
-// closesOnALock reports whether some lock reaches itself through one pair
-// of each step, in order: a cycle of locks along the cycle of classes.
-func closesOnALock(steps [][]pair) bool {
-	var cur, next []NodeID
-	for i, p := range steps[0] {
-		if containsFrom(steps[0][:i], p.from) {
-			continue // that start was tried
-		}
-		cur = append(cur[:0], p.from)
-		for _, step := range steps {
-			next = next[:0]
-			for _, q := range step {
-				if containsID(cur, q.from) && !containsID(next, q.to) {
-					next = append(next, q.to)
-				}
-			}
-			cur, next = next, cur
-			if len(cur) == 0 {
-				break
-			}
-		}
-		if containsID(cur, p.from) {
-			return true
-		}
+// searchUnmet looks, in a part that rolesClean found clean (its edges
+// part), for a cycle through e that no lock met, first the one the
+// search found, then the others (each other simple cycle through e
+// leaves out an edge of one held back: it searches again without each
+// such edge in turn, and so on). It returns that cycle, or nil, having
+// marked the part's edges and pair sets, or, past maxRolesCycles
+// cycles, the first, reported as though R26 had held nothing back.
+func (g *Graph) searchUnmet(e *Edge, canBlock func(*Edge) bool, bound int, first Cycle, part []*Edge) (Cycle, int) {
+	if !g.met(first) {
+		return first, 0
 	}
-	return false
-}
-
-func containsFrom(ps []pair, id NodeID) bool {
-	for _, p := range ps {
-		if p.from == id {
-			return true
-		}
-	}
-	return false
-}
-
-func containsID(ids []NodeID, id NodeID) bool {
-	for _, x := range ids {
-		if x == id {
-			return true
-		}
-	}
-	return false
-}
-
-// holdRoles reports whether R26 holds c back, and if so marks its edges,
-// so that a change in their pairs searches again through them (Add).
-func (g *Graph) holdRoles(c Cycle) bool {
-	if !g.rolesHold(c) {
-		return false
-	}
-	for _, e := range c {
-		for _, read := range [2]bool{false, true} {
-			if f := g.edges[edgeKey{e.From, e.To, read}]; f != nil {
-				f.rolesHeld = true
-			}
-		}
-	}
-	g.RolesHeld++
-	return true
-}
-
-// searchPastRoles looks for a cycle through e that R26 does not hold
-// back, held being the one the search found first, which it does, and n
-// the states that search visited. Every other simple cycle through e
-// leaves out an edge of held other than e: it searches again without
-// each such edge in turn, and so on from each cycle R26 holds back, so
-// that, run to its end, it finds a cycle that can deadlock if there is
-// one. Its searches visit at most rolesFactor times n states in all
-// (rolesMin at least): past that it returns held, reported as though
-// R26 had not held it back. It returns the cycle, or nil, and how many
-// states it visited.
-func (g *Graph) searchPastRoles(e *Edge, canBlock func(*Edge) bool, bound int, held Cycle, n int) (Cycle, int) {
-	budget := min(g.maxSearch(), max(rolesMin, rolesFactor*n))
-	used := 0
 	type branch struct {
 		out   []*Edge // the edges left out
-		cycle Cycle   // the cycle R26 held back with them left out
+		cycle Cycle
 	}
-	queue := []branch{{cycle: held}}
+	queue := []branch{{cycle: first}}
+	used, looked := 0, 1
 	for len(queue) > 0 {
 		b := queue[0]
 		queue = queue[1:]
@@ -241,82 +408,35 @@ func (g *Graph) searchPastRoles(e *Edge, canBlock func(*Edge) bool, bound int, h
 			if f == e || slices.Contains(b.out, f) {
 				continue
 			}
+			if looked++; looked > maxRolesCycles {
+				return first, used
+			}
 			out := append(slices.Clip(b.out), f)
 			without := func(x *Edge) bool {
 				return !slices.Contains(out, x) && (canBlock == nil || canBlock(x))
-			}
-			if used >= budget {
-				return held, used
 			}
 			d, k := g.searchCounted(e, without, bound)
 			used += k
 			if d == nil {
 				continue
 			}
-			if !g.holdRoles(d) {
+			if !g.met(d) {
 				return d, used
 			}
 			queue = append(queue, branch{out: out, cycle: d})
 		}
 	}
+	g.holdPart(part)
 	return nil, used
 }
 
-// rolesMin and rolesFactor make the budget of searchPastRoles, as
-// existsMin and existsFactor make R10's.
-const (
-	rolesMin    = 4096
-	rolesFactor = 8
-)
-
-// maxLostAt bounds the node pairs LosePairs remembers without an edge:
-// past it, no cycle is held back by R26 any more.
-const maxLostAt = 4096
-
-// LosePairs says that a sighting of an edge from node from to node to,
-// whichever way it acquired to, never reaches the graph while its locks
-// may still meet: the pairs of those edges are incomplete for good, now
-// or once they exist (R26). It returns the edges a cycle R26 held back
-// went through, to search again (Recheck).
-func (g *Graph) LosePairs(from, to NodeID) []*Edge {
-	if g.pairsUnsure {
-		return nil
+// holdPart marks the edges of a part R26 held a cycle back in, and their
+// nodes, so that a change in their pairs searches again (Sight).
+func (g *Graph) holdPart(part []*Edge) {
+	for _, x := range part {
+		x.rolesHeld = true
+		x.from.rolesHeld = true
+		x.to.rolesHeld = true
 	}
-	var again []*Edge
-	for _, read := range [2]bool{false, true} {
-		if e := g.edges[edgeKey{from, to, read}]; e != nil {
-			if !e.pairsLost {
-				e.pairs, e.pairsLost = nil, true
-			}
-			if e.rolesHeld {
-				again = append(again, e)
-			}
-		}
-	}
-	if len(g.lostAt) >= maxLostAt {
-		return append(again, g.LoseAllPairs()...)
-	}
-	if g.lostAt == nil {
-		g.lostAt = make(map[[2]NodeID]struct{})
-	}
-	g.lostAt[[2]NodeID{from, to}] = struct{}{}
-	return again
-}
-
-// LoseAllPairs says that the pairs of every edge are incomplete, now and
-// from now on: R26 holds nothing back any more. It returns the edges a
-// cycle R26 held back went through, to search again.
-func (g *Graph) LoseAllPairs() []*Edge {
-	if g.pairsUnsure {
-		return nil
-	}
-	g.pairsUnsure, g.lostAt, g.pairsAt, g.roles = true, nil, nil, nil
-	var again []*Edge
-	for _, e := range g.edges {
-		e.pairs, e.pairsLost = nil, true
-		if e.rolesHeld {
-			again = append(again, e)
-		}
-	}
-	return again
+	g.RolesHeld++
 }

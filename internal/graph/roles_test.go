@@ -6,77 +6,96 @@ import (
 	"github.com/syncwatch/syncwatch/internal/graph"
 )
 
-// R26: classes in fixed roles. Nodes 1 and 2 are classes here; locks
+// R26: classes in fixed roles. Nodes under 100 are classes here; locks
 // are ids from 100 on.
 const classG, classC = 1, 2
 
-// joined is a sighting of an edge that joined locks from and to.
-func joined(from, to graph.NodeID) graph.Observation {
-	return graph.Observation{Inst: [2]graph.NodeID{from, to}}
+// join sights the locks from and to joined between classes f and t, as
+// the owner does at each acquisition, adds the edge f -> t, and returns
+// the cycle it closes or one the sighting makes searched again.
+func join(g *graph.Graph, f, t, from, to graph.NodeID) graph.Cycle {
+	again := g.Sight(f, t, [2]graph.NodeID{from, to}, true)
+	if f == t {
+		return recheck(g, again)
+	}
+	if _, _, c := g.Add(f, t, graph.Observation{}, nil); c != nil {
+		return c
+	}
+	return recheck(g, again)
+}
+
+// recheck searches again through es and returns the first cycle found.
+func recheck(g *graph.Graph, es []*graph.Edge) graph.Cycle {
+	for _, e := range es {
+		if c := g.Recheck(e, nil); c != nil {
+			return c
+		}
+	}
+	return nil
 }
 
 // A tree whose levels alternate two types, each node locking its own
 // lock, then its parent's: g1 under c0, c2 under g1. The classes make a
 // cycle G -> C -> G; the locks never do, and g1 meets both edges. Held
-// back, until one pair closes a cycle of locks: c0 taken under its own
-// child g1's parent's... here c0 -> g1, the inverse of g1 -> c0.
+// back, until a pair closes a cycle of locks: c0 -> g1, the inverse of
+// g1 -> c0.
 func TestFixedRolesHoldBackAClassCycleUntilItsLocksCloseOne(t *testing.T) {
 	const g1, c0, c2 = 101, 100, 102
 	var g graph.Graph
-	g.Add(classG, classC, joined(g1, c0), nil)
-	if _, _, c := g.Add(classC, classG, joined(c2, g1), nil); c != nil {
+	join(&g, classG, classC, g1, c0)
+	if c := join(&g, classC, classG, c2, g1); c != nil {
 		t.Fatalf("a tree of two types: got %v, want it held back", ids(c))
 	}
 	if g.RolesHeld != 1 {
 		t.Fatalf("RolesHeld = %d, want 1", g.RolesHeld)
 	}
-	// A pair seen again changes nothing.
-	if _, _, c := g.Add(classC, classG, joined(c2, g1), nil); c != nil {
+	if c := join(&g, classC, classG, c2, g1); c != nil {
 		t.Fatalf("a pair seen again: got %v", ids(c))
 	}
-	// c0 -> g1: g1 and c0 are taken in both orders.
-	if _, _, c := g.Add(classC, classG, joined(c0, g1), nil); len(c) != 2 {
+	if c := join(&g, classC, classG, c0, g1); len(c) != 2 {
 		t.Fatalf("a cycle of locks: got %v, want the 2-cycle", ids(c))
 	}
 }
 
 // The lockdep prediction stays where no lock meets two edges: one store
 // (locks 100, 101) takes its mu then its idx, another (110, 111) its idx
-// then its mu. No run showed one store both ways, but nothing in it says
-// the two orders are bound to different objects.
+// then its mu.
 func TestNoMeetingKeepsTheClassCyclePrediction(t *testing.T) {
 	const mu, idx = 1, 2
 	var g graph.Graph
-	g.Add(mu, idx, joined(100, 101), nil)
-	if _, _, c := g.Add(idx, mu, joined(111, 110), nil); len(c) != 2 {
+	join(&g, mu, idx, 100, 101)
+	if c := join(&g, idx, mu, 111, 110); len(c) != 2 {
 		t.Fatalf("two stores, each one way: got %v, want the 2-cycle", ids(c))
 	}
 }
 
-// An edge whose pairs are not all known (a sighting with no pair: the
-// owner's cache may have hidden others) holds nothing back.
-func TestAnUnknownPairHoldsNothingBack(t *testing.T) {
+// An edge with no pairs sighted (an owner that tells none), or whose
+// pairs are not all known, holds nothing back.
+func TestUnknownPairsHoldNothingBack(t *testing.T) {
 	var g graph.Graph
-	g.Add(classG, classC, joined(101, 100), nil)
 	g.Add(classG, classC, graph.Observation{}, nil)
-	if _, _, c := g.Add(classC, classG, joined(102, 101), nil); len(c) != 2 {
-		t.Fatalf("pairs unknown: got %v, want the 2-cycle", ids(c))
+	if c := join(&g, classC, classG, 102, 101); len(c) != 2 {
+		t.Fatalf("no pairs sighted on G -> C: got %v, want the 2-cycle", ids(c))
+	}
+	var h graph.Graph
+	join(&h, classG, classC, 101, 100)
+	h.LosePairs(classG, classC)
+	if c := join(&h, classC, classG, 102, 101); len(c) != 2 {
+		t.Fatalf("pairs lost on G -> C: got %v, want the 2-cycle", ids(c))
 	}
 }
 
-// A cycle held back is searched again when an edge of it loses its
-// pairs: past the bound of pairs an edge keeps, or by LosePairs.
+// A cycle held back is searched again when its part loses pairs: past
+// the bound of pairs a set keeps, by LosePairs, by LoseAllPairs.
 func TestLostPairsBringAHeldCycleBack(t *testing.T) {
 	var g graph.Graph
-	g.Add(classG, classC, joined(101, 100), nil)
-	if _, _, c := g.Add(classC, classG, joined(102, 101), nil); c != nil {
+	join(&g, classG, classC, 101, 100)
+	if c := join(&g, classC, classG, 102, 101); c != nil {
 		t.Fatalf("held back expected, got %v", ids(c))
 	}
 	var found graph.Cycle
 	for i := range graph.NodeID(100) {
-		// Children of c2, each locking it after its own.
-		if _, _, c := g.Add(classG, classC, joined(1000+i, 102), nil); c != nil {
-			found = c
+		if found = join(&g, classG, classC, 1000+i, 102); found != nil {
 			break
 		}
 	}
@@ -84,88 +103,112 @@ func TestLostPairsBringAHeldCycleBack(t *testing.T) {
 		t.Fatalf("past the bound of pairs: got %v, want the 2-cycle", ids(found))
 	}
 
-	var h graph.Graph
-	h.Add(classG, classC, joined(101, 100), nil)
-	h.Add(classC, classG, joined(102, 101), nil)
-	again := h.LosePairs(classG, classC)
-	if len(again) != 1 {
-		t.Fatalf("LosePairs returned %d edges, want the held cycle's", len(again))
-	}
-	if c := h.Recheck(again[0], nil); len(c) != 2 {
-		t.Fatalf("after LosePairs: got %v, want the 2-cycle", ids(c))
-	}
-}
-
-// LosePairs before the edge exists holds for it once it does; past its
-// bound of node pairs, and after LoseAllPairs, nothing is held back.
-func TestPairsLostBeforeTheEdgeAndForGood(t *testing.T) {
-	var g graph.Graph
-	g.LosePairs(classC, classG)
-	g.Add(classG, classC, joined(101, 100), nil)
-	if _, _, c := g.Add(classC, classG, joined(102, 101), nil); len(c) != 2 {
-		t.Fatalf("pairs lost before the edge: got %v, want the 2-cycle", ids(c))
-	}
-
-	var h graph.Graph
-	h.Add(classG, classC, joined(101, 100), nil)
-	h.Add(classC, classG, joined(102, 101), nil)
-	var again []*graph.Edge
-	for i := range graph.NodeID(5000) {
-		again = append(again, h.LosePairs(10000+i, 20000+i)...)
-	}
-	if len(again) != 2 {
-		t.Fatalf("past LosePairs' bound: %d edges to search again, want the held cycle's 2", len(again))
-	}
-	if c := h.Recheck(again[0], nil); len(c) != 2 {
-		t.Fatalf("past LosePairs' bound: got %v, want the 2-cycle", ids(c))
-	}
-	if _, _, c := h.Add(classC, classG, joined(103, 101), nil); c != nil && len(c) != 2 {
-		t.Fatalf("got %v", ids(c))
+	for _, lose := range []func(*graph.Graph) []*graph.Edge{
+		func(h *graph.Graph) []*graph.Edge { return h.LosePairs(classG, classC) },
+		func(h *graph.Graph) []*graph.Edge { return h.LoseAllPairs() },
+	} {
+		var h graph.Graph
+		join(&h, classG, classC, 101, 100)
+		join(&h, classC, classG, 102, 101)
+		if c := recheck(&h, lose(&h)); len(c) != 2 {
+			t.Fatalf("pairs lost: got %v, want the 2-cycle", ids(c))
+		}
 	}
 }
 
-// Locks that die take their pairs with them (Forget): the edge stays
-// within its bound however many objects come and go, and a cycle held
-// back once, whose locks are all gone, stays held back as new objects
-// of the same shape come: the roles were seen.
+// A cycle of locks may go round the cycle of classes more than once, or
+// through other classes of its part, or between two locks of one class
+// (the class's own pairs): each is a cycle of locks, reported.
+func TestACycleOfLocksAnywhereInThePartIsReported(t *testing.T) {
+	const a, b, c = 1, 2, 3
+	// Four philosophers of two alternating kinds: a1 -> b1 -> a2 -> b2 -> a1.
+	var ring graph.Graph
+	join(&ring, a, b, 101, 201)
+	join(&ring, b, a, 201, 102)
+	join(&ring, a, b, 102, 202)
+	if cy := join(&ring, b, a, 202, 101); len(cy) == 0 {
+		t.Fatalf("a ring of two laps: got no cycle")
+	}
+	// a1 -> b1 -> c1 -> a2 -> b2 -> a1: A > B > C > A > B > A.
+	var walk graph.Graph
+	join(&walk, a, b, 101, 201)
+	join(&walk, b, c, 201, 301)
+	join(&walk, c, a, 301, 102)
+	join(&walk, a, b, 102, 202)
+	if cy := join(&walk, b, a, 202, 101); len(cy) == 0 {
+		t.Fatalf("a closed walk through three classes: got no cycle")
+	}
+	// g -> a1 -> a2 -> g: a1 and a2 are of one class (its own pairs).
+	const reg = 10 // the registry's class
+	var hop graph.Graph
+	join(&hop, reg, a, 100, 101)
+	join(&hop, a, a, 101, 102)
+	if cy := join(&hop, a, reg, 102, 100); len(cy) != 2 {
+		t.Fatalf("a hop between two locks of one class: got %v, want the 2-cycle", ids(cy))
+	}
+	// The same, the hop sighted last.
+	var late graph.Graph
+	join(&late, reg, a, 100, 101)
+	if cy := join(&late, a, reg, 102, 100); cy != nil {
+		t.Fatalf("before the hop: got %v, want it held back", ids(cy))
+	}
+	if cy := join(&late, a, a, 101, 102); len(cy) != 2 {
+		t.Fatalf("the hop sighted last: got %v, want the 2-cycle", ids(cy))
+	}
+}
+
+// Locks that die take their pairs with them (Forget), and a node
+// removed its sets: nothing is kept for them, however many come and go.
+// A cycle held back once, whose locks are all gone, stays held back as
+// new objects of the same shape come: the roles were seen.
 func TestDeadLocksLeaveTheirPairsAndTheRolesStay(t *testing.T) {
 	var g graph.Graph
-	tree := func(base graph.NodeID) graph.Cycle {
-		g1, c0, c2 := base+1, base, base+2
-		g.Add(classG, classC, joined(g1, c0), nil)
-		_, _, c := g.Add(classC, classG, joined(c2, g1), nil)
-		return c
-	}
 	for i := range graph.NodeID(500) {
 		base := 1000 + 10*i
-		if c := tree(base); c != nil {
+		join(&g, classG, classC, base+1, base)
+		if c := join(&g, classC, classG, base+2, base+1); c != nil {
 			t.Fatalf("tree %d: got %v, want it held back", i, ids(c))
 		}
 		for id := base; id < base+3; id++ {
 			g.Forget(id)
 		}
 	}
-	// A new tree's first edge alone: no lock of it meets yet, but the
-	// roles were seen.
-	if _, _, c := g.Add(classC, classG, joined(90002, 90001), nil); c != nil {
+	if c := join(&g, classC, classG, 90002, 90001); c != nil {
 		t.Fatalf("a new tree's first pair: got %v, want it held back", ids(c))
+	}
+	if n := g.PairsIndexed(); n != 2 {
+		t.Fatalf("%d locks indexed, want the new tree's 2", n)
+	}
+
+	// A long-lived lock (class 1) taken before short-lived locks, each
+	// a class of its own, which die: their nodes go (Remove).
+	var h graph.Graph
+	for i := range graph.NodeID(10000) {
+		z := 1000 + i
+		join(&h, 1, z, 100, z)
+		h.Forget(z)
+		h.Remove(z)
+	}
+	if n := h.PairsIndexed(); n != 0 {
+		t.Fatalf("%d locks indexed after every short-lived lock died", n)
+	}
+	if n := h.PairSets(); n != 0 {
+		t.Fatalf("%d pair sets kept after every short-lived lock's node went", n)
 	}
 }
 
 // The shortest cycle through an edge, held back, must not hide a longer
-// one through it that closes on its locks: a1 -> b, a2 -> b -> c, a2 ->
-// c, c -> a1. A -> C -> A is held back (a2 -> c, c -> a1; c meets); A ->
-// B -> C -> A is a cycle of locks, a1 -> b -> c -> a1.
-func TestAHeldCycleDoesNotHideALongerOne(t *testing.T) {
+// one through it that no lock meets.
+func TestAHeldCycleDoesNotHideAnUnmetOne(t *testing.T) {
 	const a, b, c = 1, 2, 3
-	const a1, a2, bl, cl = 101, 102, 110, 120
 	var g graph.Graph
-	g.Add(a, b, joined(a1, bl), nil)
-	g.Add(a, b, joined(a2, bl), nil)
-	g.Add(b, c, joined(bl, cl), nil)
-	g.Add(a, c, joined(a2, cl), nil)
-	_, _, cy := g.Add(c, a, joined(cl, a1), nil)
+	// A -> C -> A: a2 -> c1 -> a3, c1 meets.
+	join(&g, a, c, 102, 301)
+	// A -> B -> C: a1 -> b1, b2 -> c2: no lock meets at B.
+	join(&g, a, b, 101, 201)
+	join(&g, b, c, 202, 302)
+	cy := join(&g, c, a, 301, 103)
 	if len(cy) != 3 {
-		t.Fatalf("got %v, want the 3-cycle of locks a1, b, c", ids(cy))
+		t.Fatalf("got %v, want the unmet 3-cycle A -> B -> C -> A", ids(cy))
 	}
 }
