@@ -81,13 +81,13 @@ func (d *Dump) LeakedIDs() []int64 {
 	return out
 }
 
-// HoldsUp reports whether a goroutine d shows the runtime found blocked
+// holdsUp reports whether a goroutine d shows the runtime found blocked
 // for good holds the program up: a test's goroutine (the test cannot
 // end), or the main goroutine, unless it parked itself for good on
 // purpose (select {}, a server's main whose work goes on elsewhere).
 // Other goroutines blocked for good are leaked: the program goes on
 // without them (docs/RULES.md W2).
-func (d *Dump) HoldsUp() bool {
+func (d *Dump) holdsUp() bool {
 	for _, id := range d.LeakedIDs() {
 		r, _ := d.Routine(id)
 		if id == mainGoroutine {

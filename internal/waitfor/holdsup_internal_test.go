@@ -64,8 +64,8 @@ testing.tRunner(0xc000102000, 0x5a3b10)
 		for _, g := range c.dump {
 			text += g + "\n\n"
 		}
-		if got := parseDump([]byte(text)).HoldsUp(); got != c.holds {
-			t.Errorf("%s: HoldsUp = %v, want %v", c.name, got, c.holds)
+		if got := parseDump([]byte(text)).holdsUp(); got != c.holds {
+			t.Errorf("%s: holdsUp = %v, want %v", c.name, got, c.holds)
 		}
 	}
 }
@@ -106,9 +106,9 @@ main.main()
 	deep := b.String()
 	text := fmt.Sprintf("%s\n\n%s\n\n%s\n\n", parent, deep, leakedWorker)
 	d := parseDump([]byte(text))
-	if !d.HoldsUp() {
+	if !d.holdsUp() {
 		r, _ := d.Routine(7)
 		last := r.Frames[len(r.Frames)-3:]
-		t.Errorf("HoldsUp = false for a test's goroutine blocked for good (its outermost frames as parsed: %q)", last)
+		t.Errorf("holdsUp = false for a test's goroutine blocked for good (its outermost frames as parsed: %q)", last)
 	}
 }

@@ -71,7 +71,7 @@ const (
 	// Finding.Conclusive.
 	HeldByExited
 	// Blocked: the runtime proved Waits blocked for good, outside any
-	// cycle of waits, and they hold the program up (Dump.HoldsUp).
+	// cycle of waits, and they hold the program up (Dump.holdsUp).
 	Blocked
 	// Leaked: the runtime proved Waits blocked for good, outside any
 	// cycle of waits, and they hold nothing up: leaked goroutines, which
@@ -427,7 +427,7 @@ func look(s *Settings, g *Graph, now int64) (found []Finding, pending bool) {
 	}
 	switch {
 	case len(stuck) == 0:
-	case e.dump.HoldsUp():
+	case e.dump.holdsUp():
 		if settle(stuck) {
 			found = append(found, Finding{Kind: Blocked, Waits: stuck, Graph: g, Dump: e.dump, evidence: e})
 		}
