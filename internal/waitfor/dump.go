@@ -18,7 +18,11 @@ import (
 // ("chan receive", "select", "IO wait", "sleep", "running", ...) and
 // where it is, syncwatch's own frames left out.
 type Routine struct {
-	State  string
+	// State is its state as the dump's header shows it, without the
+	// duration ("chan receive", "select, locked to thread").
+	State string
+	// Frames are where it is, innermost first, syncwatch's and the
+	// runtime's frames left out.
 	Frames []stack.Frame
 	// Top is its innermost function as the runtime prints it, machinery
 	// included, and Created the go statement that started it (zero if

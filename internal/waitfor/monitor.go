@@ -82,7 +82,12 @@ const (
 
 // Finding is one thing the monitor found.
 type Finding struct {
-	Kind  FindingKind
+	// Kind is what was found: Deadlock, LongWait, HeldByExited, Blocked
+	// or Leaked.
+	Kind FindingKind
+	// Waits are the waits it is about: a cycle's, in order, for a
+	// Deadlock; those proven blocked for good for a Blocked or a Leaked;
+	// the one wait for a LongWait or a HeldByExited.
 	Waits []*Wait
 	// Cycle is, for a LongWait, a cycle of waits that the wait is in, not
 	// proven a deadlock.

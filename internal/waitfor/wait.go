@@ -39,6 +39,7 @@ const (
 
 // Hold is a lock the waiting goroutine holds while it waits.
 type Hold struct {
+	// Lock is the lock held, and Read says it is held for reading.
 	Lock *class.Lock
 	Read bool
 	// Gen is the lock's read generation when a read hold was taken: the
@@ -58,6 +59,7 @@ func (h Hold) Valid(gid int64) bool {
 // goroutine that registers it and not changed afterwards, except by the
 // monitor's own bookkeeping, so any goroutine may read it.
 type Wait struct {
+	// Goroutine is the id of the goroutine that waits.
 	Goroutine int64
 	// Kind is what is awaited: one of the Kind constants.
 	Kind string
