@@ -106,7 +106,6 @@ func init() {
 	setModeAndProfile(defaultMode(os.Getenv("SYNCWATCH_MODE"), underTest()), os.Getenv("SYNCWATCH_HELD_PROFILE") == "1")
 	// Every acquisition is seen from here, if the mode is check.
 	initRule.Store(loadMode() == ModeCheck)
-	startPairs()
 	syncFastPaths() // even if the mode stayed ModeOff, which changes nothing above
 	applyMonitor(&defaultCfg, modeWord.Load())
 }

@@ -38,10 +38,6 @@ var (
 		// ungated holds what R24 took out of gates, by lock id, for
 		// regate (keptholds.go).
 		ungated map[uint64]ungated
-		// rolesAgain are the edges through which R26 held a cycle back
-		// when check mode was left, to search again at the next new
-		// chain (see sightPair).
-		rolesAgain []*graph.Edge
 	}
 )
 

@@ -11,8 +11,5 @@ func installHooks() {}
 // forgetWriters has no writes to forget: nothing is checked.
 func forgetWriters() {}
 
-// startPairs has no pairs of locks to lose: nothing is checked.
-func startPairs() {}
-
 // applyMonitor has no monitor to configure in this build.
 func applyMonitor(*config, uint32) {}

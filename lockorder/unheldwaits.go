@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/syncwatch/syncwatch/internal/class"
-	"github.com/syncwatch/syncwatch/internal/graph"
 	"github.com/syncwatch/syncwatch/internal/held"
 	"github.com/syncwatch/syncwatch/internal/stack"
 )
@@ -63,8 +62,6 @@ func (wg *WaitGroup) enter(gs *held.G, l *class.Lock, st stack.ID) {
 	writtenHolds(gs) // it may publish: not under wg.mu
 	if !wg.keep(gs, e, st) {
 		recordEdges(gs, e, st)
-	} else if tooDeep(gs) {
-		losePairs(gs) // kept nothing (R25): its pairs go unseen (R26)
 	}
 	gs.Push(e)
 	markInto(gs, e.Lock)
@@ -132,14 +129,9 @@ func (wg *WaitGroup) holdable(l *class.Lock) {
 		if u.epoch != epoch {
 			continue // kept before a Reset
 		}
-		var again []*graph.Edge
-		for _, ob := range u.obs {
-			again = append(again, sightPair(ob.from, l, ob.o.FromRead)...)
-		}
 		for _, c := range addObserved(l, u.obs, nil) {
 			vs = append(vs, cycleViolation(c, u.gid, u.st))
 		}
-		vs = recheckRoles(again, u.gid, vs)
 	}
 	eng.mu.Unlock()
 	publishAll(vs)

@@ -78,9 +78,8 @@ func (g *Graph) Loosen(id NodeID) []*Edge {
 }
 
 // Forget drops lock id, which is dead, from the graph's sets of locks
-// (Loosen) and its edges' pairs (R26) where it is not a node.
+// (Loosen) where it is not a node.
 func (g *Graph) Forget(id NodeID) {
 	delete(g.loose, id)
 	delete(g.rwHeld, id)
-	g.forgetPairs(id)
 }

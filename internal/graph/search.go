@@ -160,13 +160,6 @@ type step struct {
 // the order (see Graph.searched).
 func (g *Graph) search(e *Edge, canBlock func(*Edge) bool, bound int) Cycle {
 	c, n := g.searchCounted(e, canBlock, bound)
-	if c != nil {
-		if part := g.rolesClean(e); part != nil {
-			var m int
-			c, m = g.searchUnmet(e, canBlock, bound, c, part)
-			n += m
-		}
-	}
 	if !g.ranksValid {
 		if g.searched += n; g.searched >= len(g.nodes)+len(g.edges) {
 			g.retopo()

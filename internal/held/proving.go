@@ -100,11 +100,6 @@ type proving struct {
 	// givenUp are the chains of sections pushed out past the bound (see
 	// HoldEdges), for the caller to cache (GivenUp).
 	givenUp []chain.Key
-	// unproved are edges HoldEdges dropped while their holds stood, for
-	// the caller to say so of the graph's edges (Unproved); unprovedMany
-	// says more were dropped than it keeps.
-	unproved     []Edge
-	unprovedMany bool
 	// lostBy are the acquisitions whose edges from a read hold were
 	// dropped unrecorded while it stood (readLost), by the ID of its
 	// lock: its release by the goroutine ends their standing
@@ -236,8 +231,6 @@ func (p *proving) HoldEdges(es []Edge, epoch uint32) (out [][]Edge, ok bool) {
 			// others are added, as though proved.
 			if nested && ok && p.perFrom[e.fromClass] < maxProvingFrom {
 				live = append(live, e)
-			} else if ok {
-				p.dropUnproved(e)
 			}
 			if p.perFrom[e.fromClass] <= 0 {
 				delete(p.perFrom, e.fromClass)
@@ -517,29 +510,6 @@ func (p *proving) GivenUp() []chain.Key {
 	ks := p.givenUp
 	p.givenUp = nil
 	return ks
-}
-
-// maxUnproved bounds the edges Unproved returns at once.
-const maxUnproved = 64
-
-// dropUnproved keeps e, an edge dropped while its hold stood, for
-// Unproved.
-func (p *proving) dropUnproved(e Edge) {
-	if len(p.unproved) < maxUnproved {
-		p.unproved = append(p.unproved, e)
-	} else {
-		p.unprovedMany = true
-	}
-}
-
-// Unproved returns the edges HoldEdges dropped past its bound while their
-// holds stood, and whether it dropped more than those, and forgets them:
-// sightings the graph never sees, of which it must know its pairs of
-// locks incomplete (docs/RULES.md R26).
-func (p *proving) Unproved() ([]Edge, bool) {
-	es, many := p.unproved, p.unprovedMany
-	p.unproved, p.unprovedMany = nil, false
-	return es, many
 }
 
 // holds reports whether the goroutine holds, as its own, the lock whose
