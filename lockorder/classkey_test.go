@@ -52,10 +52,13 @@ func TestLocksOfANamedClassUnderOneOfItsOwnAreTheirOwnChains(t *testing.T) {
 // write hold may be handed off) reaches the graph even if that lock is
 // collected before the proof and a later lock of the class is taken under
 // the same hold: the edges into it are known by the lock, so the later
-// one records its own, and the inverse order is a cycle.
+// one records its own, and the inverse order is a cycle. (The inverse
+// order is taken on another lock of a's class: on a itself, a would
+// meet the cycle's two edges, and R26 would hold back the cycle, which
+// no one lock shows.)
 func TestAnEdgeIntoACollectedLockOfANamedClassIsNotLost(t *testing.T) {
 	fresh(t)
-	a := lockorder.NewMutex("classkey.a")
+	a, a2 := lockorder.NewMutex("classkey.a"), lockorder.NewMutex("classkey.a")
 	run(func() {
 		a.Lock()
 		lockOnce("classkey.n") // its lock is garbage once this returns
@@ -68,8 +71,8 @@ func TestAnEdgeIntoACollectedLockOfANamedClassIsNotLost(t *testing.T) {
 	run(func() {
 		n := lockorder.NewMutex("classkey.n")
 		n.Lock()
-		a.Lock()
-		a.Unlock()
+		a2.Lock()
+		a2.Unlock()
 		n.Unlock()
 	})
 	require.Len(t, only(lockorder.KindCycle), 1)

@@ -147,6 +147,9 @@ func (m *RWMutex) rebind(old *class.Lock) *class.Lock {
 // instance number), unless another goroutine did first, and returns p's
 // identity.
 func rebind(p *atomic.Pointer[class.Lock], old *class.Lock, k kind.Kind, addr unsafe.Pointer) *class.Lock {
+	if !eng.copied.Load() {
+		eng.copied.Store(true) // the pairs of the original's identity mixed two locks (R26)
+	}
 	var l *class.Lock
 	if old.Class.Named {
 		l = keyed(class.New(old.Class, k, uintptr(addr)))

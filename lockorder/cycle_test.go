@@ -92,6 +92,9 @@ func TestLongCycle(t *testing.T) {
 	assert.Len(t, vs[0].Cycle, n)
 }
 
+// Two objects, each locked one way, predict the inversion (R2): no lock
+// meets both orders, so nothing shows them bound to different objects
+// (R26).
 func TestClassLevelCycleAcrossInstances(t *testing.T) {
 	fresh(t)
 	store1, replica1 := lockorder.NewMutex("store"), lockorder.NewMutex("replica")

@@ -83,6 +83,8 @@ func deepChain(prefix string, n int) []*lockorder.Mutex {
 // to each new one, n(n-1)/2 edges, each with the gate of the locks held
 // around it. The gates of one acquisition share one list, so the pass
 // costs O(n²); a gate list per edge made it O(n³), in time and in bytes.
+// Each pair of classes also keeps its pairs of locks (RULES.md R26),
+// about 400 bytes here.
 func TestDeepNestingFirstPassCostsLittlePerEdge(t *testing.T) {
 	fresh(t)
 	const depth = 256 // the deepest that records every edge (R25)
@@ -95,7 +97,7 @@ func TestDeepNestingFirstPassCostsLittlePerEdge(t *testing.T) {
 	require.Equal(t, depth, nodes)
 	require.Equal(t, depth*(depth-1)/2, edges)
 	perEdge := float64(after.TotalAlloc-before.TotalAlloc) / float64(edges)
-	assert.Less(t, perEdge, 1024.0, "bytes allocated per edge of the first pass")
+	assert.Less(t, perEdge, 1536.0, "bytes allocated per edge of the first pass")
 	assert.Empty(t, lockorder.Violations())
 }
 

@@ -27,7 +27,10 @@
 // and a [WaitGroup.Wait] under a lock that a [WaitGroup.Go] function
 // takes. Locks made by [NewMutex] or [NewRWMutex] with one name form one
 // class, as in Linux's lockdep. So an inversion between two objects'
-// locks is found from two other objects of the same kinds.
+// locks is found from two other objects of the same kinds, unless the run
+// shows the objects in fixed roles (a tree whose levels alternate the two
+// kinds, each node locking its own lock, then its parent's: one lock met
+// both orders, and no locks were ever taken both ways).
 //
 // Every goroutine blocked in a syncwatch wait is also in a wait-for graph.
 // A cycle of goroutines blocked for good is a deadlock report, with every

@@ -29,8 +29,9 @@ func recordEdges(gs *held.G, e held.Entry, st stack.ID) {
 	writtenHolds(gs)
 	if tooDeep(gs) {
 		// Nothing to record (R25): cached, so that a repeat takes the
-		// fast path.
+		// fast path. Its pairs of locks are unseen (R26).
 		cache(gs, e.Chain, e.Lock)
+		losePairs(gs)
 		return
 	}
 	obs, proving, writers, waiting := observe(gs, e, st, time.Now())
@@ -42,6 +43,7 @@ func recordEdges(gs *held.G, e held.Entry, st stack.ID) {
 		}
 	}
 	eng.mu.Lock()
+	again := sightHolds(gs, e.Lock)
 	found := addObserved(e.Lock, obs, nil)
 	if !waiting && len(proving) == 0 {
 		cache(gs, e.Chain, e.Lock)
@@ -63,6 +65,7 @@ func recordEdges(gs *held.G, e held.Entry, st stack.ID) {
 	if !e.Read && e.Lock.Class.Gated() {
 		vs = append(vs, narrowWriters(e.Lock.Class, writers)...)
 	}
+	vs = recheckRoles(again, gs.ID(), vs)
 	eng.mu.Unlock()
 	publishAll(vs)
 }
@@ -176,6 +179,139 @@ func addEdge(from, to *class.Lock, o graph.Observation) graph.Cycle {
 	}
 	_, _, c := eng.graph.Add(f, t, o, canBlock)
 	return c
+}
+
+// everyPairSeen reports whether every pair of locks joined by the edges
+// from holds of from's, for reading if fromRead, into to's reach addEdge
+// (RULES.md R26): the chain cache keys the edges into a lock of a named
+// class by the class, unless a hold names the lock (namesLock), so that
+// the next lock of the class taken under the same holds records nothing.
+// Where the hold itself does not name it, that is assumed.
+func everyPairSeen(from, to *class.Lock, fromRead bool) bool {
+	return !to.Class.Named || !to.Kind.Lock() || namesLock(&held.Entry{Lock: from, Read: fromRead}, to)
+}
+
+// sightHolds tells the graph of the pairs of locks gs's acquisition of l
+// joins, one for each lock gs holds (RULES.md R26), whether the edges
+// they make reach the graph now, later or never, and returns the edges
+// to search again. Called with eng.mu held.
+func sightHolds(gs *held.G, l *class.Lock) []*graph.Edge {
+	sight := eng.sightPair
+	if sight == nil {
+		return nil
+	}
+	var again []*graph.Edge
+	ents := gs.Entries()
+	for i := range ents {
+		if h := &ents[i]; h.Lock != l {
+			again = append(again, sight(h.Lock, l, h.Read)...)
+		}
+	}
+	return again
+}
+
+// enableRoles makes the engine tell the graph its pairs of locks (R26),
+// at the first lock of a named class (see eng.sightPair).
+func enableRoles() {
+	if eng.rolesOn.Load() {
+		return
+	}
+	eng.mu.Lock()
+	eng.sightPair = sightPair
+	eng.graph.EnableRoles()
+	eng.rolesOn.Store(true)
+	eng.mu.Unlock()
+}
+
+// sightPair tells the graph that lock from, held for reading if
+// fromRead, and lock to were joined (R26), between their classes' nodes,
+// and returns the edges to search again. Every pair is known only where
+// the chain cache records each pair (everyPairSeen), and while every
+// acquisition of the process was seen by its holder's state (pairsSeen):
+// otherwise every pair is lost. Called with eng.mu held.
+func sightPair(from, to *class.Lock, fromRead bool) []*graph.Edge {
+	if !pairsSeen() {
+		return eng.graph.LoseAllPairs()
+	}
+	if !from.Class.Named && !to.Class.Named {
+		return nil // each a class of its own: the pair is the nodes (graph.SetSolo)
+	}
+	f, t := node(from, false), node(to, false)
+	known := everyPairSeen(from, to, fromRead)
+	if known {
+		trackPairs(from)
+		trackPairs(to)
+	}
+	return eng.graph.Sight(f, t, [2]graph.NodeID{pairID(from), pairID(to)}, known)
+}
+
+// pairID returns the id lock l goes by in the graph's pairs (R26): its
+// own, or, for a class of its own, its class's, which its node has.
+func pairID(l *class.Lock) graph.NodeID {
+	if l.Class.Named {
+		return graph.NodeID(l.ID)
+	}
+	return graph.NodeID(l.Class.ID)
+}
+
+// pairsSeen reports whether every acquisition of the process was seen
+// with the holds it was made under: the mode has been check since the
+// start (initRule; a test may say it was, eng.assumeSeen), no
+// goroutine's holds were dropped (held.Dropped), and no used lock was
+// copied (a copy shares its original's identity until rebound,
+// eng.copied). Called with eng.mu held.
+func pairsSeen() bool {
+	return (eng.assumeSeen || initRule.Load()) && !held.Dropped() && !eng.copied.Load()
+}
+
+// sightOnly tells the graph of the pairs gs's acquisition of l joins, for
+// an acquisition that records no edge now but could have waited: a
+// forgetful goroutine's Do on a done Once, a Wait kept for its group's
+// first Go (R22). Their pairs are what the run did (R26).
+func sightOnly(gs *held.G, l *class.Lock) {
+	if !eng.rolesOn.Load() {
+		return
+	}
+	eng.mu.Lock()
+	vs := recheckRoles(sightHolds(gs, l), gs.ID(), nil)
+	eng.mu.Unlock()
+	publishAll(vs)
+}
+
+// recheckRoles searches again through the edges es that sightPair or
+// losePairs returned, appending to vs the reports of the cycles found,
+// as goroutine gid's. Called with eng.mu held.
+func recheckRoles(es []*graph.Edge, gid int64, vs []Violation) []Violation {
+	for i, e := range es {
+		if slices.Contains(es[:i], e) {
+			continue
+		}
+		if c := eng.graph.Recheck(e, canBlock); c != nil {
+			vs = append(vs, cycleViolation(c, gid, stack.ID(e.First.Stack)))
+		}
+	}
+	return vs
+}
+
+// losePairs tells the graph that its pairs of locks are incomplete for
+// good (R26: gs made an acquisition R25 records no edge of), and
+// publishes the cycles R26 held back, which may now deadlock. Once done,
+// it costs the engine's lock alone, on a new chain that deep.
+func losePairs(gs *held.G) {
+	var vs []Violation
+	eng.mu.Lock()
+	vs = recheckRoles(eng.graph.LoseAllPairs(), gs.ID(), vs)
+	eng.mu.Unlock()
+	publishAll(vs)
+}
+
+// trackPairs arranges for l's pairs to be dropped from the graph once l
+// is unreachable (R26), as its nodes are (see node). A lock of a class
+// of its own takes its pairs with its node.
+func trackPairs(l *class.Lock) {
+	if l.Class.Named && l.Track() {
+		runtime.AddCleanup(l, forget, [2]graph.NodeID{graph.NodeID(l.ID), graph.NodeID(l.Class.ID)})
+	}
 }
 
 // Edges from read holds wait on their goroutine (held.Wait), their chain
@@ -610,10 +746,7 @@ func canBlock(e *graph.Edge) bool {
 // node returns l's graph node, its instance node when instance is set,
 // creating it. Called with eng.mu held.
 func node(l *class.Lock, instance bool) graph.NodeID {
-	id := graph.NodeID(l.Class.ID)
-	if instance {
-		id = graph.NodeID(l.ID)
-	}
+	id := nodeID(l, instance)
 	if eng.nodes == nil {
 		eng.nodes = make(map[graph.NodeID]nodeInfo)
 	}
@@ -622,6 +755,9 @@ func node(l *class.Lock, instance bool) graph.NodeID {
 		eng.peak = max(eng.peak, len(eng.nodes))
 		eng.classes.add(l.Class.ID, id)
 		eng.graph.Node(id, "")
+		if !l.Class.Named {
+			eng.graph.SetSolo(id)
+		}
 		if l.Class.Gated() {
 			eng.graph.SetWritersGate(id, eng.wgates[l.Class.ID])
 		}
@@ -639,11 +775,21 @@ func node(l *class.Lock, instance bool) graph.NodeID {
 	return id
 }
 
+// nodeID returns the id of l's graph node, its instance node's when
+// instance is set (see node).
+func nodeID(l *class.Lock, instance bool) graph.NodeID {
+	if instance {
+		return graph.NodeID(l.ID)
+	}
+	return graph.NodeID(l.Class.ID)
+}
+
 // forget removes a dead lock's nodes. A named class's node is removed
 // only when the class is freed (forgetClass).
 func forget(ids [2]graph.NodeID) {
 	eng.mu.Lock()
 	defer eng.mu.Unlock()
+	eng.graph.Forget(ids[0])
 	for _, id := range ids {
 		if n, ok := eng.nodes[id]; ok && (graph.NodeID(n.cls.ID) != id || !n.cls.Named) {
 			eng.graph.Remove(id)

@@ -38,6 +38,17 @@ var (
 		// ungated holds what R24 took out of gates, by lock id, for
 		// regate (keptholds.go).
 		ungated map[uint64]ungated
+		// sightPair is sightPair once a lock of a named class was made
+		// (enableRoles), nil before: only such a lock has pairs worth
+		// telling the graph (R26), and a program that names no lock
+		// links none of it. rolesOn says it is set.
+		sightPair func(from, to *class.Lock, fromRead bool) []*graph.Edge
+		rolesOn   atomic.Bool
+		// copied is set once a used lock was copied (rebind), and
+		// assumeSeen by a test that says every acquisition was seen
+		// whatever came before (see pairsSeen).
+		copied     atomic.Bool
+		assumeSeen bool
 	}
 )
 

@@ -3,6 +3,7 @@
 package lockorder
 
 import (
+	"testing"
 	"time"
 
 	"github.com/syncwatch/syncwatch/internal/class"
@@ -157,4 +158,21 @@ func KeptWaits(wg *WaitGroup) int {
 	wg.mu.Lock()
 	defer wg.mu.Unlock()
 	return len(wg.unheld)
+}
+
+// AssumeAllSeen makes R26 take every acquisition as seen, whatever the
+// test process did before (mode switches, copies, dropped holds, which
+// it forgets), until t ends: as in a process that has been in check mode
+// from its start.
+func AssumeAllSeen(t testing.TB) {
+	held.ForgetDropped()
+	eng.copied.Store(false)
+	eng.mu.Lock()
+	eng.assumeSeen = true
+	eng.mu.Unlock()
+	t.Cleanup(func() {
+		eng.mu.Lock()
+		eng.assumeSeen = false
+		eng.mu.Unlock()
+	})
 }

@@ -91,6 +91,7 @@ func setClass(p *atomic.Pointer[class.Lock], name string, k kind.Kind, addr unsa
 }
 
 func newLock(name string, k kind.Kind, p unsafe.Pointer) *class.Lock {
+	enableRoles()
 	l := keyed(class.NewNamed(name, k, uintptr(p)))
 	return l
 }

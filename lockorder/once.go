@@ -86,7 +86,10 @@ func (o *Once) Do(f func()) {
 func doneOnce(w uint32, l *class.Lock, c *atomic.Pointer[hb.Clock]) {
 	gs := current(w)
 	acquireClock(gs, c) // the function's completion happened before (R21)
-	if gs.PassOnce(l.ID) || gs.Len() == 0 || gs.Forgetful() {
+	if passed := gs.PassOnce(l.ID); passed || gs.Len() == 0 || gs.Forgetful() {
+		if !passed && gs.Len() > 0 {
+			sightOnly(gs, l) // it may have waited: its pairs count (R26)
+		}
 		gs.Rest()
 		return
 	}

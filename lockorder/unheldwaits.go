@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/syncwatch/syncwatch/internal/class"
+	"github.com/syncwatch/syncwatch/internal/graph"
 	"github.com/syncwatch/syncwatch/internal/held"
 	"github.com/syncwatch/syncwatch/internal/stack"
 )
@@ -60,8 +61,13 @@ func (wg *WaitGroup) enter(gs *held.G, l *class.Lock, st stack.ID) {
 		nestedUnderInit(gs)
 	}
 	writtenHolds(gs) // it may publish: not under wg.mu
-	if !wg.keep(gs, e, st) {
+	switch {
+	case !wg.keep(gs, e, st):
 		recordEdges(gs, e, st)
+	case tooDeep(gs):
+		losePairs(gs) // kept nothing (R25): its pairs go unseen (R26)
+	default:
+		sightOnly(gs, e.Lock) // kept: its pairs count now (R26)
 	}
 	gs.Push(e)
 	markInto(gs, e.Lock)
@@ -129,9 +135,16 @@ func (wg *WaitGroup) holdable(l *class.Lock) {
 		if u.epoch != epoch {
 			continue // kept before a Reset
 		}
+		var again []*graph.Edge
+		if sight := eng.sightPair; sight != nil {
+			for _, ob := range u.obs {
+				again = append(again, sight(ob.from, l, ob.o.FromRead)...)
+			}
+		}
 		for _, c := range addObserved(l, u.obs, nil) {
 			vs = append(vs, cycleViolation(c, u.gid, u.st))
 		}
+		vs = recheckRoles(again, u.gid, vs)
 	}
 	eng.mu.Unlock()
 	publishAll(vs)

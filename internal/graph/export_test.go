@@ -19,3 +19,9 @@ func (g *Graph) SearchCounted(e *Edge, canBlock func(*Edge) bool) (Cycle, int) {
 
 // Retopos returns how many times the order was recomputed.
 func (g *Graph) Retopos() int { return g.retopos }
+
+// PairsIndexed returns how many locks the index of pairs files (R26).
+func (g *Graph) PairsIndexed() int { return len(g.pairsAt) }
+
+// PairSets returns how many pair sets the graph keeps (R26).
+func (g *Graph) PairSets() int { return len(g.sets) }

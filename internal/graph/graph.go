@@ -2,7 +2,8 @@
 // A->B says "B was acquired while A was held". A cycle is a possible
 // deadlock (docs/RULES.md R1). A pair of nodes has up to two edges A->B,
 // one per way of acquiring B (R5). Which cycles can deadlock is decided by
-// the rules R6 to R10 and R18, each written down in docs/RULES.md.
+// the rules R6 to R10, R18 and R26 (the pairs of locks a class cycle's
+// part joined, roles.go), each written down in docs/RULES.md.
 //
 // Cycle search runs only when an edge is new (or when what is known about an
 // existing edge changes). While the graph is acyclic it keeps an incremental
@@ -100,6 +101,11 @@ type Edge struct {
 	// first: Regate puts a lock back only into an edge seen no more since.
 	Sightings uint32
 
+	// rolesHeld is set once R26 held back a cycle through the edge's
+	// part of the graph, so that a change in its pairs of locks searches
+	// again (Graph.Sight).
+	rolesHeld bool
+
 	from, to      *Node
 	outIdx, inIdx int // positions in from.out and to.in
 }
@@ -117,6 +123,11 @@ type Node struct {
 	via  *Edge // breadth-first search parent
 	// writers is the node's writers' gate (see SetWritersGate).
 	writers Gate
+	// sets are the pair sets of the node (R26), and rolesHeld is set
+	// once R26 held back a cycle through its part of the graph.
+	sets      map[*pairSet]struct{}
+	rolesHeld bool
+	solo      bool // a class of one lock (SetSolo)
 }
 
 // Graph is a lock-order graph. The zero Graph is empty and ready to use.
@@ -155,6 +166,17 @@ type Graph struct {
 	// held back on it, to search again if it turns loose.
 	loose  map[NodeID]struct{}
 	rwHeld map[NodeID][]*Edge
+	// RolesHeld counts the cycles R26 held back (rolesHold).
+	RolesHeld int
+	// sets are the pairs of locks sighted, by their nodes; pairsAt
+	// files them by lock; metKeys holds the cycles of classes a lock met;
+	// pairsUnsure says every pair may be unknown (LoseAllPairs). R26.
+	// roles is R26's work once EnableRoles was called, nil before.
+	roles       *rolesOps
+	sets        map[[2]NodeID]*pairSet
+	pairsAt     map[NodeID]map[*pairSet]struct{}
+	metKeys     map[string]struct{}
+	pairsUnsure bool
 }
 
 // edgeKey is an edge's key in Graph.edges: its nodes, and whether To is
@@ -388,6 +410,9 @@ func (g *Graph) Remove(id NodeID) {
 		g.unlink(e)
 	}
 	g.countWriters(n.writers, -1)
+	if g.roles != nil {
+		g.roles.remove(g, n)
+	}
 	delete(g.nodes, id)
 	delete(g.loose, id)
 	delete(g.rwHeld, id)
@@ -421,7 +446,7 @@ func (g *Graph) shrink() {
 }
 
 // Reset empties the graph.
-func (g *Graph) Reset() { *g = Graph{MaxSearch: g.MaxSearch} }
+func (g *Graph) Reset() { *g = Graph{MaxSearch: g.MaxSearch, roles: g.roles} }
 
 // SetWritersGate sets the writers' gate of node id, if it exists: locks
 // held for writing at every acquisition of id for writing that could

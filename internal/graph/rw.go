@@ -78,8 +78,11 @@ func (g *Graph) Loosen(id NodeID) []*Edge {
 }
 
 // Forget drops lock id, which is dead, from the graph's sets of locks
-// (Loosen) where it is not a node.
+// (Loosen) and its edges' pairs (R26) where it is not a node.
 func (g *Graph) Forget(id NodeID) {
 	delete(g.loose, id)
 	delete(g.rwHeld, id)
+	if g.roles != nil {
+		g.roles.forget(g, id)
+	}
 }

@@ -160,6 +160,11 @@ type step struct {
 // the order (see Graph.searched).
 func (g *Graph) search(e *Edge, canBlock func(*Edge) bool, bound int) Cycle {
 	c, n := g.searchCounted(e, canBlock, bound)
+	if c != nil && g.roles != nil {
+		var m int
+		c, m = g.roles.search(g, e, canBlock, bound, c)
+		n += m
+	}
 	if !g.ranksValid {
 		if g.searched += n; g.searched >= len(g.nodes)+len(g.edges) {
 			g.retopo()

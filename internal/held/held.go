@@ -134,6 +134,18 @@ type G struct {
 	_ [64]byte
 }
 
+// dropped is set once a retag dropped a goroutine's holds (Dropped).
+var dropped atomic.Bool
+
+// Dropped reports whether a retag ever dropped the holds of a goroutine
+// that still had some: the locks it holds since, and what it takes under
+// them, are unseen.
+func Dropped() bool { return dropped.Load() }
+
+// ForgetDropped clears what Dropped reports, for a test that starts
+// afresh with no hold of another test's left.
+func ForgetDropped() { dropped.Store(false) }
+
 // Retag drops every entry if tag differs from the one the entries were
 // recorded under. Callers pass a value that changes when their
 // bookkeeping rules change (lockorder's mode), so that entries from before
@@ -145,6 +157,9 @@ func (g *G) Retag(tag uint32) {
 }
 
 func (g *G) retag(tag uint32) {
+	if len(g.stack) > 0 && !dropped.Load() {
+		dropped.Store(true)
+	}
 	dropNotes(g.stack)
 	clear(g.stack)
 	g.stack = g.stack[:0]
