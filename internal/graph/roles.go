@@ -499,6 +499,10 @@ func (g *Graph) met(c Cycle) bool {
 // marked the part's edges and pair sets, or, past maxRolesCycles
 // cycles, the first, reported as though R26 had held nothing back.
 func (g *Graph) searchUnmet(e *Edge, canBlock func(*Edge) bool, bound int, first Cycle, part []*Edge) (Cycle, int) {
+	// Marked whatever is returned: a met cycle skipped for an unmet one
+	// is held back all the same, and a pair that later closes a cycle of
+	// locks on it must search again.
+	g.markPart(part)
 	if !g.met(first) {
 		return first, 0
 	}
@@ -533,17 +537,16 @@ func (g *Graph) searchUnmet(e *Edge, canBlock func(*Edge) bool, bound int, first
 			queue = append(queue, branch{out: out, cycle: d})
 		}
 	}
-	g.holdPart(part)
+	g.RolesHeld++
 	return nil, used
 }
 
-// holdPart marks the edges of a part R26 held a cycle back in, and their
-// nodes, so that a change in their pairs searches again (Sight).
-func (g *Graph) holdPart(part []*Edge) {
+// markPart marks the edges of a part R26 may hold a cycle back in, and
+// their nodes, so that a change in their pairs searches again (Sight).
+func (g *Graph) markPart(part []*Edge) {
 	for _, x := range part {
 		x.rolesHeld = true
 		x.from.rolesHeld = true
 		x.to.rolesHeld = true
 	}
-	g.RolesHeld++
 }

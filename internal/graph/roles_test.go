@@ -267,3 +267,23 @@ func TestAClassesOwnPairSearchesTheWholePartAgain(t *testing.T) {
 		}
 	}
 }
+
+// A new edge that closes a cycle a lock met (held back) and one no lock
+// met (reported) marks the part all the same: a later pair that closes a
+// cycle of locks on the held one searches again. X -> Y closes X -> Y ->
+// X (x2 meets it) and X -> Y -> Z -> X (none meets); then y4 -> x2, the
+// inverse of x2 -> y4.
+func TestAnUnmetCycleReportedLeavesTheMetOneWatched(t *testing.T) {
+	const z, y, x = 1, 2, 3
+	const z1, x2, z7, y4, y5, y6, x8 = 101, 102, 107, 104, 105, 106, 108
+	var g graph.Graph
+	join(&g, z, x, z7, x8)
+	join(&g, y, z, y6, z1)
+	join(&g, y, x, y5, x2)
+	if c := join(&g, x, y, x2, y4); len(c) != 3 {
+		t.Fatalf("got %v, want the unmet 3-cycle", ids(c))
+	}
+	if c := join(&g, y, x, y4, x2); len(c) == 0 {
+		t.Fatalf("y4 -> x2 closes x2 -> y4 -> x2: nothing reported")
+	}
+}
