@@ -68,7 +68,19 @@ func (g *Graph) Sight(from, to NodeID, inst [2]NodeID, known bool) []*Edge {
 			return nil
 		}
 	}
-	return g.heldEdges(from, to)
+	return g.unmark(g.heldEdges(from, to))
+}
+
+// unmark takes the marks off es, the marked edges of a part whose
+// verdict changed, and their nodes, and returns es: searched again, the
+// part marks itself again where R26 still holds a cycle back in it
+// (searchUnmet), and not where it holds none (a part whose pairs close a
+// cycle of locks), so that later changes there search nothing again.
+func (g *Graph) unmark(es []*Edge) []*Edge {
+	for _, e := range es {
+		e.rolesHeld, e.from.rolesHeld, e.to.rolesHeld = false, false, false
+	}
+	return es
 }
 
 // maxReach bounds the pairs locksReach looks at: past it, it answers yes.

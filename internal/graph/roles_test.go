@@ -287,3 +287,27 @@ func TestAnUnmetCycleReportedLeavesTheMetOneWatched(t *testing.T) {
 		t.Fatalf("y4 -> x2 closes x2 -> y4 -> x2: nothing reported")
 	}
 }
+
+// Once a part's pairs close a cycle of locks, R26 holds nothing back in
+// it: the change searches its marked edges again once, and later cycles
+// of locks there search nothing again (each recheck of a large part
+// costs a search per marked edge).
+func TestAPartWhosePairsCloseACycleOfLocksIsSearchedAgainOnce(t *testing.T) {
+	const g1, c0, c2 = 101, 100, 102
+	var g graph.Graph
+	join(&g, classG, classC, g1, c0)
+	if c := join(&g, classC, classG, c2, g1); c != nil {
+		t.Fatalf("held back expected, got %v", ids(c))
+	}
+	again := g.Sight(classC, classG, [2]graph.NodeID{c0, g1}, true)
+	if len(again) == 0 {
+		t.Fatalf("c0 -> g1 closes a cycle of locks: nothing to search again")
+	}
+	if c := recheck(&g, again); len(c) != 2 {
+		t.Fatalf("got %v, want the 2-cycle", ids(c))
+	}
+	join(&g, classG, classC, 103, 104)
+	if more := g.Sight(classC, classG, [2]graph.NodeID{104, 103}, true); len(more) != 0 {
+		t.Fatalf("a second cycle of locks in a part that holds nothing back: %d edges to search again", len(more))
+	}
+}
