@@ -181,8 +181,8 @@ func addEdge(from, to *class.Lock, o graph.Observation) graph.Cycle {
 	return c
 }
 
-// everyPairSeen reports whether every pair of locks joined by the edges
-// from holds of from's, for reading if fromRead, into to's reach addEdge
+// everyPairSeen reports whether every pair of locks joined under holds of
+// from's, for reading if fromRead, and into to's class reaches sightPair
 // (RULES.md R26): the chain cache keys the edges into a lock of a named
 // class by the class, unless a hold names the lock (namesLock), so that
 // the next lock of the class taken under the same holds records nothing.
@@ -298,9 +298,8 @@ func recheckRoles(es []*graph.Edge, gid int64, vs []Violation) []Violation {
 // publishes the cycles R26 held back, which may now deadlock. Once done,
 // it costs the engine's lock alone, on a new chain that deep.
 func losePairs(gs *held.G) {
-	var vs []Violation
 	eng.mu.Lock()
-	vs = recheckRoles(eng.graph.LoseAllPairs(), gs.ID(), vs)
+	vs := recheckRoles(eng.graph.LoseAllPairs(), gs.ID(), nil)
 	eng.mu.Unlock()
 	publishAll(vs)
 }
@@ -746,7 +745,10 @@ func canBlock(e *graph.Edge) bool {
 // node returns l's graph node, its instance node when instance is set,
 // creating it. Called with eng.mu held.
 func node(l *class.Lock, instance bool) graph.NodeID {
-	id := nodeID(l, instance)
+	id := graph.NodeID(l.Class.ID)
+	if instance {
+		id = graph.NodeID(l.ID)
+	}
 	if eng.nodes == nil {
 		eng.nodes = make(map[graph.NodeID]nodeInfo)
 	}
@@ -773,15 +775,6 @@ func node(l *class.Lock, instance bool) graph.NodeID {
 		}
 	}
 	return id
-}
-
-// nodeID returns the id of l's graph node, its instance node's when
-// instance is set (see node).
-func nodeID(l *class.Lock, instance bool) graph.NodeID {
-	if instance {
-		return graph.NodeID(l.ID)
-	}
-	return graph.NodeID(l.Class.ID)
 }
 
 // forget removes a dead lock's nodes. A named class's node is removed
