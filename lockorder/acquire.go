@@ -11,8 +11,9 @@ import (
 
 // The acquisition path. Every check-mode acquisition that may block goes
 // through these steps, in this order, and only the hand-inlined hot paths
-// (Mutex.lockSlow and RWMutex.rlockSlow with nothing held) write them out
-// themselves:
+// (Mutex.lockSlow and RWMutex.rlockSlow with nothing held, and
+// Mutex.lockSlow under holds whose chain is cached: enterSeen) write them
+// out themselves:
 //
 //  1. begin: the lock's use (its initialisation write, RULES.md R11), then
 //     enter: recursion, the chain key, the entry pushed.

@@ -190,6 +190,39 @@ func enter(gs *held.G, m owner, l *class.Lock, read, init bool) (_ *class.Lock, 
 	return e.Lock, e.Again, fresh
 }
 
+// enterSeen is begin and enter for the commonest nested acquisition, a
+// write of a Plain lock l of a written class under gs's holds, none of
+// them l's and none handed off since gs last looked, whose chain is cached
+// (seen): it pushes l's entry, as enter would, and reports true. Otherwise
+// it changes nothing and reports false, for the caller to take the
+// acquisition path. Mutex.lockSlow calls it, written out with the steps
+// after begin, since it is the hot path of bench/'s case (b): a call less
+// and an entry written in place (held.G.PushHold) measured 44 ns a nested
+// pair against 38 ns, sync's being 19.5 ns.
+func enterSeen(gs *held.G, l *class.Lock) bool {
+	if !l.Plain() || !l.Class.Written() || tooDeep(gs) || handoffs.n.Load() != gs.Handoffs {
+		return false
+	}
+	byLock := false
+	ents := gs.Entries()
+	for i := range ents {
+		h := &ents[i]
+		if h.Lock == l {
+			return false
+		}
+		if namesLock(h, l) {
+			byLock = true
+		}
+	}
+	elem := l.Elem(false)
+	k := chainAfter(gs, elem)
+	if !seen(gs, edgesKeyOf(gs, l, false, k, byLock), l) {
+		return false
+	}
+	gs.PushHold(l, false, 0, elem, k)
+	return true
+}
+
 // newChain records the order edges into gs's newest entry, which enter
 // pushed, with the stack st, and reports the cycles they close. The entry
 // is off the stack meanwhile, as though enter had not pushed it yet: a
@@ -231,20 +264,31 @@ func reacquired(gs *held.G, l *class.Lock) {
 }
 
 // holds records gs as the writer holding l, once l is acquired.
-func holds(gs *held.G, l *class.Lock) {
-	if id := gs.ID(); l.Holder() != id {
-		l.SetHolder(id)
-		if !l.Gate.Watched() { // one load for the two marks below
-			return
-		}
-		if l.Gate.Buried() {
-			held.Unbury(l) // a grave's hold was released unseen
-		}
-		if l.Gate.Taken() && l.Gate.Untake() {
-			// A kept hold R24 took out of gates was released unseen
-			// (outside check mode): it was a hand-off.
-			regate(l)
-		}
+func holds(gs *held.G, l *class.Lock) { holdsAs(l, gs.ID()) }
+
+// holdsAs records the goroutine id as the writer holding l, once l is
+// acquired: holds for a caller that has the id. It is small enough to
+// inline: a lock its goroutine takes again and again costs a load.
+func holdsAs(l *class.Lock, id int64) {
+	if l.Holder() != id {
+		holdsNew(l, id)
+	}
+}
+
+// holdsNew is holds for a lock whose holder was another: it records the
+// goroutine id as l's.
+func holdsNew(l *class.Lock, id int64) {
+	l.SetHolder(id)
+	if !l.Gate.Watched() { // one load for the two marks below
+		return
+	}
+	if l.Gate.Buried() {
+		held.Unbury(l) // a grave's hold was released unseen
+	}
+	if l.Gate.Taken() && l.Gate.Untake() {
+		// A kept hold R24 took out of gates was released unseen
+		// (outside check mode): it was a hand-off.
+		regate(l)
 	}
 }
 
@@ -351,11 +395,16 @@ func prepareNested(gs *held.G, m owner, e *held.Entry) bool {
 // keys of locks taken once). e.Chain itself, which the locks taken under
 // e's extend, is made of instances: e's lock is one of their gates.
 func edgesKey(gs *held.G, e *held.Entry, byLock bool) chain.Key {
-	l := e.Lock
+	return edgesKeyOf(gs, e.Lock, e.Read, e.Chain, byLock)
+}
+
+// edgesKeyOf is edgesKey for an acquisition of l, for reading if read,
+// whose chain key is k.
+func edgesKeyOf(gs *held.G, l *class.Lock, read bool, k chain.Key, byLock bool) chain.Key {
 	if byLock || !l.Class.Named || !l.Kind.Lock() {
-		return e.Chain
+		return k
 	}
-	return chainAfter(gs, elemOf(l.Class.ID, e.Read, false))
+	return chainAfter(gs, elemOf(l.Class.ID, read, false))
 }
 
 // namesLock reports whether hold h makes the key of the edges into l name

@@ -272,6 +272,13 @@ func (m *Mutex) lockSlow() {
 		}
 	} else {
 		// The acquisition path (acquire.go).
+		if first == 0 && w&profileBit == 0 && enterSeen(gs, l) {
+			if !m.mu.TryLock() {
+				acquisition{gs: gs, l: l, done: gs.ID()}.wait(&m.mu)
+			}
+			holdsAs(l, id)
+			return
+		}
 		if first == 0 {
 			first = firstStack(l)
 		}
@@ -293,7 +300,7 @@ func (m *Mutex) lockSlow() {
 		}
 		a.wait(&m.mu)
 	}
-	holds(gs, l)
+	holdsAs(l, id)
 	if w&profileBit != 0 {
 		noteHold(gs, l, skipFromSlowHalf)
 	}
@@ -331,8 +338,9 @@ func (m *Mutex) unlockSlow(inWait bool) {
 	if w := modeWord.Load(); w&modeMask == uint32(ModeCheck) {
 		l := m.lock()
 		// The common case, inline: the caller holds m and took it last.
-		if gs := gls.Home(goid.ID()); gs != nil && gs.Len() != 0 && gs.Tag() == w &&
-			gs.Top().Note == 0 && popIfTop(gs, l) {
+		id := goid.ID()
+		if gs := gls.Home(id); gs != nil && gs.Len() != 0 && gs.Tag() == w &&
+			gs.Top().Note == 0 && popIfTop(gs, l, id) {
 			gs.Rest()
 		} else if ok, proved := releaseOwn(w, l, false, inWait); !ok {
 			if shared := m.unlockOther(l); shared != nil {

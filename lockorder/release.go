@@ -12,12 +12,13 @@ import (
 // The release side of the engine: popping holds on Unlock and checking
 // them for AssertHeld.
 
-// popIfTop pops gs's newest entry if it is a valid write hold of l: the
-// common Unlock, inlined. The entry must carry no Note: a held-profile
-// token, or held's initNote on an initialisation write (callers check; those
-// take releaseDeep, which drops the token and ends the write).
-func popIfTop(gs *held.G, l *class.Lock) bool {
-	if top := gs.Top(); top.Lock == l && !top.Read && l.Holder() == gs.ID() {
+// popIfTop pops gs's newest entry if it is a valid write hold of l by
+// gs's goroutine, whose id is id: the common Unlock, inlined. The entry
+// must carry no Note: a held-profile token, or held's initNote on an
+// initialisation write (callers check; those take releaseDeep, which drops
+// the token and ends the write).
+func popIfTop(gs *held.G, l *class.Lock, id int64) bool {
+	if top := gs.Top(); top.Lock == l && !top.Read && l.Holder() == id {
 		gs.PopUnnoted()
 		return true
 	}
@@ -41,7 +42,8 @@ func popIfTopRead(gs *held.G, l *class.Lock) bool {
 // caller passes it to provedWrites once l is unlocked, then rests it.
 // inWait is releaseDeep's.
 func releaseOwn(w uint32, l *class.Lock, read, inWait bool) (bool, *held.G) {
-	gs := gls.Find(goid.ID())
+	id := goid.ID()
+	gs := gls.Find(id)
 	if gs == nil {
 		return false, nil
 	}
@@ -55,7 +57,7 @@ func releaseOwn(w uint32, l *class.Lock, read, inWait bool) (bool, *held.G) {
 	case read:
 		ok = popIfTopRead(gs, l) || releaseDeep(gs, l, true, inWait)
 	default:
-		ok = popIfTop(gs, l) || releaseDeep(gs, l, false, inWait)
+		ok = popIfTop(gs, l, id) || releaseDeep(gs, l, false, inWait)
 	}
 	if gs.HasProved() {
 		return ok, gs
