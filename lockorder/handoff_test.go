@@ -286,11 +286,15 @@ func TestLockContextOverOwnReadHoldIsReportedOnRelease(t *testing.T) {
 		m := lockorder.NewRWMutex("wctxown")
 		run(func() {
 			m.RLock()
-			ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
-			defer cancel()
+			// Cancelled: with no deadline, so that a loaded machine
+			// cannot make the deadline come before the cancel.
+			ctx, cancel := context.WithCancel(context.Background())
 			if cancelled {
 				time.AfterFunc(50*time.Millisecond, cancel)
+			} else {
+				ctx, cancel = context.WithTimeout(ctx, 100*time.Millisecond)
 			}
+			defer cancel()
 			err := lockContextOver(ctx, m)
 			require.Error(t, err)
 			assert.Equal(t, cancelled, errors.Is(err, context.Canceled))
