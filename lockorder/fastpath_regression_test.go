@@ -164,3 +164,48 @@ func TestWaitProfileSurvivesConcurrentResets(t *testing.T) {
 	require.Len(t, ss, 1)
 	assert.Equal(t, []int64{7, int64(7 * time.Millisecond)}, ss[0].Value)
 }
+
+// TestCachedNestedPathLeavesANothingHeldLockAlone: the cached nested
+// path (enterSeen) is for a Lock under holds. A Lock with nothing held
+// also takes Mutex.lockSlow's acquisition path when its class is written
+// but not settled (every write so far under another write lock); looking
+// its chain up there advanced the goroutine's epoch (R21) where the
+// acquisition path does not, and a cycle the WaitGroup orders (A->B
+// before Done, B->A after Wait) was reported. From an independent review.
+func TestCachedNestedPathLeavesANothingHeldLockAlone(t *testing.T) {
+	fresh(t)
+	a, b := lockorder.NewMutex("cnA"), lockorder.NewMutex("cnB")
+	m, x := lockorder.NewMutex("cnM"), lockorder.NewMutex("cnX")
+	var wg lockorder.WaitGroup
+	run(func() { // cnM's class: written, only ever under a write lock
+		x.Lock()
+		m.Lock()
+		m.Unlock()
+		x.Unlock()
+	})
+	wg.Add(1)
+	ready, release, done := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	go func() { // G
+		defer close(done)
+		a.Lock()
+		b.Lock()
+		b.Unlock()
+		a.Unlock()
+		wg.Done()
+		m.Lock() // nothing held, its class not settled
+		close(ready)
+		<-release
+		m.Unlock()
+	}()
+	run(func() {
+		wg.Wait()
+		<-ready
+		b.Lock()
+		a.Lock()
+		a.Unlock()
+		b.Unlock()
+	})
+	close(release)
+	<-done
+	assert.Empty(t, only(lockorder.KindCycle), "the WaitGroup orders A->B before B->A")
+}
