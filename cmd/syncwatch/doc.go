@@ -95,6 +95,12 @@
 // -mod=mod builds from the module cache instead. The -modfile and
 // -overlay flags are syncwatch's.
 //
+// In a workspace (a go.work file in force), the module is built with its
+// own go.mod, since go's -modfile cannot be used in workspace mode:
+// syncwatch sets GOWORK=off for its run, and says so. Its go.mod must
+// then require, or replace, every module the workspace supplies, as a
+// module that is also built outside its workspace does.
+//
 // The temporary go.mod raises the module's go line to syncwatch's when it
 // is older (Go 1.25), as the go command requires; for modules older than
 // Go 1.22 that gives loop variables per-iteration scope. GODEBUG's defaults

@@ -136,6 +136,17 @@ func TestInversionBetweenTwoTestsFails(t *testing.T) {
 	assert.Contains(t, r.stderr, "seen in 1 test(s)")
 }
 
+// A module in a workspace (a go.work in force) is checked with its own
+// go.mod, and syncwatch says so: go's -modfile, which syncwatch needs,
+// cannot be used in workspace mode.
+func TestWorkspaceModuleIsCheckedWithItsGoMod(t *testing.T) {
+	r := syncwatch(t, "workspace/bank", nil, "test", "-count=1", "./...")
+	assert.Equal(t, 1, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stderr, "go.work is left out (GOWORK=off)")
+	assert.Contains(t, r.stderr, "1. lock-order-cycle: cycle of 2 locks: bank.Account.mu#2 -> bank.Account.mu#1 -> bank.Account.mu#2")
+	assert.NotContains(t, r.stderr, "-modfile cannot be used")
+}
+
 // Two bugs through one helper, printed as two findings while the tests
 // ran, are two findings in the summary too, though their locks and top
 // sites are alike; each is named by the code that took its locks.

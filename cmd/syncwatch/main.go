@@ -73,6 +73,13 @@ func runMain(args []string, stdout, stderr io.Writer) int {
 // command prepares the rewrite and runs go test or go run on it.
 func command(o options, program bool, stdout, stderr io.Writer) (int, error) {
 	start := time.Now()
+	note, err := leaveWorkspace()
+	if err != nil {
+		return 0, err
+	}
+	if note != "" {
+		fmt.Fprintln(stderr, note)
+	}
 	m, err := findModule()
 	if err != nil {
 		return 0, err

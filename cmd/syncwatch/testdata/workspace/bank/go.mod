@@ -1,0 +1,3 @@
+module example.com/wsbank
+
+go 1.22
